@@ -1,0 +1,86 @@
+// Command toolwarden decides, for every MCP tool call an agent makes, whether
+// to allow it, ask the human, or deny it. See the README for a tour.
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"sort"
+)
+
+// Exit codes shared by every subcommand.
+const (
+	exitOK    = 0
+	exitError = 1 // bad input, bad config, internal failure
+	exitUsage = 2
+	exitAsk   = 10
+	exitDeny  = 20
+)
+
+// command is one subcommand. Each lives in its own file and registers itself
+// in init, so adding a command never edits this file.
+type command struct {
+	name    string
+	summary string
+	run     func(env *env, args []string) int
+}
+
+// env is what a command may touch: its streams and the process environment.
+// Tests run commands in-process with their own env.
+type env struct {
+	stdin  io.Reader
+	stdout io.Writer
+	stderr io.Writer
+	getenv func(string) string
+}
+
+var commands = map[string]command{}
+
+func register(c command) {
+	if _, dup := commands[c.name]; dup {
+		panic("duplicate command " + c.name)
+	}
+	commands[c.name] = c
+}
+
+func main() {
+	os.Exit(run(&env{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr, getenv: os.Getenv}, os.Args[1:]))
+}
+
+func run(e *env, args []string) int {
+	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
+		usage(e.stdout)
+		if len(args) == 0 {
+			return exitUsage
+		}
+		return exitOK
+	}
+	if args[0] == "version" || args[0] == "--version" {
+		fmt.Fprintln(e.stdout, "toolwarden", version)
+		return exitOK
+	}
+	c, ok := commands[args[0]]
+	if !ok {
+		fmt.Fprintf(e.stderr, "toolwarden: unknown command %q (run \"toolwarden help\")\n", args[0])
+		return exitUsage
+	}
+	return c.run(e, args[1:])
+}
+
+// version is set by the release build (-ldflags "-X main.version=...").
+var version = "dev"
+
+func usage(w io.Writer) {
+	fmt.Fprintln(w, "usage: toolwarden <command> [flags] [args]")
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "commands:")
+	names := make([]string, 0, len(commands))
+	for n := range commands {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		fmt.Fprintf(w, "  %-10s %s\n", n, commands[n].summary)
+	}
+}

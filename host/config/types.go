@@ -1,0 +1,222 @@
+package config
+
+import (
+	"fmt"
+
+	"github.com/toolwarden/toolwarden/host/hints"
+)
+
+// Mode is an approval mode: auto, prompt, writes or approve. The empty Mode
+// means "not set here"; resolution falls through to the next level.
+type Mode string
+
+const (
+	ModeUnset   Mode = ""
+	ModeAuto    Mode = "auto"
+	ModePrompt  Mode = "prompt"
+	ModeWrites  Mode = "writes"
+	ModeApprove Mode = "approve"
+)
+
+// Position is where a value was written: file, 1-based line and column.
+type Position struct {
+	File string
+	Line int
+	Col  int
+}
+
+func (p Position) String() string {
+	if p.File == "" {
+		return "<embedded default>"
+	}
+	if p.Line == 0 {
+		return p.File
+	}
+	return fmt.Sprintf("%s:%d:%d", p.File, p.Line, p.Col)
+}
+
+// Config is the merged result of every layer: what policy reads.
+// Fields are plain values; after Load returns, a Config is never mutated.
+type Config struct {
+	// Files are the layers, in load order (later overrides earlier).
+	Files []string
+
+	ApprovalPolicy ApprovalPolicy
+
+	// Default is [apps._default]; HasDefault says whether the table exists.
+	Default    AppDefault
+	HasDefault bool
+	// Apps are the [apps.<id>] tables, keyed by id.
+	Apps map[string]*App
+	// Servers are the [mcp_servers.<name>] tables, keyed by name.
+	Servers map[string]*Server
+	// Policies are the [policies.<name>] tables in the order they were first
+	// defined across layers.
+	Policies []*Policy
+
+	// Warnings are non-fatal findings (see Validate), e.g. Codex's trap where
+	// an [apps.X] table silently enables X while _default.enabled = false.
+	Warnings []Diagnostic
+}
+
+// ApprovalPolicy is Codex's approval_policy: a string, or the granular form.
+type ApprovalPolicy struct {
+	// Value is "untrusted", "on-failure", "on-request", "never" or
+	// "granular". Empty means unset (Codex's default, on-request).
+	Value    string
+	Granular *Granular
+	Pos      Position
+}
+
+// Granular is approval_policy = { granular = { ... } }.
+type Granular struct {
+	SandboxApproval    bool
+	Rules              bool
+	SkillApproval      bool
+	RequestPermissions bool
+	MCPElicitations    bool
+}
+
+// AppDefault is [apps._default].
+type AppDefault struct {
+	Enabled                  *bool // nil: true
+	DestructiveEnabled       *bool // nil: true
+	OpenWorldEnabled         *bool // nil: true
+	DefaultToolsApprovalMode Mode
+	ApprovalsReviewer        string
+	// Ours.
+	Trust string // "", "full", "pinned", "none"
+	Pos   Position
+}
+
+// App is [apps.<id>]. In toolwarden every server is an app named after the
+// server; a connectors = true server may also name per-tool apps.
+type App struct {
+	ID                       string
+	Enabled                  *bool // nil: true, because the table exists (Codex)
+	DestructiveEnabled       *bool
+	OpenWorldEnabled         *bool
+	DefaultToolsEnabled      *bool
+	DefaultToolsApprovalMode Mode
+	ApprovalsReviewer        string
+	DisableToolSuggest       *bool
+	Tools                    map[string]*AppTool
+	Links                    map[string]*AppLink
+	// Ours.
+	ReadOnly *bool // hide every tool that is not read-only
+	Trust    string
+	Hints    hints.Set // trusted overrides for every tool of the app
+	Pos      Position
+}
+
+// AppTool is [apps.<id>.tools."<tool>"].
+type AppTool struct {
+	Enabled      *bool
+	ApprovalMode Mode
+	Hints        hints.Set // ours: trusted overrides for this tool
+	Pos          Position
+}
+
+// AppLink is [apps.<id>.links.<link_id>] (newest Codex; parsed, kept).
+type AppLink struct {
+	ApprovalsReviewer        string
+	DefaultToolsApprovalMode Mode
+}
+
+// Server is [mcp_servers.<name>].
+type Server struct {
+	Name string
+	// stdio transport
+	Command string
+	Args    []string
+	Env     map[string]string
+	EnvVars []EnvVar
+	Cwd     string
+	// streamable HTTP transport
+	URL               string
+	BearerTokenEnvVar string
+	HTTPHeaders       map[string]string
+	EnvHTTPHeaders    map[string]string
+	HTTPHeadersHelper string
+	Auth              string
+	Scopes            []string
+	OAuthResource     string
+
+	Enabled                  *bool // nil: true
+	Required                 bool
+	StartupTimeoutSec        *float64 // nil: 30 (startup_timeout_ms accepted too)
+	ToolTimeoutSec           *float64 // nil: 300
+	EnabledTools             []string // nil: all
+	DisabledTools            []string
+	DefaultToolsApprovalMode Mode
+	Tools                    map[string]*ServerTool
+
+	// Ours.
+	Trust      string
+	Connectors bool // may name per-tool apps through _meta.connector_id
+	Pos        Position
+}
+
+// EnvVar is one env_vars entry: a name passed through from toolwarden's
+// environment ("NAME" or {name, source}).
+type EnvVar struct {
+	Name   string
+	Source string // "", "local", "remote"
+}
+
+// ServerTool is [mcp_servers.<name>.tools.<tool>].
+type ServerTool struct {
+	ApprovalMode Mode
+	Pos          Position
+}
+
+// Policy is [policies.<name>]: one plugin and where it applies.
+type Policy struct {
+	Name    string
+	Wasm    string // path to a .wasm file, resolved against the config file's folder
+	Builtin string // name of a first-party plugin embedded in the binary
+	Apps    []string
+	Tools   []string
+	// Config is handed to the plugin as JSON.
+	Config        map[string]any
+	TimeoutMs     int    // 0: default
+	MemoryLimitMB int    // 0: default
+	MaxOutputKB   int    // 0: default
+	OnError       string // "deny" (default), "ask", "abstain"
+	CanApprove    bool
+	Enabled       *bool // nil: true
+	Pos           Position
+}
+
+// Severity of a Diagnostic.
+type Severity uint8
+
+const (
+	SeverityError Severity = iota
+	SeverityWarning
+)
+
+// Diagnostic is one finding about a config file: where, what, and what to do.
+type Diagnostic struct {
+	Pos      Position
+	Path     string // dotted key path, e.g. apps.github.destructive_enabled
+	Message  string
+	Severity Severity
+}
+
+// Error formats the diagnostic as "file:line:col: path: message".
+func (d Diagnostic) Error() string {
+	s := d.Pos.String() + ": "
+	if d.Path != "" {
+		s += d.Path + ": "
+	}
+	return s + d.Message
+}
+
+// Bool reads an optional bool with its default.
+func Bool(p *bool, def bool) bool {
+	if p == nil {
+		return def
+	}
+	return *p
+}

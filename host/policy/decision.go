@@ -1,0 +1,177 @@
+package policy
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+
+	"github.com/toolwarden/toolwarden/host/config"
+	"github.com/toolwarden/toolwarden/host/hints"
+)
+
+// Verdict is an outcome: allow, ask, deny, or (plugins only) abstain.
+type Verdict uint8
+
+const (
+	Abstain Verdict = iota
+	Allow
+	Ask
+	Deny
+)
+
+// rank orders verdicts for combination: deny > ask > allow > abstain.
+func (v Verdict) rank() int { return int(v) }
+
+func (v Verdict) String() string {
+	switch v {
+	case Allow:
+		return "allow"
+	case Ask:
+		return "ask"
+	case Deny:
+		return "deny"
+	}
+	return "abstain"
+}
+
+// ParseVerdict reads a verdict name.
+func ParseVerdict(s string) (Verdict, bool) {
+	switch s {
+	case "allow":
+		return Allow, true
+	case "ask":
+		return Ask, true
+	case "deny":
+		return Deny, true
+	case "abstain":
+		return Abstain, true
+	}
+	return Abstain, false
+}
+
+func (v Verdict) MarshalText() ([]byte, error) { return []byte(v.String()), nil }
+
+func (v *Verdict) UnmarshalText(b []byte) error {
+	p, ok := ParseVerdict(string(b))
+	if !ok {
+		return &json.UnsupportedValueError{Str: string(b)}
+	}
+	*v = p
+	return nil
+}
+
+// Reason codes. Plugins add their own.
+const (
+	CodeBlockedByAppConfig = "blocked_by_app_config"
+	CodeModeApprove        = "approval_mode_approve"
+	CodeModePrompt         = "approval_mode_prompt"
+	CodeModeWritesWrite    = "approval_mode_writes"
+	CodeModeWritesReadOnly = "approval_mode_writes_read_only"
+	CodeAutoDestructive    = "destructive"
+	CodeAutoReadOnly       = "read_only"
+	CodeAutoOpenWorld      = "open_world_or_destructive"
+	CodeAutoSafe           = "not_destructive_closed_world"
+	CodeRemembered         = "remembered"
+	CodePolicyNever        = "approval_policy_never"
+	CodeElicitationsOff    = "mcp_elicitations_disabled"
+	CodePluginError        = "plugin_error"
+)
+
+// Reason says why: which step (source) and a stable code with a message.
+type Reason struct {
+	Source  string `json:"source"`
+	Code    string `json:"code"`
+	Message string `json:"message"`
+}
+
+// Step is one line of the trace: a pipeline step and what it saw.
+type Step struct {
+	Step    string `json:"step"`
+	Outcome string `json:"outcome"`
+	// Source is where the deciding rule lives (a config path, a plugin name).
+	Source string `json:"source,omitempty"`
+	Detail string `json:"detail,omitempty"`
+	// Elapsed is set for plugin steps.
+	Elapsed time.Duration `json:"elapsed_ns,omitempty"`
+}
+
+// Prompt is what an ask shows a human.
+type Prompt struct {
+	Title   string    `json:"title"`
+	Message string    `json:"message"`
+	Hints   hints.Set `json:"hints"`
+	Options []string  `json:"options"`
+}
+
+// Prompt options.
+const (
+	OptionAllowOnce    = "allow_once"
+	OptionAllowSession = "allow_session"
+	OptionAlways       = "always"
+	OptionDeny         = "deny"
+)
+
+// Decision is the pipeline's answer for one call.
+type Decision struct {
+	Decision     Verdict `json:"decision"`
+	Rememberable bool    `json:"rememberable"`
+	// Hidden is true when the visibility gate hid the tool: it must be absent
+	// from tools/list, and a call to it is denied without a prompt.
+	Hidden         bool               `json:"hidden,omitempty"`
+	Reasons        []Reason           `json:"reasons"`
+	Trace          []Step             `json:"trace"`
+	Prompt         *Prompt            `json:"prompt,omitempty"`
+	Server         string             `json:"server"`
+	App            string             `json:"app"`
+	Connector      string             `json:"connector,omitempty"`
+	Tool           string             `json:"tool"`
+	DefinitionHash string             `json:"definition_hash"`
+	Mode           config.Mode        `json:"mode,omitempty"`
+	Hints          hints.Set          `json:"hints"`
+	Capabilities   hints.Capabilities `json:"capabilities"`
+	Labels         []string           `json:"labels,omitempty"` // labels plugins asked to add
+}
+
+// CheckInput is what a plugin sees for one call (the "check" event).
+type CheckInput struct {
+	Session   string
+	Labels    []string // session labels at the time of the call
+	Server    string
+	App       string
+	Connector string
+	Tool      *hints.Tool
+	Arguments json.RawMessage
+	Hints     hints.Set
+	Caps      hints.Capabilities
+	// Baseline is the decision of steps 1-4 (before plugins).
+	Baseline     Verdict
+	Mode         config.Mode
+	Rememberable bool
+}
+
+// PluginVerdict is one plugin's answer.
+type PluginVerdict struct {
+	Verdict  Verdict
+	Code     string
+	Reason   string
+	Remember bool     // may this ask be remembered
+	Labels   []string // session labels to add
+	// Err is set when the plugin failed (trap, timeout, bad output, memory
+	// limit); Verdict is then the plugin's on_error verdict.
+	Err error
+}
+
+// Checker is one configured plugin as the pipeline sees it (step 5).
+// Implementations must be safe for concurrent use.
+type Checker interface {
+	// Name is the [policies.<name>] key.
+	Name() string
+	// Matches reports whether the plugin applies to this app and tool.
+	Matches(app, tool string) bool
+	// CanApprove reports whether an allow from this plugin may lift a
+	// baseline ask.
+	CanApprove() bool
+	// Check runs the plugin. It never returns an error: a failure is a
+	// verdict (the plugin's on_error) with Err set.
+	Check(ctx context.Context, in *CheckInput) PluginVerdict
+}
