@@ -175,3 +175,50 @@ type Checker interface {
 	// verdict (the plugin's on_error) with Err set.
 	Check(ctx context.Context, in *CheckInput) PluginVerdict
 }
+
+// ObserveInput is what a plugin sees after a call ran (the "observe" event).
+type ObserveInput struct {
+	Session   string
+	Labels    []string
+	Server    string
+	App       string
+	Connector string
+	Tool      *hints.Tool
+	Arguments json.RawMessage
+	Hints     hints.Set
+	Caps      hints.Capabilities
+	// Result is a bounded summary of the tool result (text content,
+	// truncated); IsError mirrors the MCP result's isError.
+	Result  string
+	IsError bool
+}
+
+// ObserveResult is a plugin's answer to observe: labels to add to the session.
+type ObserveResult struct {
+	Labels []string
+	Err    error
+}
+
+// Observer is a plugin that handles the observe event.
+type Observer interface {
+	Name() string
+	Matches(app, tool string) bool
+	Observe(ctx context.Context, in *ObserveInput) ObserveResult
+}
+
+// ListInput is a server's tool list as a plugin sees it (the "list" event).
+type ListInput struct {
+	Session string
+	Labels  []string
+	Server  string
+	App     string
+	Tools   []*hints.Tool
+}
+
+// Lister is a plugin that handles the list event and may hide tools.
+type Lister interface {
+	Name() string
+	// List returns the names of tools to hide. On failure it returns an
+	// error and the caller applies the plugin's on_error policy.
+	List(ctx context.Context, in *ListInput) (hide []string, err error)
+}
