@@ -2,6 +2,7 @@ package config
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/toolwarden/toolwarden/host/hints"
 )
@@ -57,6 +58,16 @@ type Config struct {
 	// Warnings are non-fatal findings (see Validate), e.g. Codex's trap where
 	// an [apps.X] table silently enables X while _default.enabled = false.
 	Warnings []Diagnostic
+
+	// Profile is the top-level profile key. As in Codex, the named
+	// [profiles.<name>] table's approval_policy, when set, replaces the
+	// top-level one; every other profile key belongs to Codex and is ignored.
+	Profile string
+
+	// keys maps every key path written in any layer to where the layer that
+	// won (the last to write it) wrote it. Validate uses it to point at the
+	// exact key; a hand-built Config has none and falls back to entity Pos.
+	keys map[string]Position
 }
 
 // ApprovalPolicy is Codex's approval_policy: a string, or the granular form.
@@ -151,10 +162,56 @@ type Server struct {
 	DefaultToolsApprovalMode Mode
 	Tools                    map[string]*ServerTool
 
+	// Newer Codex keys, parsed and kept so that real configs load.
+	OAuth                     *OAuth
+	SupportsParallelToolCalls bool
+	OmitToolsFrom             []string
+	EnvironmentID             string
+
 	// Ours.
 	Trust      string
 	Connectors bool // may name per-tool apps through _meta.connector_id
 	Pos        Position
+}
+
+// Transport names the server's transport: "stdio" when command is set,
+// "streamable_http" when url is set. Load guarantees exactly one of them.
+func (s *Server) Transport() string {
+	if s.Command != "" || s.URL == "" {
+		return "stdio"
+	}
+	return "streamable_http"
+}
+
+// Codex's defaults for the server timeouts.
+const (
+	DefaultStartupTimeout = 30 * time.Second
+	DefaultToolTimeout    = 300 * time.Second
+)
+
+// StartupTimeout is startup_timeout_sec (or the legacy startup_timeout_ms),
+// else Codex's default of 30 s.
+func (s *Server) StartupTimeout() time.Duration {
+	return seconds(s.StartupTimeoutSec, DefaultStartupTimeout)
+}
+
+// ToolTimeout is tool_timeout_sec, else Codex's default of 300 s.
+func (s *Server) ToolTimeout() time.Duration {
+	return seconds(s.ToolTimeoutSec, DefaultToolTimeout)
+}
+
+func seconds(p *float64, def time.Duration) time.Duration {
+	if p == nil {
+		return def
+	}
+	return time.Duration(*p * float64(time.Second))
+}
+
+// OAuth is [mcp_servers.<name>.oauth] (newest Codex; parsed, kept).
+type OAuth struct {
+	ClientID     string
+	CallbackURL  string
+	CallbackPort int
 }
 
 // EnvVar is one env_vars entry: a name passed through from toolwarden's
@@ -166,8 +223,9 @@ type EnvVar struct {
 
 // ServerTool is [mcp_servers.<name>.tools.<tool>].
 type ServerTool struct {
-	ApprovalMode Mode
-	Pos          Position
+	ApprovalMode     Mode
+	OutputTokenLimit int // 0: unset (newest Codex; parsed, kept)
+	Pos              Position
 }
 
 // Policy is [policies.<name>]: one plugin and where it applies.

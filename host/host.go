@@ -1,0 +1,357 @@
+package host
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/toolwarden/toolwarden/host/audit"
+	"github.com/toolwarden/toolwarden/host/config"
+	"github.com/toolwarden/toolwarden/host/hints"
+	"github.com/toolwarden/toolwarden/host/policy"
+	"github.com/toolwarden/toolwarden/host/session"
+)
+
+// Decision is the pipeline's answer for one call (see policy.Decision).
+type Decision = policy.Decision
+
+// Tool is a parsed MCP tool definition (see hints.Tool).
+type Tool = hints.Tool
+
+// ParseTool parses one tool definition as listed by tools/list. Parse each
+// tool once, when the list is read; Check reuses its hash and hints.
+func ParseTool(raw []byte) (*Tool, error) { return hints.ParseTool(raw) }
+
+// Verdicts, re-exported for callers of the front door.
+const (
+	Allow = policy.Allow
+	Ask   = policy.Ask
+	Deny  = policy.Deny
+)
+
+// Call is one tool call to decide.
+type Call struct {
+	// Session is the conversation the call belongs to.
+	Session string
+	// Server is the [mcp_servers.<name>] key (or the app name given to wrap).
+	Server string
+	Tool   *Tool
+	// Arguments is the call's arguments object as raw JSON.
+	Arguments json.RawMessage
+}
+
+// Result is what Observe sees of a tool's result.
+type Result struct {
+	// Text is the result's text content. Observe truncates it to the
+	// configured bound before any plugin sees it.
+	Text    string
+	IsError bool
+}
+
+// Scope is how long an approval lasts.
+type Scope uint8
+
+const (
+	// Once approves this call only.
+	Once Scope = iota
+	// ForSession remembers the approval for the rest of the session.
+	ForSession
+	// Always remembers it in the persistent approvals file.
+	Always
+)
+
+func (s Scope) String() string {
+	switch s {
+	case ForSession:
+		return "session"
+	case Always:
+		return "always"
+	}
+	return "once"
+}
+
+// ParseScope reads "once", "session" or "always".
+func ParseScope(s string) (Scope, error) {
+	switch s {
+	case "once":
+		return Once, nil
+	case "session":
+		return ForSession, nil
+	case "always":
+		return Always, nil
+	}
+	return Once, fmt.Errorf("unknown approval scope %q (want once, session or always)", s)
+}
+
+// Errors returned by Approve.
+var (
+	ErrNotAsked        = errors.New("decision is not an ask: there is nothing to approve")
+	ErrNotRememberable = errors.New("this ask cannot be remembered (approval mode prompt or writes, or a plugin said so): approve it once")
+	ErrNoApprovalsFile = errors.New("no approvals file configured: \"always\" is unavailable")
+)
+
+// Host decides tool calls. Create one with New; it is safe for concurrent use.
+type Host struct {
+	cfg       *config.Config
+	rules     *policy.Rules
+	sessions  *session.Store
+	always    *session.Persistent
+	checkers  []policy.Checker
+	observers []policy.Observer
+	listers   []policy.Lister
+	closers   []func(context.Context) error
+	audit     *audit.Log
+	maxResult int
+	now       func() time.Time
+}
+
+// New builds a host for cfg. Plugins configured under [policies.*] are
+// compiled and instantiated here, so New can take a while on a cold cache.
+func New(ctx context.Context, cfg *config.Config, s Settings) (*Host, error) {
+	if cfg == nil {
+		cfg = config.Default()
+	}
+	rules, err := policy.Compile(cfg)
+	if err != nil {
+		return nil, err
+	}
+	h := &Host{cfg: cfg, rules: rules, maxResult: s.maxResult, now: time.Now}
+	if s.audit != nil {
+		h.audit = audit.New(s.audit)
+	}
+	if s.approvalsFile != "" {
+		p, err := session.OpenPersistent(s.approvalsFile)
+		if err != nil {
+			return nil, err
+		}
+		h.always = p
+	}
+	h.sessions = session.NewStore(h.always)
+	if err := h.loadPlugins(ctx, s); err != nil {
+		return nil, err
+	}
+	for _, p := range s.plugins {
+		h.addPlugin(p)
+	}
+	return h, nil
+}
+
+func (h *Host) addPlugin(p any) {
+	if c, ok := p.(policy.Checker); ok {
+		h.checkers = append(h.checkers, c)
+	}
+	if o, ok := p.(policy.Observer); ok {
+		h.observers = append(h.observers, o)
+	}
+	if l, ok := p.(policy.Lister); ok {
+		h.listers = append(h.listers, l)
+	}
+}
+
+// Config is the configuration the host was built from.
+func (h *Host) Config() *config.Config { return h.cfg }
+
+// Session returns the session with id, creating it on first use.
+func (h *Host) Session(id string) *session.Session { return h.sessions.Get(id) }
+
+// EndSession forgets a session and everything it remembered.
+func (h *Host) EndSession(id string) { h.sessions.End(id) }
+
+// Approvals is the persistent approvals file, or nil.
+func (h *Host) Approvals() *session.Persistent { return h.always }
+
+// Identity returns the app (and connector) a tool of server belongs to.
+func (h *Host) Identity(server string, tool *Tool) (app, connector string) {
+	return h.rules.Identity(server, tool)
+}
+
+// Check decides one call.
+func (h *Host) Check(ctx context.Context, c Call) Decision {
+	s := h.sessions.Get(c.Session)
+	drifted := s.Pin(c.Server, c.Tool.Name, c.Tool.HashHex)
+	in := policy.Input{
+		Session:   c.Session,
+		Server:    c.Server,
+		Tool:      c.Tool,
+		Arguments: c.Arguments,
+		Labels:    s.Labels(),
+		Drifted:   drifted,
+		Approvals: s,
+		Plugins:   h.checkers,
+	}
+	d := h.rules.Decide(ctx, &in)
+	var added []string
+	if len(d.Labels) > 0 {
+		added = s.AddLabels(d.Labels...)
+	}
+	s.Count(d.Decision == policy.Ask, d.Decision == policy.Deny)
+	if h.audit != nil {
+		h.audit.Write(audit.Record{Time: h.now(), Event: "check", Session: c.Session, Decision: &d, Labels: added})
+	}
+	return d
+}
+
+// Visible reports whether a tool appears in tools/list for a session: the
+// visibility gate (step 3) and any plugin's list event. Plugins see one tool
+// at a time here; use Filter to hand them a whole list.
+func (h *Host) Visible(sessionID, server string, tool *Tool) (bool, policy.Reason) {
+	s := h.sessions.Get(sessionID)
+	drifted := false
+	if pinned, ok := s.Pinned(server, tool.Name); ok && pinned != tool.HashHex {
+		drifted = true
+	}
+	return h.rules.Visible(server, tool, drifted)
+}
+
+// Filter returns the tools of server that a session may see, in order:
+// the visibility gate first, then every plugin's list event.
+func (h *Host) Filter(ctx context.Context, sessionID, server string, tools []*Tool) []*Tool {
+	out := make([]*Tool, 0, len(tools))
+	for _, t := range tools {
+		if ok, _ := h.Visible(sessionID, server, t); ok {
+			out = append(out, t)
+		}
+	}
+	if len(h.listers) == 0 || len(out) == 0 {
+		return out
+	}
+	s := h.sessions.Get(sessionID)
+	app, _ := h.rules.Identity(server, out[0])
+	in := policy.ListInput{Session: sessionID, Labels: s.Labels(), Server: server, App: app, Tools: out}
+	hide := map[string]bool{}
+	for _, l := range h.listers {
+		names, err := l.List(ctx, &in)
+		if err != nil {
+			// A failing list handler fails closed: the tools stay listed,
+			// and every call is still checked (where on_error applies).
+			continue
+		}
+		for _, n := range names {
+			hide[n] = true
+		}
+	}
+	if len(hide) == 0 {
+		return out
+	}
+	kept := out[:0]
+	for _, t := range out {
+		if !hide[t.Name] {
+			kept = append(kept, t)
+		}
+	}
+	return kept
+}
+
+// Observe runs after a tool ran: plugins see the call and a bounded summary
+// of the result and may add session labels. It returns the labels added.
+func (h *Host) Observe(ctx context.Context, c Call, d *Decision, r Result) []string {
+	s := h.sessions.Get(c.Session)
+	text := r.Text
+	if len(text) > h.maxResult {
+		text = text[:h.maxResult]
+	}
+	in := policy.ObserveInput{
+		Session: c.Session, Labels: s.Labels(), Server: c.Server, App: d.App, Connector: d.Connector,
+		Tool: c.Tool, Arguments: c.Arguments, Hints: d.Hints, Caps: d.Capabilities,
+		Result: text, IsError: r.IsError,
+	}
+	var labels []string
+	for _, o := range h.observers {
+		if !o.Matches(d.App, d.Tool) && (d.Connector == "" || !o.Matches(d.Server, d.Tool)) {
+			continue
+		}
+		res := o.Observe(ctx, &in)
+		labels = append(labels, res.Labels...)
+	}
+	added := s.AddLabels(labels...)
+	if h.audit != nil {
+		h.audit.Write(audit.Record{Time: h.now(), Event: "observe", Session: c.Session, Decision: observed{Server: c.Server, Tool: c.Tool.Name, IsError: r.IsError}, Labels: added})
+	}
+	return added
+}
+
+type observed struct {
+	Server  string `json:"server"`
+	Tool    string `json:"tool"`
+	IsError bool   `json:"is_error"`
+}
+
+// Approve records the human's answer to an ask. Every scope accepts the
+// decision's definition as the tool's new pin (after drift); ForSession and
+// Always also remember it, which only a rememberable ask allows.
+func (h *Host) Approve(sessionID string, d *Decision, scope Scope) error {
+	if d.Decision != policy.Ask {
+		return ErrNotAsked
+	}
+	if scope != Once && !d.Rememberable {
+		return ErrNotRememberable
+	}
+	if scope == Always && h.always == nil {
+		return ErrNoApprovalsFile
+	}
+	s := h.sessions.Get(sessionID)
+	s.Repin(d.Server, d.Tool, d.DefinitionHash)
+	key := session.ApprovalKey{App: d.App, Server: d.Server, Connector: d.Connector, Tool: d.Tool, Hash: d.DefinitionHash}
+	switch scope {
+	case ForSession:
+		s.Remember(key)
+	case Always:
+		if err := h.always.Add(key, h.now()); err != nil {
+			return fmt.Errorf("saving approval: %w", err)
+		}
+		s.Remember(key)
+	}
+	if h.audit != nil {
+		h.audit.Write(audit.Record{Time: h.now(), Event: "approve", Session: sessionID, Decision: &key, Scope: scope.String()})
+	}
+	return nil
+}
+
+// Close releases plugins and flushes nothing else: the audit writer belongs
+// to the caller.
+func (h *Host) Close(ctx context.Context) error {
+	var errs []error
+	for _, c := range h.closers {
+		if err := c(ctx); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// Settings are the host's options. The zero value is not useful; start from
+// Defaults and chain With... calls, each of which returns a new value.
+type Settings struct {
+	audit          io.Writer
+	approvalsFile  string
+	pluginCacheDir string
+	plugins        []any
+	maxResult      int
+}
+
+// Defaults returns the default settings: no audit log, no persistent
+// approvals, plugin cache in the user cache dir, 4 KiB result summaries.
+func Defaults() Settings { return Settings{maxResult: 4 << 10} }
+
+// WithAuditLog writes a JSON Lines record per decision to w.
+func (s Settings) WithAuditLog(w io.Writer) Settings { s.audit = w; return s }
+
+// WithApprovalsFile keeps "always" approvals in the file at path.
+func (s Settings) WithApprovalsFile(path string) Settings { s.approvalsFile = path; return s }
+
+// WithPluginCacheDir caches compiled plugin code under dir ("" disables
+// the disk cache).
+func (s Settings) WithPluginCacheDir(dir string) Settings { s.pluginCacheDir = dir; return s }
+
+// WithPlugin adds a Go-native plugin after the configured ones. p must
+// implement at least one of policy.Checker, policy.Observer, policy.Lister.
+func (s Settings) WithPlugin(p any) Settings {
+	s.plugins = append(s.plugins[:len(s.plugins):len(s.plugins)], p)
+	return s
+}
+
+// WithResultLimit bounds the result text plugins see in Observe.
+func (s Settings) WithResultLimit(n int) Settings { s.maxResult = n; return s }

@@ -1,0 +1,446 @@
+package policy
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+
+	"github.com/toolwarden/toolwarden/host/config"
+	"github.com/toolwarden/toolwarden/host/hints"
+)
+
+// Approvals answers step 6: does the session hold a remembered approval for
+// this exact (app, server, connector, tool, definition hash)?
+type Approvals interface {
+	Remembered(app, server, connector, tool, hash string) bool
+}
+
+// Input is one call as the pipeline sees it.
+type Input struct {
+	Session   string
+	Server    string
+	Tool      *hints.Tool
+	Arguments json.RawMessage
+	// Labels are the session's labels at the time of the call.
+	Labels []string
+	// Drifted is true when the tool's definition differs from its pin.
+	Drifted bool
+	// Approvals may be nil (nothing remembered).
+	Approvals Approvals
+	// Plugins run in order at step 5; each applies only where it matches.
+	Plugins []Checker
+}
+
+// Step names, in pipeline order.
+const (
+	StepHints          = "hints"
+	StepCapabilities   = "capabilities"
+	StepVisibility     = "visibility"
+	StepApprovalMode   = "approval_mode"
+	StepPlugin         = "plugin"
+	StepRemembered     = "remembered"
+	StepApprovalPolicy = "approval_policy"
+	StepDecision       = "decision"
+)
+
+// Identity resolves which app a call belongs to. A server configured with
+// connectors = true may name a per-tool app through _meta.connector_id; no
+// other server can claim one.
+func (r *Rules) Identity(server string, tool *hints.Tool) (app, connector string) {
+	if s, ok := r.servers[server]; ok && s.connectors && tool.ConnectorID != "" {
+		return tool.ConnectorID, tool.ConnectorID
+	}
+	return server, ""
+}
+
+// trustFor returns the trust level for a call: the connector app's, the
+// server app's, the server's, then _default's, then pinned.
+func (r *Rules) trustFor(apps []*appRules, srv *serverRules) (hints.Trust, string) {
+	for _, a := range apps {
+		if a.hasTrust {
+			return a.trust, a.trustSrc
+		}
+	}
+	if srv != nil && srv.hasTrust {
+		return srv.trust, srv.trustSrc
+	}
+	if r.def.hasTrust {
+		return r.def.trust, r.def.trustSrc
+	}
+	return hints.Pinned, "default"
+}
+
+// state carries one evaluation through the steps.
+type state struct {
+	r         *Rules
+	server    *serverRules
+	apps      [2]*appRules // connector app (if any), then server app
+	nApps     int
+	tool      *hints.Tool
+	toolRules [2]*toolRules // per app, may be nil
+	eff       hints.Set
+	notes     hints.Notes
+	trust     hints.Trust
+	trustSrc  string
+}
+
+func (r *Rules) prepare(server string, tool *hints.Tool, drifted bool, d *Decision) *state {
+	s := &state{r: r, server: r.servers[server], tool: tool}
+	app, connector := r.Identity(server, tool)
+	d.Server, d.App, d.Connector, d.Tool, d.DefinitionHash = server, app, connector, tool.Name, tool.HashHex
+	if connector != "" {
+		s.apps[0] = r.app(connector)
+		s.apps[1] = r.app(server)
+		s.nApps = 2
+	} else {
+		s.apps[0] = r.app(server)
+		s.nApps = 1
+	}
+	var overrides [4]*hints.Set
+	n := 0
+	// Server-wide overrides first, then connector, then per-tool: most specific wins.
+	for i := s.nApps - 1; i >= 0; i-- {
+		a := s.apps[i]
+		if a.hints != nil {
+			overrides[n] = a.hints
+			n++
+		}
+	}
+	for i := s.nApps - 1; i >= 0; i-- {
+		a := s.apps[i]
+		if a.tools == nil {
+			continue
+		}
+		tr := a.tools[tool.Name]
+		if tr == nil && tool.Title != "" {
+			tr = a.tools[tool.Title]
+		}
+		s.toolRules[i] = tr
+		if tr != nil && tr.hints != nil {
+			overrides[n] = tr.hints
+			n++
+		}
+	}
+	s.trust, s.trustSrc = r.trustFor(s.apps[:s.nApps], s.server)
+	s.eff, s.notes = hints.Effective(&tool.Declared, s.trust, drifted, overrides[:n]...)
+	d.Hints = s.eff
+	d.Capabilities = s.eff.Capabilities()
+	return s
+}
+
+// Visible runs steps 1-3 only: is the tool listed at all? It is what a proxy
+// uses to filter tools/list.
+func (r *Rules) Visible(server string, tool *hints.Tool, drifted bool) (bool, Reason) {
+	var d Decision
+	s := r.prepare(server, tool, drifted, &d)
+	ok, reason, _ := s.visibility()
+	return ok, reason
+}
+
+// Decide runs the whole pipeline for one call. It does no I/O of its own;
+// plugins are called through the Checker interface.
+func (r *Rules) Decide(ctx context.Context, in *Input) Decision {
+	d := Decision{Trace: make([]Step, 0, 8)}
+	s := r.prepare(in.Server, in.Tool, in.Drifted, &d)
+	d.Trace = append(d.Trace, s.hintsStep(), capsStep(d.Capabilities))
+
+	// Step 3: visibility.
+	ok, reason, step := s.visibility()
+	d.Trace = append(d.Trace, step)
+	if !ok {
+		d.Decision, d.Hidden = Deny, true
+		d.Reasons = []Reason{reason}
+		d.Trace = append(d.Trace, Step{Step: StepDecision, Outcome: "deny", Detail: "hidden tools are never prompted"})
+		return d
+	}
+
+	// Step 4: baseline approval.
+	mode, modeSrc := s.mode()
+	d.Mode = mode
+	base, rememberable, code, msg := baseline(mode, &s.eff)
+	d.Trace = append(d.Trace, Step{Step: StepApprovalMode, Outcome: base.String(), Source: modeSrc, Detail: string(mode) + ": " + msg})
+	d.Decision, d.Rememberable = base, rememberable
+	d.Reasons = make([]Reason, 1, 2)
+	d.Reasons[0] = Reason{Source: StepApprovalMode, Code: code, Message: msg}
+
+	// Step 5: plugins.
+	if len(in.Plugins) > 0 {
+		r.runPlugins(ctx, in, &d)
+	}
+
+	// Step 6: remembered approvals.
+	if d.Decision == Ask && d.Rememberable && in.Approvals != nil &&
+		in.Approvals.Remembered(d.App, d.Server, d.Connector, d.Tool, d.DefinitionHash) {
+		d.Decision = Allow
+		d.Reasons = append(d.Reasons[:0], Reason{Source: StepRemembered, Code: CodeRemembered, Message: "approved earlier in this session for this exact definition"})
+		d.Trace = append(d.Trace, Step{Step: StepRemembered, Outcome: "allow", Detail: "session approval matches definition " + shortHash(d.DefinitionHash)})
+	}
+
+	// Step 7: approval_policy.
+	if d.Decision == Ask && (r.never || r.elicitationsOff) {
+		d.Decision = Deny
+		if r.never {
+			d.Reasons = append(d.Reasons, Reason{Source: StepApprovalPolicy, Code: CodePolicyNever, Message: "requires approval, but approval_policy is never"})
+		} else {
+			d.Reasons = append(d.Reasons, Reason{Source: StepApprovalPolicy, Code: CodeElicitationsOff, Message: "requires approval, but approval_policy.granular.mcp_elicitations is false"})
+		}
+		d.Trace = append(d.Trace, Step{Step: StepApprovalPolicy, Outcome: "deny", Source: r.policySrc, Detail: r.policy + " turns ask into deny"})
+	} else {
+		d.Trace = append(d.Trace, Step{Step: StepApprovalPolicy, Outcome: "pass", Source: r.policySrc, Detail: r.policy})
+	}
+
+	if d.Decision == Ask {
+		d.Prompt = s.prompt(&d)
+	} else {
+		d.Rememberable = false
+	}
+	d.Trace = append(d.Trace, Step{Step: StepDecision, Outcome: d.Decision.String()})
+	return d
+}
+
+func (s *state) hintsStep() Step {
+	st := Step{Step: StepHints, Outcome: "trust " + s.trust.String(), Source: s.trustSrc}
+	switch {
+	case s.notes.Distrusted:
+		st.Detail = "definition drifted from its pin: relaxing hints ignored until approved"
+	case s.notes.Ignored > 0:
+		st.Detail = "relaxing hints ignored (trust none)"
+	}
+	if s.notes.Conflict {
+		if st.Detail != "" {
+			st.Detail += "; "
+		}
+		st.Detail += "readOnlyHint=true with destructiveHint=true counts as destructive"
+	}
+	if s.notes.Overridden > 0 {
+		if st.Detail != "" {
+			st.Detail += "; "
+		}
+		st.Detail += "config overrides applied"
+	}
+	return st
+}
+
+func capsStep(c hints.Capabilities) Step {
+	return Step{Step: StepCapabilities, Outcome: capsOutcome[b2i(c.ReadsPrivateData)|b2i(c.SeesUntrustedContent)<<1|b2i(c.CanExfiltrate)<<2]}
+}
+
+// capsOutcome spells every combination once so tracing allocates nothing.
+var capsOutcome = [8]string{
+	"none",
+	"reads_private_data",
+	"sees_untrusted_content",
+	"reads_private_data sees_untrusted_content",
+	"can_exfiltrate",
+	"reads_private_data can_exfiltrate",
+	"sees_untrusted_content can_exfiltrate",
+	"reads_private_data sees_untrusted_content can_exfiltrate",
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// visibility is step 3, in Codex's order, first match wins.
+func (s *state) visibility() (bool, Reason, Step) {
+	hide := func(src, msg string) (bool, Reason, Step) {
+		return false, Reason{Source: StepVisibility, Code: CodeBlockedByAppConfig, Message: msg},
+			Step{Step: StepVisibility, Outcome: "hidden", Source: src, Detail: msg}
+	}
+	for i := 0; i < s.nApps; i++ {
+		if a := s.apps[i]; !a.enabled {
+			return hide(a.enabledSrc, "app is disabled")
+		}
+	}
+	if srv := s.server; srv != nil {
+		p := "mcp_servers." + quoteKey(srv.name)
+		if !srv.enabled {
+			return hide(p+".enabled", "server is disabled")
+		}
+		if srv.enabledTools != nil && !srv.enabledTools[s.tool.Name] {
+			return hide(p+".enabled_tools", "tool is not in enabled_tools")
+		}
+		if srv.disabledTools[s.tool.Name] {
+			return hide(p+".disabled_tools", "tool is in disabled_tools")
+		}
+	}
+	src := ""
+	for i := 0; i < s.nApps; i++ {
+		a := s.apps[i]
+		if tr := s.toolRules[i]; tr != nil && tr.enabled != nil {
+			if !*tr.enabled {
+				return hide(tr.enabledSrc, "tool is disabled")
+			}
+			src = tr.enabledSrc
+			continue
+		}
+		if a.defaultToolsEnabled != nil {
+			if !*a.defaultToolsEnabled {
+				return hide(a.defaultToolsEnabledSrc, "app's tools are disabled by default")
+			}
+			src = a.defaultToolsEnabledSrc
+			continue
+		}
+		if a.readOnly && !s.eff.IsReadOnly() {
+			return hide(a.readSrc, "app is read-only and the tool is not read-only")
+		}
+		if !a.destructiveEnabled && s.eff.IsDestructive() {
+			return hide(a.destructiveSrc, "destructive tools are disabled (destructiveHint true or unset, tool not read-only)")
+		}
+		if !a.openWorldEnabled && s.eff.IsOpenWorld() {
+			return hide(a.openWorldSrc, "open-world tools are disabled (openWorldHint true or unset)")
+		}
+		src = "hint gating"
+	}
+	return true, Reason{}, Step{Step: StepVisibility, Outcome: "visible", Source: src}
+}
+
+// mode is step 4's lookup: per-tool approval_mode (apps, then mcp_servers),
+// app default_tools_approval_mode, server's, _default's, then auto.
+func (s *state) mode() (config.Mode, string) {
+	for i := 0; i < s.nApps; i++ {
+		if tr := s.toolRules[i]; tr != nil && tr.mode != config.ModeUnset {
+			return tr.mode, tr.modeSrc
+		}
+	}
+	if srv := s.server; srv != nil && srv.tools != nil {
+		if tr := srv.tools[s.tool.Name]; tr != nil && tr.mode != config.ModeUnset {
+			return tr.mode, tr.modeSrc
+		}
+	}
+	for i := 0; i < s.nApps; i++ {
+		if a := s.apps[i]; a.hasTable && a.mode != config.ModeUnset {
+			return a.mode, a.modeSrc
+		}
+	}
+	if srv := s.server; srv != nil && srv.mode != config.ModeUnset {
+		return srv.mode, srv.modeSrc
+	}
+	if s.r.def.mode != config.ModeUnset {
+		return s.r.def.mode, s.r.def.modeSrc
+	}
+	return config.ModeAuto, "default"
+}
+
+// baseline is step 4's decision for a mode and the effective hints.
+func baseline(mode config.Mode, h *hints.Set) (v Verdict, rememberable bool, code, msg string) {
+	switch mode {
+	case config.ModeApprove:
+		return Allow, false, CodeModeApprove, "approval mode is approve"
+	case config.ModePrompt:
+		return Ask, false, CodeModePrompt, "approval mode is prompt: every call is asked"
+	case config.ModeWrites:
+		if h.IsReadOnly() {
+			return Allow, false, CodeModeWritesReadOnly, "approval mode is writes and the tool is read-only"
+		}
+		return Ask, false, CodeModeWritesWrite, "approval mode is writes and the tool is not read-only"
+	}
+	if h[hints.Destructive] == hints.True {
+		return Ask, true, CodeAutoDestructive, "tool is destructive"
+	}
+	if h.IsReadOnly() {
+		return Allow, false, CodeAutoReadOnly, "tool is read-only"
+	}
+	if h[hints.Destructive].Or(true) || h.IsOpenWorld() {
+		return Ask, true, CodeAutoOpenWorld, "tool may be destructive or reach an open world (hints true or unset)"
+	}
+	return Allow, false, CodeAutoSafe, "tool is neither destructive nor open-world"
+}
+
+// runPlugins is step 5. Combination: deny > ask > allow > abstain; an allow
+// lifts a baseline ask only from a plugin with can_approve.
+func (r *Rules) runPlugins(ctx context.Context, in *Input, d *Decision) {
+	ci := CheckInput{
+		Session: in.Session, Labels: in.Labels, Server: d.Server, App: d.App, Connector: d.Connector,
+		Tool: in.Tool, Arguments: in.Arguments, Hints: d.Hints, Caps: d.Capabilities,
+		Baseline: d.Decision, Mode: d.Mode, Rememberable: d.Rememberable,
+	}
+	baseAsk := d.Decision == Ask
+	// An ask raised by plugins over a baseline allow is rememberable unless a
+	// plugin says otherwise; over a baseline ask it keeps the baseline's answer.
+	rememberable := d.Rememberable || !baseAsk
+	var denies, asks, approvals []Reason
+	for _, p := range in.Plugins {
+		if !p.Matches(d.App, d.Tool) && (d.Connector == "" || !p.Matches(d.Server, d.Tool)) {
+			continue
+		}
+		start := time.Now()
+		v := p.Check(ctx, &ci)
+		st := Step{Step: StepPlugin, Outcome: v.Verdict.String(), Source: p.Name(), Elapsed: time.Since(start)}
+		code, msg := v.Code, v.Reason
+		if v.Err != nil {
+			code, msg = CodePluginError, v.Err.Error()
+		}
+		if code == "" {
+			code = "plugin_" + v.Verdict.String()
+		}
+		st.Detail = code
+		if msg != "" {
+			st.Detail += ": " + msg
+		}
+		d.Trace = append(d.Trace, st)
+		d.Labels = append(d.Labels, v.Labels...)
+		reason := Reason{Source: StepPlugin + ":" + p.Name(), Code: code, Message: msg}
+		switch v.Verdict {
+		case Deny:
+			denies = append(denies, reason)
+		case Ask:
+			asks = append(asks, reason)
+			if !v.Remember {
+				rememberable = false
+			}
+		case Allow:
+			if p.CanApprove() && baseAsk {
+				approvals = append(approvals, reason)
+			}
+		}
+	}
+	switch {
+	case len(denies) > 0:
+		d.Decision, d.Rememberable, d.Reasons = Deny, false, denies
+	case len(asks) > 0:
+		if !baseAsk {
+			d.Reasons = d.Reasons[:0]
+		}
+		d.Decision, d.Rememberable = Ask, rememberable
+		d.Reasons = append(d.Reasons, asks...)
+	case len(approvals) > 0:
+		d.Decision, d.Rememberable, d.Reasons = Allow, false, approvals
+	}
+}
+
+func (s *state) prompt(d *Decision) *Prompt {
+	title := "Allow " + d.Tool + " on " + d.Server + "?"
+	if s.tool.Title != "" && s.tool.Title != d.Tool {
+		title = "Allow " + s.tool.Title + " (" + d.Tool + ") on " + d.Server + "?"
+	}
+	msg := ""
+	for i, r := range d.Reasons {
+		if i > 0 {
+			msg += "; "
+		}
+		msg += r.Message
+	}
+	p := &Prompt{Title: title, Message: msg, Hints: d.Hints}
+	if d.Rememberable {
+		p.Options = optionsRememberable
+	} else {
+		p.Options = optionsOnce
+	}
+	return p
+}
+
+var (
+	optionsRememberable = []string{OptionAllowOnce, OptionAllowSession, OptionAlways, OptionDeny}
+	optionsOnce         = []string{OptionAllowOnce, OptionDeny}
+)
+
+func shortHash(h string) string {
+	if len(h) > 12 {
+		return h[:12]
+	}
+	return h
+}

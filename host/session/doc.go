@@ -1,0 +1,14 @@
+// Package session is toolwarden's in-process session state: remembered
+// approvals, tool-definition pins with drift detection, and labels (taint)
+// that plugins read and write.
+//
+// A session is one agent conversation. Store hands out sessions by ID;
+// every method is safe for concurrent use.
+//
+//	st := session.NewStore()
+//	s := st.Get("conversation-1")
+//	if s.Pin("fs", "write_file", hash) { /* drift: approvals for it are gone */ }
+//	s.AddLabels("untrusted_content_seen")
+//
+// Persistent holds "always" approvals in a file, keyed by definition hash.
+package session
