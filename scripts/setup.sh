@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Installs everything toolwarden's tests need on a fresh Debian machine:
+# the WASM toolchains (clang, lld, wasi-libc, wabt, binaryen, Debian's rustc
+# with the wasm32 standard library) and the npm packages pinned in
+# scripts/npm (real MCP servers, the MCP TypeScript SDK, AssemblyScript).
+# Safe to run again: it installs only what is missing.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+apt_pkgs=(clang lld wasi-libc wabt binaryen rustc libstd-rust-dev-wasm32)
+missing=()
+for p in "${apt_pkgs[@]}"; do
+  dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "setup: installing ${missing[*]}"
+  sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
+
+if [ ! -x scripts/npm/node_modules/.bin/mcp-server-filesystem ] || [ scripts/npm/package-lock.json -nt scripts/npm/node_modules ]; then
+  echo "setup: installing npm packages (scripts/npm)"
+  (cd scripts/npm && npm ci --no-audit --no-fund --loglevel=error)
+  touch scripts/npm/node_modules
+fi
+
+go mod download
+echo "setup: ok"
