@@ -136,7 +136,7 @@ func (l *loader) enum(path string, v any, kind string, valid ...string) string {
 		return ""
 	}
 	if !slices.Contains(valid, s) {
-		l.errorf(path, "unknown %s %s (want %s)%s", kind, quote(s), orList(valid), didYouMean(s, valid))
+		l.errorf(path, "unknown %s %s%s; want %s", kind, quote(s), didYouMean(s, valid), orList(valid))
 		return ""
 	}
 	return s
@@ -177,13 +177,19 @@ func (l *loader) seconds(path string, v any) *float64 {
 		l.errorf(path, "expected a number of seconds, got %s", describe(v))
 		return nil
 	}
-	// Beyond ~292 years a time.Duration overflows; nobody means that.
-	if math.IsNaN(f) || f < 0 || f > math.MaxInt64/float64(time.Second) {
-		l.errorf(path, "expected a number of seconds between 0 and %d, got %s", int64(math.MaxInt64/int64(time.Second)), describe(v))
+	switch {
+	case math.IsNaN(f) || f < 0:
+		l.errorf(path, "expected a non-negative number of seconds, got %s", describe(v))
+		return nil
+	case f > maxSeconds:
+		// A time.Duration overflows beyond ~292 years; nobody means that.
+		l.errorf(path, "%s seconds is too long; at most %d", strconv.FormatFloat(f, 'g', -1, 64), int64(maxSeconds))
 		return nil
 	}
 	return &f
 }
+
+const maxSeconds = float64(math.MaxInt64 / int64(time.Second))
 
 // positiveInt reads an integer in [1, limit].
 func (l *loader) positiveInt(path string, v any, limit int64, unit string) int {
@@ -220,8 +226,8 @@ func asArray(v any) ([]any, bool) {
 func describe(v any) string {
 	switch x := v.(type) {
 	case string:
-		if len(x) > 40 {
-			x = x[:37] + "..."
+		if r := []rune(x); len(r) > 40 {
+			x = string(r[:37]) + "..."
 		}
 		return "string " + quote(x)
 	case int64:

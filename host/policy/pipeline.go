@@ -84,8 +84,8 @@ type state struct {
 	trustSrc  string
 }
 
-func (r *Rules) prepare(server string, tool *hints.Tool, drifted bool, d *Decision) *state {
-	s := &state{r: r, server: r.servers[server], tool: tool}
+func (r *Rules) prepare(s *state, server string, tool *hints.Tool, drifted bool, d *Decision) {
+	*s = state{r: r, server: r.servers[server], tool: tool}
 	app, connector := r.Identity(server, tool)
 	d.Server, d.App, d.Connector, d.Tool, d.DefinitionHash = server, app, connector, tool.Name, tool.HashHex
 	if connector != "" {
@@ -125,14 +125,14 @@ func (r *Rules) prepare(server string, tool *hints.Tool, drifted bool, d *Decisi
 	s.eff, s.notes = hints.Effective(&tool.Declared, s.trust, drifted, overrides[:n]...)
 	d.Hints = s.eff
 	d.Capabilities = s.eff.Capabilities()
-	return s
 }
 
 // Visible runs steps 1-3 only: is the tool listed at all? It is what a proxy
 // uses to filter tools/list.
 func (r *Rules) Visible(server string, tool *hints.Tool, drifted bool) (bool, Reason) {
 	var d Decision
-	s := r.prepare(server, tool, drifted, &d)
+	var s state
+	r.prepare(&s, server, tool, drifted, &d)
 	ok, reason, _ := s.visibility()
 	return ok, reason
 }
@@ -141,7 +141,8 @@ func (r *Rules) Visible(server string, tool *hints.Tool, drifted bool) (bool, Re
 // plugins are called through the Checker interface.
 func (r *Rules) Decide(ctx context.Context, in *Input) Decision {
 	d := Decision{Trace: make([]Step, 0, 8)}
-	s := r.prepare(in.Server, in.Tool, in.Drifted, &d)
+	var s state
+	r.prepare(&s, in.Server, in.Tool, in.Drifted, &d)
 	d.Trace = append(d.Trace, s.hintsStep(), capsStep(d.Capabilities))
 
 	// Step 3: visibility.
@@ -158,7 +159,7 @@ func (r *Rules) Decide(ctx context.Context, in *Input) Decision {
 	mode, modeSrc := s.mode()
 	d.Mode = mode
 	base, rememberable, code, msg := baseline(mode, &s.eff)
-	d.Trace = append(d.Trace, Step{Step: StepApprovalMode, Outcome: base.String(), Source: modeSrc, Detail: string(mode) + ": " + msg})
+	d.Trace = append(d.Trace, Step{Step: StepApprovalMode, Outcome: base.String(), Source: modeSrc, Detail: msg})
 	d.Decision, d.Rememberable = base, rememberable
 	d.Reasons = make([]Reason, 1, 2)
 	d.Reasons[0] = Reason{Source: StepApprovalMode, Code: code, Message: msg}
@@ -329,7 +330,7 @@ func (s *state) mode() (config.Mode, string) {
 func baseline(mode config.Mode, h *hints.Set) (v Verdict, rememberable bool, code, msg string) {
 	switch mode {
 	case config.ModeApprove:
-		return Allow, false, CodeModeApprove, "approval mode is approve"
+		return Allow, false, CodeModeApprove, "approval mode is approve: allowed without asking"
 	case config.ModePrompt:
 		return Ask, false, CodeModePrompt, "approval mode is prompt: every call is asked"
 	case config.ModeWrites:
@@ -339,15 +340,15 @@ func baseline(mode config.Mode, h *hints.Set) (v Verdict, rememberable bool, cod
 		return Ask, false, CodeModeWritesWrite, "approval mode is writes and the tool is not read-only"
 	}
 	if h[hints.Destructive] == hints.True {
-		return Ask, true, CodeAutoDestructive, "tool is destructive"
+		return Ask, true, CodeAutoDestructive, "auto: tool is destructive"
 	}
 	if h.IsReadOnly() {
-		return Allow, false, CodeAutoReadOnly, "tool is read-only"
+		return Allow, false, CodeAutoReadOnly, "auto: tool is read-only"
 	}
 	if h[hints.Destructive].Or(true) || h.IsOpenWorld() {
-		return Ask, true, CodeAutoOpenWorld, "tool may be destructive or reach an open world (hints true or unset)"
+		return Ask, true, CodeAutoOpenWorld, "auto: tool may be destructive or reach an open world (hints true or unset)"
 	}
-	return Allow, false, CodeAutoSafe, "tool is neither destructive nor open-world"
+	return Allow, false, CodeAutoSafe, "auto: tool is neither destructive nor open-world"
 }
 
 // runPlugins is step 5. Combination: deny > ask > allow > abstain; an allow

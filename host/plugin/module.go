@@ -1,0 +1,214 @@
+package plugin
+
+import (
+	"context"
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/tetratelabs/wazero"
+)
+
+// module is a compiled plugin binary that passed the ABI checks. Several
+// policies may share one (two argguard policies with different configs).
+type module struct {
+	compiled    wazero.CompiledModule
+	imports     []Extern
+	exports     []Extern
+	usesWASI    bool
+	hasInit     bool
+	minMemPages uint32
+}
+
+// problems lists every way a binary breaks ABI v1 that can be seen without
+// compiling it: missing exports and imports outside the granted set.
+func problems(imports, exports []Extern) []string {
+	var out []string
+	have := map[string]string{}
+	for _, e := range exports {
+		have[e.Name] = e.Kind
+	}
+	if kind, ok := have[markerV1]; !ok {
+		other := ""
+		for _, e := range exports {
+			if strings.HasPrefix(e.Name, markerPrefix) {
+				other = e.Name
+			}
+		}
+		if other != "" {
+			out = append(out, fmt.Sprintf("exports ABI marker %q; this host speaks v1 (needs %q)", other, markerV1))
+		} else {
+			out = append(out, fmt.Sprintf("missing ABI marker export %q (is this a toolwarden plugin? see pdk/ABI.md)", markerV1))
+		}
+	} else if kind != "func" {
+		out = append(out, fmt.Sprintf("ABI marker %q is a %s export, want a function () -> ()", markerV1, kind))
+	}
+	if kind, ok := have[handleExport]; !ok {
+		out = append(out, fmt.Sprintf("missing export %q", handleExport))
+	} else if kind != "func" {
+		out = append(out, fmt.Sprintf("export %q is a %s, want a function (i32, i32) -> i32", handleExport, kind))
+	}
+	if kind, ok := have[memoryExport]; !ok {
+		out = append(out, fmt.Sprintf("missing export %q (the guest must export its linear memory)", memoryExport))
+	} else if kind != "memory" {
+		out = append(out, fmt.Sprintf("export %q is a %s, want a memory", memoryExport, kind))
+	}
+	if kind, ok := have[initExport]; ok && kind != "func" {
+		out = append(out, fmt.Sprintf("export %q is a %s, want a function () -> ()", initExport, kind))
+	}
+	for _, im := range imports {
+		switch {
+		case im.Module == hostModule && im.Kind == "func":
+			if _, ok := hostSigs[im.Name]; !ok {
+				out = append(out, fmt.Sprintf("import %q is not granted: the toolwarden module provides only input_read, output_write and log", im.Key()))
+			}
+		case im.Module == wasiModule && im.Kind == "func":
+		case im.Kind != "func":
+			out = append(out, fmt.Sprintf("import %q (%s) is not granted: a plugin must define and export its own memory, tables and globals", im.Key(), im.Kind))
+		default:
+			out = append(out, fmt.Sprintf("import %q is not granted (granted: %s)", im.Key(), grantedImport))
+		}
+	}
+	return out
+}
+
+// signatureProblems checks the function types on a compiled module.
+func signatureProblems(cm wazero.CompiledModule) []string {
+	var out []string
+	ex := cm.ExportedFunctions()
+	want := func(name string, s signature) {
+		if d, ok := ex[name]; ok {
+			if got := sigOf(d); !got.equal(s) {
+				out = append(out, fmt.Sprintf("export %q has signature %s, want %s", name, got, s))
+			}
+		}
+	}
+	want(markerV1, sigVoid)
+	want(handleExport, sigHandle)
+	want(initExport, sigVoid)
+	for _, d := range cm.ImportedFunctions() {
+		mod, name, _ := d.Import()
+		if mod != hostModule {
+			continue
+		}
+		if s, ok := hostSigs[name]; ok {
+			if got := sigOf(d); !got.equal(s) {
+				out = append(out, fmt.Sprintf("import %q has signature %s, want %s", mod+"."+name, got, s))
+			}
+		}
+	}
+	return out
+}
+
+// compile checks and compiles a binary, once per distinct binary per
+// runtime, serially.
+func (rt *Runtime) compile(ctx context.Context, bin []byte) (*module, error) {
+	imports, exports, err := readExterns(bin)
+	if err != nil {
+		return nil, err
+	}
+	if ps := problems(imports, exports); len(ps) > 0 {
+		return nil, errors.New(strings.Join(ps, "; "))
+	}
+	sum := sha256.Sum256(bin)
+
+	rt.mu.Lock()
+	defer rt.mu.Unlock()
+	if rt.closed {
+		return nil, errClosed
+	}
+	if m, ok := rt.modules[sum]; ok {
+		return m, nil
+	}
+	cm, err := rt.r.CompileModule(ctx, bin)
+	if err != nil {
+		return nil, fmt.Errorf("compile: %w", err)
+	}
+	if ps := signatureProblems(cm); len(ps) > 0 {
+		_ = cm.Close(ctx)
+		return nil, errors.New(strings.Join(ps, "; "))
+	}
+	m := &module{compiled: cm, imports: imports, exports: exports}
+	for _, im := range imports {
+		if im.Module == wasiModule {
+			m.usesWASI = true
+		}
+	}
+	_, m.hasInit = cm.ExportedFunctions()[initExport]
+	if md, ok := cm.ExportedMemories()[memoryExport]; ok {
+		m.minMemPages = md.Min()
+	}
+	if m.usesWASI {
+		if err := rt.ensureWASI(ctx); err != nil {
+			_ = cm.Close(ctx)
+			return nil, err
+		}
+	}
+	rt.modules[sum] = m
+	return m, nil
+}
+
+// Info describes a binary as `toolwarden plugin inspect` shows it.
+type Info struct {
+	// ABI is "v1" when the binary passes every load-time check.
+	ABI string
+	// Problems lists every failed check (empty when ABI is "v1").
+	Problems []string
+	Imports  []Extern
+	Exports  []Extern
+	// UsesWASI says the module imports wasi_snapshot_preview1.
+	UsesWASI bool
+	// MinMemoryPages is the declared minimum of the exported memory.
+	MinMemoryPages uint32
+}
+
+// Inspect checks a binary against ABI v1 without running any guest code.
+// It fails only when the bytes are not a WebAssembly module; ABI problems
+// are listed in Info.Problems.
+func (rt *Runtime) Inspect(ctx context.Context, bin []byte) (*Info, error) {
+	imports, exports, err := readExterns(bin)
+	if err != nil {
+		return nil, err
+	}
+	info := &Info{Imports: imports, Exports: exports, Problems: problems(imports, exports)}
+	// Compile in a throwaway runtime: Inspect must not touch the shared
+	// compilation cache with a binary that may be refused.
+	r := wazero.NewRuntimeWithConfig(ctx, wazero.NewRuntimeConfig().WithCloseOnContextDone(true))
+	defer r.Close(ctx)
+	cm, err := r.CompileModule(ctx, bin)
+	if err != nil {
+		info.Problems = append(info.Problems, "compile: "+err.Error())
+	} else {
+		info.Problems = append(info.Problems, signatureProblems(cm)...)
+		ex := cm.ExportedFunctions()
+		for i := range info.Exports {
+			if d, ok := ex[info.Exports[i].Name]; ok && info.Exports[i].Kind == "func" {
+				info.Exports[i].Signature = sigOf(d).String()
+			}
+		}
+		sigs := map[string]string{}
+		for _, d := range cm.ImportedFunctions() {
+			mod, name, _ := d.Import()
+			sigs[mod+"."+name] = sigOf(d).String()
+		}
+		for i := range info.Imports {
+			info.Imports[i].Signature = sigs[info.Imports[i].Key()]
+		}
+		if md, ok := cm.ExportedMemories()[memoryExport]; ok {
+			info.MinMemoryPages = md.Min()
+		}
+	}
+	for _, im := range imports {
+		if im.Module == wasiModule {
+			info.UsesWASI = true
+		}
+	}
+	sort.SliceStable(info.Imports, func(i, j int) bool { return info.Imports[i].Key() < info.Imports[j].Key() })
+	sort.SliceStable(info.Exports, func(i, j int) bool { return info.Exports[i].Name < info.Exports[j].Name })
+	if len(info.Problems) == 0 {
+		info.ABI = "v1"
+	}
+	return info, nil
+}

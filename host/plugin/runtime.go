@@ -1,0 +1,158 @@
+package plugin
+
+import (
+	"context"
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sync"
+	"time"
+
+	"github.com/tetratelabs/wazero"
+	"github.com/tetratelabs/wazero/api"
+	"github.com/tetratelabs/wazero/imports/wasi_snapshot_preview1"
+)
+
+// Options configure a Runtime. The zero value is ready to use.
+type Options struct {
+	// CacheDir holds compiled plugin code across runs. Empty means
+	// os.UserCacheDir()/toolwarden/wazero. If it cannot be created, compiled
+	// code is cached in memory only and a warning is logged.
+	CacheDir string
+	// NoDiskCache keeps compiled code in memory only.
+	NoDiskCache bool
+	// Logger receives plugin log messages (the log import and WASI
+	// stdout/stderr) with a "plugin" attribute. Nil means slog.Default().
+	Logger *slog.Logger
+	// PoolSize is the most instances kept per plugin, so the most events one
+	// plugin runs at once. Zero means GOMAXPROCS.
+	PoolSize int
+	// Now is the clock for the envelopes' "time" key. Nil means time.Now.
+	Now func() time.Time
+	// InitTimeout bounds instantiation (start section and _initialize) and
+	// the describe event at load. Zero means 5s; a plugin's timeout_ms wins
+	// when larger.
+	InitTimeout time.Duration
+}
+
+// Runtime compiles and runs plugins. One Runtime serves every plugin of a
+// host; it is safe for concurrent use. Close it to free all instances.
+type Runtime struct {
+	r       wazero.Runtime
+	cache   wazero.CompilationCache
+	opts    Options
+	log     *slog.Logger
+	poolMax int
+
+	// mu serialises compilation (wazero #2547: concurrent compiles through
+	// a shared file cache can panic) and guards the fields below.
+	mu      sync.Mutex
+	modules map[[sha256.Size]byte]*module
+	wasi    bool
+	plugins []*Plugin
+	closed  bool
+}
+
+// NewRuntime creates a runtime with the compiler engine and deadlines that
+// interrupt guest code (wazero's WithCloseOnContextDone).
+func NewRuntime(ctx context.Context, opts Options) (*Runtime, error) {
+	rt := &Runtime{opts: opts, modules: map[[sha256.Size]byte]*module{}}
+	rt.log = opts.Logger
+	if rt.log == nil {
+		rt.log = slog.Default()
+	}
+	rt.poolMax = opts.PoolSize
+	if rt.poolMax <= 0 {
+		rt.poolMax = runtime.GOMAXPROCS(0)
+	}
+	if rt.opts.Now == nil {
+		rt.opts.Now = time.Now
+	}
+	if rt.opts.InitTimeout <= 0 {
+		rt.opts.InitTimeout = 5 * time.Second
+	}
+
+	cfg := wazero.NewRuntimeConfig().WithCloseOnContextDone(true)
+	if !opts.NoDiskCache {
+		dir, err := cacheDir(opts.CacheDir)
+		if err == nil {
+			rt.cache, err = wazero.NewCompilationCacheWithDir(dir)
+		}
+		if err != nil {
+			rt.log.Warn("plugin compilation cache disabled", "dir", dir, "err", err)
+			rt.cache = nil
+		}
+	}
+	if rt.cache == nil {
+		rt.cache = wazero.NewCompilationCache()
+	}
+	cfg = cfg.WithCompilationCache(rt.cache)
+	rt.r = wazero.NewRuntimeWithConfig(ctx, cfg)
+
+	_, err := rt.r.NewHostModuleBuilder(hostModule).
+		NewFunctionBuilder().WithGoModuleFunction(api.GoModuleFunc(hostInputRead), []api.ValueType{i32, i32}, []api.ValueType{i32}).
+		WithParameterNames("dst", "len").Export(importRead).
+		NewFunctionBuilder().WithGoModuleFunction(api.GoModuleFunc(hostOutputWrite), []api.ValueType{i32, i32}, []api.ValueType{i32}).
+		WithParameterNames("src", "len").Export(importWrite).
+		NewFunctionBuilder().WithGoModuleFunction(api.GoModuleFunc(hostLog), []api.ValueType{i32, i32, i32}, nil).
+		WithParameterNames("level", "ptr", "len").Export(importLog).
+		Instantiate(ctx)
+	if err != nil {
+		_ = rt.r.Close(ctx)
+		return nil, fmt.Errorf("plugin runtime: host module: %w", err)
+	}
+	return rt, nil
+}
+
+func cacheDir(dir string) (string, error) {
+	if dir == "" {
+		base, err := os.UserCacheDir()
+		if err != nil {
+			return "", err
+		}
+		dir = filepath.Join(base, "toolwarden", "wazero")
+	}
+	return dir, os.MkdirAll(dir, 0o700)
+}
+
+// Close closes every plugin and instance of the runtime and the runtime
+// itself. Events that are running fail with a FaultClosed.
+func (rt *Runtime) Close(ctx context.Context) error {
+	rt.mu.Lock()
+	if rt.closed {
+		rt.mu.Unlock()
+		return nil
+	}
+	rt.closed = true
+	plugins := rt.plugins
+	rt.plugins = nil
+	rt.mu.Unlock()
+	for _, p := range plugins {
+		p.pool.close()
+	}
+	err := rt.r.Close(ctx)
+	if cerr := rt.cache.Close(ctx); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+var errClosed = errors.New("plugin runtime is closed")
+
+// ensureWASI links wasi_snapshot_preview1 into the runtime the first time a
+// module that imports it is loaded. Modules that do not import it never see
+// it. Callers hold rt.mu.
+func (rt *Runtime) ensureWASI(ctx context.Context) error {
+	if rt.wasi {
+		return nil
+	}
+	if _, err := wasi_snapshot_preview1.Instantiate(ctx, rt.r); err != nil {
+		return fmt.Errorf("plugin runtime: wasi: %w", err)
+	}
+	rt.wasi = true
+	return nil
+}
