@@ -438,7 +438,7 @@ func (s *keyScanner) literalString() string {
 	return text
 }
 
-// multiline skips a """...""" or '''...''' string. Up to two quotes may sit
+// multiline skips a """...""" or ”'...”' string. Up to two quotes may sit
 // right before the closing delimiter, so the whole run of quotes closes it.
 func (s *keyScanner) multiline(delim string, escapes bool) {
 	for range 3 {

@@ -284,7 +284,9 @@ func (l *loader) transport(p string, s *Server, t map[string]any) {
 		kind, fix = "streamable HTTP", "remove it, or remove url to start the server over stdio"
 		foreign = []string{"args", "env", "env_vars", "cwd"}
 	default:
-		l.errorf(p, "invalid transport: set command (stdio) or url (streamable HTTP)")
+		// Where the server was introduced: the layer that should have set it.
+		l.diags = append(l.diags, Diagnostic{Pos: s.Pos, Path: p,
+			Message: "invalid transport: set command (stdio) or url (streamable HTTP)"})
 		return
 	}
 	for _, k := range foreign {
@@ -408,12 +410,14 @@ func (l *loader) policy(p, name string, t map[string]any) *Policy {
 				pol.Config = c
 			}
 		},
-		"timeout_ms":      func(p string, v any) { pol.TimeoutMs = l.positiveInt(p, v, math.MaxInt32, "milliseconds") },
-		"memory_limit_mb": func(p string, v any) { pol.MemoryLimitMB = l.positiveInt(p, v, 4096, "MiB; wasm32 memory tops out at 4096") },
-		"max_output_kb":   func(p string, v any) { pol.MaxOutputKB = l.positiveInt(p, v, math.MaxInt32/1024, "KiB") },
-		"on_error":        func(p string, v any) { pol.OnError = l.enum(p, v, "on_error verdict", onErrorVerdicts...) },
-		"can_approve":     func(p string, v any) { pol.CanApprove = l.bool(p, v) },
-		"enabled":         func(p string, v any) { pol.Enabled = l.boolPtr(p, v) },
+		"timeout_ms": func(p string, v any) { pol.TimeoutMs = l.positiveInt(p, v, math.MaxInt32, "milliseconds") },
+		"memory_limit_mb": func(p string, v any) {
+			pol.MemoryLimitMB = l.positiveInt(p, v, 4096, "MiB; wasm32 memory tops out at 4096")
+		},
+		"max_output_kb": func(p string, v any) { pol.MaxOutputKB = l.positiveInt(p, v, math.MaxInt32/1024, "KiB") },
+		"on_error":      func(p string, v any) { pol.OnError = l.enum(p, v, "on_error verdict", onErrorVerdicts...) },
+		"can_approve":   func(p string, v any) { pol.CanApprove = l.bool(p, v) },
+		"enabled":       func(p string, v any) { pol.Enabled = l.boolPtr(p, v) },
 	})
 	_, hasWasm := t["wasm"]
 	_, hasBuiltin := t["builtin"]

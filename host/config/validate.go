@@ -66,10 +66,10 @@ func (v *validator) appsDefaultTrap() {
 	}
 	for _, id := range sortedIDs(v.cfg.Apps) {
 		a := v.cfg.Apps[id]
-		if a.Enabled != nil {
-			continue
-		}
 		p := joinKey("apps", id)
+		if _, written := v.cfg.keys[joinKey(p, "enabled")]; a.Enabled != nil || written {
+			continue // set, or set wrongly (which is an error of its own)
+		}
 		v.warn(p, a.Pos, "app %s is enabled even though apps._default.enabled = false, because an [apps.%s] table without \"enabled\" means enabled = true (as in Codex); add enabled = false to keep it off, or enabled = true to say it is meant", quote(id), quoteKey(id))
 	}
 }

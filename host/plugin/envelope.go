@@ -1,0 +1,241 @@
+package plugin
+
+import (
+	"slices"
+	"strconv"
+	"unicode/utf8"
+
+	"github.com/toolwarden/toolwarden/host/hints"
+	"github.com/toolwarden/toolwarden/host/policy"
+)
+
+// Input envelopes (pdk/ABI.md section 4) are written by appending to a
+// per-instance buffer: no encoding/json, no reflection, no allocation once
+// the buffer has grown. The parts that never change for a loaded plugin
+// (abi, event, plugin name and config) are rendered once at load.
+
+const (
+	// maxInput caps an input envelope.
+	maxInput = 1 << 20
+	// maxResultText caps observe's result.text.
+	maxResultText = 16 << 10
+)
+
+// prefix renders `{"abi":1,"event":"<ev>","plugin":{"name":..,"config":..}`.
+func prefix(ev Event, name string, config []byte) []byte {
+	b := []byte(`{"abi":1,"event":"`)
+	b = append(b, ev.String()...)
+	b = append(b, `","plugin":{"name":`...)
+	b = appendString(b, name)
+	b = append(b, `,"config":`...)
+	b = append(b, config...)
+	return append(b, '}')
+}
+
+func (in *instance) appendCheck(b []byte, c *policy.CheckInput) []byte {
+	b = append(b, in.p.prefix[EventCheck]...)
+	b = in.appendSession(b, c.Session, c.Labels)
+	b = appendCall(b, c.Server, c.App, c.Connector, c.Tool, c.Arguments, &c.Hints, c.Caps)
+	b = append(b, `,"baseline":{"decision":`...)
+	b = appendString(b, c.Baseline.String())
+	b = append(b, `,"mode":`...)
+	mode := string(c.Mode)
+	if mode == "" {
+		mode = "auto"
+	}
+	b = appendString(b, mode)
+	b = append(b, `,"rememberable":`...)
+	b = strconv.AppendBool(b, c.Rememberable)
+	b = append(b, '}')
+	b = in.appendTime(b)
+	return append(b, '}')
+}
+
+func (in *instance) appendObserve(b []byte, o *policy.ObserveInput) []byte {
+	b = append(b, in.p.prefix[EventObserve]...)
+	b = in.appendSession(b, o.Session, o.Labels)
+	b = appendCall(b, o.Server, o.App, o.Connector, o.Tool, o.Arguments, &o.Hints, o.Caps)
+	b = append(b, `,"result":{"is_error":`...)
+	b = strconv.AppendBool(b, o.IsError)
+	b = append(b, `,"text":`...)
+	text := o.Result
+	if len(text) > maxResultText {
+		cut := maxResultText
+		for cut > 0 && !utf8.RuneStart(text[cut]) {
+			cut--
+		}
+		text = text[:cut]
+	}
+	b = appendString(b, text)
+	b = append(b, '}')
+	b = in.appendTime(b)
+	return append(b, '}')
+}
+
+func (in *instance) appendList(b []byte, l *policy.ListInput) []byte {
+	b = append(b, in.p.prefix[EventList]...)
+	b = in.appendSession(b, l.Session, l.Labels)
+	b = append(b, `,"server":`...)
+	b = appendString(b, l.Server)
+	b = append(b, `,"app":`...)
+	b = appendString(b, l.App)
+	b = append(b, `,"tools":[`...)
+	for i, t := range l.Tools {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, `{"name":`...)
+		b = appendString(b, t.Name)
+		b = append(b, `,"title":`...)
+		b = appendString(b, t.Title)
+		b = append(b, `,"definition_hash":`...)
+		b = appendString(b, t.HashHex)
+		b = append(b, `,"declared_hints":`...)
+		b = appendHints(b, &t.Declared)
+		b = append(b, '}')
+	}
+	b = append(b, ']')
+	b = in.appendTime(b)
+	return append(b, '}')
+}
+
+func (in *instance) appendSession(b []byte, id string, labels []string) []byte {
+	b = append(b, `,"session":{"id":`...)
+	b = appendString(b, id)
+	b = append(b, `,"labels":[`...)
+	// Sorted and without duplicates, as the ABI promises, using scratch
+	// space so that the caller's slice is left alone.
+	in.labels = append(in.labels[:0], labels...)
+	if !slices.IsSorted(in.labels) {
+		slices.Sort(in.labels)
+	}
+	prev := ""
+	n := 0
+	for i, l := range in.labels {
+		if i > 0 && l == prev {
+			continue
+		}
+		prev = l
+		if n > 0 {
+			b = append(b, ',')
+		}
+		n++
+		b = appendString(b, l)
+	}
+	clear(in.labels) // do not keep the caller's strings alive
+	return append(b, `]}`...)
+}
+
+func appendCall(b []byte, server, app, connector string, tool *hints.Tool, args []byte, h *hints.Set, caps hints.Capabilities) []byte {
+	b = append(b, `,"call":{"server":`...)
+	b = appendString(b, server)
+	b = append(b, `,"app":`...)
+	b = appendString(b, app)
+	b = append(b, `,"connector":`...)
+	b = appendString(b, connector)
+	b = append(b, `,"tool":{"name":`...)
+	var name, title, hash string
+	if tool != nil {
+		name, title, hash = tool.Name, tool.Title, tool.HashHex
+	}
+	b = appendString(b, name)
+	b = append(b, `,"title":`...)
+	b = appendString(b, title)
+	b = append(b, `,"definition_hash":`...)
+	b = appendString(b, hash)
+	b = append(b, `},"arguments":`...)
+	switch {
+	case len(args) == 0:
+		b = append(b, `{}`...)
+	case validJSON(args):
+		b = append(b, args...)
+	default:
+		b = append(b, `null`...)
+	}
+	b = append(b, `,"hints":`...)
+	b = appendHints(b, h)
+	b = append(b, `,"capabilities":{"reads_private_data":`...)
+	b = strconv.AppendBool(b, caps.ReadsPrivateData)
+	b = append(b, `,"sees_untrusted_content":`...)
+	b = strconv.AppendBool(b, caps.SeesUntrustedContent)
+	b = append(b, `,"can_exfiltrate":`...)
+	b = strconv.AppendBool(b, caps.CanExfiltrate)
+	return append(b, `}}`...)
+}
+
+func appendHints(b []byte, s *hints.Set) []byte {
+	b = append(b, '{')
+	first := true
+	for h := hints.Hint(0); h < hints.Count; h++ {
+		v := s[h]
+		if v == hints.Unset {
+			continue
+		}
+		if !first {
+			b = append(b, ',')
+		}
+		first = false
+		b = append(b, '"')
+		b = append(b, h.Name()...)
+		b = append(b, `":`...)
+		b = strconv.AppendBool(b, v == hints.True)
+	}
+	return append(b, '}')
+}
+
+// appendTime writes `,"time":"<RFC 3339 UTC>"`, formatting at most once a
+// second per instance.
+func (in *instance) appendTime(b []byte) []byte {
+	now := in.p.rt.opts.Now()
+	if sec := now.Unix(); sec != in.timeSec || in.timeBuf == nil {
+		in.timeSec = sec
+		in.timeBuf = now.UTC().AppendFormat(in.timeBuf[:0], `"2006-01-02T15:04:05Z07:00"`)
+	}
+	b = append(b, `,"time":`...)
+	return append(b, in.timeBuf...)
+}
+
+const hexDigits = "0123456789abcdef"
+
+// appendString writes s as a JSON string. Invalid UTF-8 becomes U+FFFD, so
+// the envelope is always valid JSON whatever a server or client sent.
+func appendString(b []byte, s string) []byte {
+	b = append(b, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if c >= 0x20 && c != '"' && c != '\\' {
+				i++
+				continue
+			}
+			b = append(b, s[start:i]...)
+			switch c {
+			case '"', '\\':
+				b = append(b, '\\', c)
+			case '\n':
+				b = append(b, '\\', 'n')
+			case '\r':
+				b = append(b, '\\', 'r')
+			case '\t':
+				b = append(b, '\\', 't')
+			default:
+				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			b = append(b, s[start:i]...)
+			b = append(b, `\ufffd`...)
+			i++
+			start = i
+			continue
+		}
+		i += size
+	}
+	b = append(b, s[start:]...)
+	return append(b, '"')
+}

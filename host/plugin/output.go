@@ -1,0 +1,283 @@
+package plugin
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/toolwarden/toolwarden/host/policy"
+)
+
+// Output documents (pdk/ABI.md section 5) are read with jreader. Unknown keys
+// are skipped (after validation); null means absent; anything else that does
+// not fit is a bad output.
+
+const (
+	maxReason    = 1024
+	maxLabels    = 32
+	maxErrorText = 256
+	defaultCode  = "plugin"
+)
+
+// Description is a plugin's answer to describe.
+type Description struct {
+	Name    string   `json:"name"`
+	Version string   `json:"version"`
+	Events  []string `json:"events"`
+}
+
+func parseDescribe(out []byte) (Description, error) {
+	var d Description
+	var r jreader
+	r.b = out
+	more, err := r.beginObject()
+	hasEvents := false
+	for err == nil && more {
+		var k []byte
+		if k, err = r.key(); err != nil {
+			break
+		}
+		switch {
+		case r.isNull():
+		case string(k) == "name":
+			d.Name, err = r.stringValue()
+		case string(k) == "version":
+			d.Version, err = r.stringValue()
+		case string(k) == "events":
+			hasEvents = true
+			d.Events, err = r.stringArray(nil, 16, func(s string) error { return nil })
+		default:
+			err = r.skip()
+		}
+		if err == nil {
+			more, err = r.more('}')
+		}
+	}
+	if err == nil {
+		err = r.end()
+	}
+	if err != nil {
+		return d, err
+	}
+	if d.Name == "" || len(d.Name) > 64 {
+		return d, errors.New(`"name" must be a string of 1-64 bytes`)
+	}
+	if d.Version == "" || len(d.Version) > 64 {
+		return d, errors.New(`"version" must be a string of 1-64 bytes`)
+	}
+	if !hasEvents {
+		d.Events = []string{"check"}
+	}
+	return d, nil
+}
+
+// parseCheck reads a verdict.
+func parseCheck(out []byte) (policy.PluginVerdict, error) {
+	v := policy.PluginVerdict{Code: defaultCode}
+	var r jreader
+	r.b = out
+	more, err := r.beginObject()
+	hasDecision := false
+	for err == nil && more {
+		var k []byte
+		if k, err = r.key(); err != nil {
+			break
+		}
+		switch {
+		case r.isNull():
+		case string(k) == "decision":
+			var s []byte
+			if r.peek() != '"' {
+				err = errors.New(`"decision" must be a string`)
+				break
+			}
+			if s, err = r.str(true); err != nil {
+				break
+			}
+			var ok bool
+			if v.Verdict, ok = policy.ParseVerdict(string(s)); !ok {
+				err = fmt.Errorf("decision %q is not allow, ask, deny or abstain", truncate(string(s), 32))
+			}
+			hasDecision = true
+		case string(k) == "code":
+			if v.Code, err = r.stringValue(); err == nil && !validCode(v.Code) {
+				err = fmt.Errorf("code %q must match [a-z0-9_.:-]{1,64}", truncate(v.Code, 80))
+			}
+		case string(k) == "reason":
+			if v.Reason, err = r.stringValue(); err == nil {
+				v.Reason = cleanText(v.Reason, maxReason)
+			}
+		case string(k) == "remember":
+			v.Remember, err = r.boolValue()
+		case string(k) == "labels":
+			v.Labels, err = r.labels()
+		default:
+			err = r.skip()
+		}
+		if err == nil {
+			more, err = r.more('}')
+		}
+	}
+	if err == nil {
+		err = r.end()
+	}
+	if err == nil && !hasDecision {
+		err = errors.New(`missing "decision"`)
+	}
+	return v, err
+}
+
+// parseList reads observe's {"labels":[..]} (key "labels") or list's
+// {"hide":[..]} (key "hide").
+func parseList(out []byte, key string) ([]string, error) {
+	var r jreader
+	r.b = out
+	var list []string
+	more, err := r.beginObject()
+	for err == nil && more {
+		var k []byte
+		if k, err = r.key(); err != nil {
+			break
+		}
+		switch {
+		case r.isNull():
+		case string(k) == key && key == "labels":
+			list, err = r.labels()
+		case string(k) == key:
+			list, err = r.stringArray(nil, 1<<16, func(string) error { return nil })
+		default:
+			err = r.skip()
+		}
+		if err == nil {
+			more, err = r.more('}')
+		}
+	}
+	if err == nil {
+		err = r.end()
+	}
+	return list, err
+}
+
+func (r *jreader) labels() ([]string, error) {
+	return r.stringArray(nil, maxLabels, func(s string) error {
+		if !validLabel(s) {
+			return fmt.Errorf("label %q must match [A-Za-z0-9_.:/-]{1,64}", truncate(s, 80))
+		}
+		return nil
+	})
+}
+
+// stringArray reads an array of at most max strings.
+func (r *jreader) stringArray(dst []string, max int, check func(string) error) ([]string, error) {
+	if r.peek() != '[' {
+		return nil, r.fail("expected an array of strings")
+	}
+	more, err := r.beginArray()
+	for err == nil && more {
+		if r.peek() != '"' {
+			err = r.fail("expected a string")
+			break
+		}
+		var s []byte
+		if s, err = r.str(true); err != nil {
+			break
+		}
+		if len(dst) == max {
+			err = fmt.Errorf("more than %d entries", max)
+			break
+		}
+		str := string(s)
+		if err = check(str); err != nil {
+			break
+		}
+		dst = append(dst, str)
+		more, err = r.more(']')
+	}
+	r.depth--
+	return dst, err
+}
+
+func validCode(s string) bool {
+	if len(s) == 0 || len(s) > 64 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '_' || c == '.' || c == ':' || c == '-') {
+			return false
+		}
+	}
+	return true
+}
+
+func validLabel(s string) bool {
+	if len(s) == 0 || len(s) > 64 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' ||
+			c == '_' || c == '.' || c == ':' || c == '/' || c == '-') {
+			return false
+		}
+	}
+	return true
+}
+
+// cleanText makes guest text safe to show: valid UTF-8, no control
+// characters except newline and tab, at most n bytes.
+func cleanText(s string, n int) string {
+	clean := utf8.ValidString(s)
+	for i := 0; clean && i < len(s); i++ {
+		if c := s[i]; c < 0x20 && c != '\n' && c != '\t' || c == 0x7f {
+			clean = false
+		}
+	}
+	if !clean {
+		s = strings.Map(func(r rune) rune {
+			if r < 0x20 && r != '\n' && r != '\t' || r == 0x7f {
+				return '\uFFFD'
+			}
+			return r
+		}, strings.ToValidUTF8(s, "\uFFFD"))
+	}
+	return truncate(s, n)
+}
+
+// truncate cuts s to at most n bytes on a rune boundary.
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
+}
+
+// memo remembers an instance's last output and what it parsed to. Plugins
+// tend to answer the same way many times in a row; reusing the parsed
+// strings keeps the steady state free of allocations.
+type memo struct {
+	ev      Event
+	out     []byte
+	verdict policy.PluginVerdict
+	list    []string
+}
+
+const maxMemo = 4 << 10
+
+func (m *memo) hit(ev Event, out []byte) bool {
+	return m.out != nil && m.ev == ev && bytes.Equal(m.out, out)
+}
+
+func (m *memo) store(ev Event, out []byte) {
+	if len(out) > maxMemo {
+		m.out = nil
+		return
+	}
+	m.ev = ev
+	m.out = append(m.out[:0], out...)
+}

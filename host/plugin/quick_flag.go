@@ -1,0 +1,2 @@
+package plugin
+var noCOD = false
