@@ -54,7 +54,12 @@ func runCheck(e *env, name string, args []string) int {
 	fs.Usage = func() {
 		fmt.Fprintf(e.stderr, "usage: toolwarden %s [--config F]... [--session ID] [--approve-session] [CALL.json ...]\n\n", name)
 		fmt.Fprintln(e.stderr, "Reads calls ({\"session\",\"server\",\"tool\",\"arguments\"}) from files or stdin.")
-		fmt.Fprintln(e.stderr, "Calls in one invocation share a session. Exit: 0 allow, 10 ask, 20 deny (the strictest), 1 bad input.")
+		fmt.Fprintln(e.stderr, "Calls in one invocation share a session.")
+		if name == "check" {
+			fmt.Fprintln(e.stderr, "Exit: 0 allow, 10 ask, 20 deny (the strictest decision), 1 bad input or config.")
+		} else {
+			fmt.Fprintln(e.stderr, "Exit: 0 when every call was explained, 1 bad input or config.")
+		}
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -144,6 +149,10 @@ func runCheck(e *env, name string, args []string) int {
 		if d.Decision > worst {
 			worst = d.Decision
 		}
+	}
+	if name == "explain" {
+		// explain is for people: it succeeds whenever it could explain.
+		return exitOK
 	}
 	switch worst {
 	case policy.Ask:
@@ -241,7 +250,8 @@ func writeExplain(w io.Writer, where string, c host.Call, d *policy.Decision, ap
 		fmt.Fprintf(w, "  malformed  %s (counted at their strict value)\n", strings.Join(c.Tool.Malformed, ", "))
 	}
 	fmt.Fprintf(w, "  effective  %s\n", orNone(d.Hints.String()))
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	var table bytes.Buffer
+	tw := tabwriter.NewWriter(&table, 0, 0, 2, ' ', 0)
 	for i, s := range d.Trace {
 		detail := s.Detail
 		if s.Elapsed > 0 {
@@ -254,6 +264,12 @@ func writeExplain(w io.Writer, where string, c host.Call, d *policy.Decision, ap
 		fmt.Fprintf(tw, "  %d. %s\t%s\t%s\t%s\n", i+1, s.Step, s.Outcome, src, detail)
 	}
 	tw.Flush()
+	for _, line := range strings.SplitAfter(table.String(), "\n") {
+		fmt.Fprint(w, strings.TrimRight(line, " \n"))
+		if strings.HasSuffix(line, "\n") {
+			fmt.Fprintln(w)
+		}
+	}
 	verdict := strings.ToUpper(d.Decision.String())
 	if d.Decision == policy.Ask {
 		if d.Rememberable {
