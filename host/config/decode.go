@@ -33,12 +33,28 @@ func (l *loader) table(path string, v any, f fields) (map[string]any, bool) {
 		kp := joinKey(path, k)
 		read, ok := f[k]
 		if !ok {
-			l.errorAt(kp, path, "unknown key %s%s", quote(k), didYouMean(k, known))
+			l.unknownKey(path, k, t[k], f, known)
 			continue
 		}
 		read(kp, t[k])
 	}
 	return t, true
+}
+
+// unknownKey reports key k of table path, which the schema does not have,
+// with the likeliest fix: a near spelling, or, for a table in a table that
+// holds tools, the tools level the author left out.
+func (l *loader) unknownKey(path, k string, v any, f fields, known []string) {
+	kp := joinKey(path, k)
+	if dym := didYouMean(k, known); dym != "" {
+		l.errorAt(kp, path, "unknown key %s%s", quote(k), dym)
+		return
+	}
+	if _, isTable := v.(map[string]any); isTable && f["tools"] != nil {
+		l.errorAt(kp, path, "unknown key %s; to configure the tool %s, write [%s]", quote(k), quote(k), joinKey(joinKey(path, "tools"), k))
+		return
+	}
+	l.errorAt(kp, path, "unknown key %s", quote(k))
 }
 
 // asTable checks that v is a table.

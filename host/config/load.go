@@ -136,7 +136,7 @@ func LoadLayers(layers ...Layer) (*Config, error) {
 		cfg.Files = append(cfg.Files, ly.Name)
 	}
 	cfg.keys = l.resolvedKeys()
-	cfg.Warnings = append(l.warnings(), Validate(cfg)...)
+	cfg.Warnings = Validate(cfg)
 	sortDiagnostics(cfg.Warnings, layers)
 	if l.hasErrors() {
 		all := append(l.diags, cfg.Warnings...)
@@ -238,12 +238,9 @@ func (ly *layer) dir() string {
 type loader struct {
 	layers []*layer
 	diags  []Diagnostic
-	warns  []Diagnostic
 }
 
 func (l *loader) hasErrors() bool { return len(l.diags) > 0 }
-
-func (l *loader) warnings() []Diagnostic { return l.warns }
 
 // lastLayer returns the last layer that writes path (the one whose value
 // won), or nil.
@@ -307,14 +304,5 @@ func (l *loader) errorAt(at, path, format string, args ...any) {
 		Pos:     l.pos(at),
 		Path:    path,
 		Message: fmt.Sprintf(format, args...),
-	})
-}
-
-func (l *loader) warnf(path, format string, args ...any) {
-	l.warns = append(l.warns, Diagnostic{
-		Pos:      l.pos(path),
-		Path:     path,
-		Message:  fmt.Sprintf(format, args...),
-		Severity: SeverityWarning,
 	})
 }

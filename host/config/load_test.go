@@ -1,7 +1,9 @@
 package config
 
 import (
+	"bytes"
 	"errors"
+	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -215,6 +217,9 @@ func TestTheEmbeddedDefaultIsCodexDefaultsWrittenOut(t *testing.T) {
 			t.Errorf("default position = %q", got)
 		}
 	}
+	if data, _ := os.ReadFile("default.toml"); !bytes.Equal(DefaultTOML(), data) {
+		t.Error("DefaultTOML differs from default.toml")
+	}
 	if Default() == Default() {
 		t.Error("Default must return a fresh Config each call")
 	}
@@ -256,6 +261,8 @@ func TestEveryKeyIsTypeChecked(t *testing.T) {
 		{"server tool keys are checked", "[mcp_servers.s]\ncommand = \"x\"\n[mcp_servers.s.tools.t]\nenabled = false", `c.toml:4:1: mcp_servers.s.tools.t: unknown key "enabled"`},
 		{"output_token_limit is positive", "[mcp_servers.s]\ncommand = \"x\"\ntools.t.output_token_limit = 0", `mcp_servers.s.tools.t.output_token_limit: expected an integer from 1 to 2147483647 (tokens), got 0`},
 		{"connectors is a boolean", "[mcp_servers.s]\ncommand = \"x\"\nconnectors = \"yes\"", `mcp_servers.s.connectors: expected a boolean`},
+		{"a tool table without the tools level says where it goes", "[apps.github.create_issue]\napproval_mode = \"prompt\"", `c.toml:1:14: apps.github: unknown key "create_issue"; to configure the tool "create_issue", write [apps.github.tools.create_issue]`},
+		{"a server tool table without the tools level says where it goes", "[mcp_servers.fs]\ncommand = \"x\"\n[mcp_servers.fs.\"read file\"]\napproval_mode = \"approve\"", `c.toml:3:17: mcp_servers.fs: unknown key "read file"; to configure the tool "read file", write [mcp_servers.fs.tools."read file"]`},
 		{"a server's unknown key gets a suggestion", "[mcp_servers.s]\ncomand = \"x\"", `c.toml:2:1: mcp_servers.s: unknown key "comand" (did you mean "command"?)`},
 		{"a clipped key gets a suggestion", "[mcp_servers.s]\nurl = \"http://x\"\nbearer_token_env = \"T\"", `mcp_servers.s: unknown key "bearer_token_env" (did you mean "bearer_token_env_var"?)`},
 		{"approval_policy must be a string or table", "approval_policy = true", `c.toml:1:1: approval_policy: expected a string ("untrusted", "on-failure", "on-request" or "never") or a { granular = { ... } } table, got boolean true`},
@@ -404,5 +411,26 @@ func TestLoadErrorListsErrorsBeforeWarnings(t *testing.T) {
 	}
 	if !strings.HasPrefix(strings.Split(le.Error(), "\n")[1], "warning: c.toml:3:7: apps.a: ") {
 		t.Errorf("Error() =\n%s", le.Error())
+	}
+}
+
+func TestSyntaxErrorsAreReportedWhereTheyAre(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name, src, want string
+	}{
+		{"an unterminated string", "a = \"open\nb = 1\n", `c.toml:1:10: invalid TOML: strings cannot contain newlines`},
+		{"a byte order mark is not a column", "\xef\xbb\xbfa = = 1\n", `c.toml:1:5: invalid TOML: expected value but found '=' instead`},
+		{"a duplicate key inside an inline table", "x = 1\n[a]\nb = { c = 1, c = 2 }\n", `c.toml:3:14: invalid TOML: Key 'a.b.c' has already been defined.`},
+		{"an unclosed header points at the end of its line", "[apps.github\n", `c.toml:1:13: invalid TOML: expected '.' or ']' to end table name, but got '\n' instead`},
+		{"UTF-16 is refused at the start", "\xff\xfea\x00", `c.toml:1:2: invalid TOML: files cannot contain NULL bytes; probably using UTF-16; TOML files must be UTF-8`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			if got := loadErr(t, tt.src); got != tt.want {
+				t.Errorf("got\n%s\nwant\n%s", got, tt.want)
+			}
+		})
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/BurntSushi/toml"
@@ -95,6 +96,11 @@ func TestLocateKeysFindsEveryKindOfKey(t *testing.T) {
 			want: map[string]string{`"aé\tb"`: "1:1", `"A\x1b"`: "2:1"},
 		},
 		{
+			name: "every escape TOML has decodes in a quoted key",
+			src:  "\"\\b\\t\\n\\f\\r\\e\\\"\\\\\\x41\\u00e9\\U0001F600\" = 1\nz = 1\n",
+			want: map[string]string{quote("\b\t\n\f\r\x1b\"\\Aé😀"): "1:1", "z": "2:1"},
+		},
+		{
 			name: "dates with a space and numbers end at the line",
 			src:  "when = 1979-05-27 07:32:00Z # comment\nn = -1_000.5e3\nafter = true\n",
 			want: map[string]string{"when": "1:1", "n": "2:1", "after": "3:1"},
@@ -142,6 +148,23 @@ func TestLocateKeysFindsEveryKindOfKey(t *testing.T) {
 				t.Errorf("decoded keys without a position: %v", missing)
 			}
 		})
+	}
+}
+
+func TestLocateKeysSurvivesDeepNesting(t *testing.T) {
+	t.Parallel()
+	depth := maxValueDepth + 50
+	src := "a = " + strings.Repeat("[", depth) + `"]", '[', """x]""", {k = 1}` + strings.Repeat("]", depth) +
+		"\nb = { c = " + strings.Repeat("{d = ", depth) + "1" + strings.Repeat("}", depth) + " }\nz = 1\n"
+	var raw map[string]any
+	if _, err := toml.Decode(src, &raw); err != nil {
+		t.Fatalf("test source is not TOML: %v", err)
+	}
+	keys := locateKeys("f.toml", []byte(src))
+	for path, want := range map[string]Position{"a": {"f.toml", 1, 1}, "b.c": {"f.toml", 2, 7}, "z": {"f.toml", 3, 1}} {
+		if got := keys[path]; got != want {
+			t.Errorf("%s at %v, want %v", path, got, want)
+		}
 	}
 }
 

@@ -1,0 +1,140 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// runValidateCLI runs "toolwarden validate args..." in-process.
+func runValidateCLI(t *testing.T, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	e := &env{stdin: strings.NewReader(""), stdout: &out, stderr: &errOut, getenv: func(string) string { return "" }}
+	code = run(e, append([]string{"validate"}, args...))
+	return code, out.String(), errOut.String()
+}
+
+func writeConfig(t *testing.T, dir, name, src string) string {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func TestValidateCommand(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	good := writeConfig(t, dir, "good.toml", `
+model = "gpt-5.1-codex"
+[apps.github]
+destructive_enabled = false
+[mcp_servers.github]
+url = "https://api.githubcopilot.com/mcp/"
+[mcp_servers.fs]
+command = "npx"
+[policies.trifecta]
+builtin = "trifecta"
+`)
+	project := writeConfig(t, dir, "project.toml", "[mcp_servers.fs]\nenabled = false\n")
+	trap := writeConfig(t, dir, "trap.toml", "[apps._default]\nenabled = false\n[apps.github]\ndestructive_enabled = false\n")
+	bad := writeConfig(t, dir, "bad.toml", "[apps._default]\nenabled = false\n[apps.github]\n  destructive_enable = false\n")
+	syntax := writeConfig(t, dir, "syntax.toml", "[apps.github\n")
+
+	tests := []struct {
+		name       string
+		args       []string
+		wantCode   int
+		wantStdout string
+		wantStderr string
+	}{
+		{
+			name:       "a valid config prints a summary and exits 0",
+			args:       []string{"--config", good},
+			wantStdout: "ok: 1 file(s), 1 apps, 2 servers, 1 policies\n",
+		},
+		{
+			name:       "layers are counted and merged",
+			args:       []string{"--config", good, "--config", project},
+			wantStdout: "ok: 2 file(s), 1 apps, 2 servers, 1 policies\n",
+		},
+		{
+			name:       "no config checks the embedded default",
+			wantStdout: "ok: 0 file(s), 0 apps, 0 servers, 0 policies\n",
+		},
+		{
+			name:       "warnings are printed but do not fail",
+			args:       []string{"--config", trap},
+			wantStdout: "ok: 1 file(s), 1 apps, 0 servers, 0 policies\n",
+			wantStderr: "warning: " + trap + `:3:7: apps.github: app "github" is enabled even though apps._default.enabled = false, because an [apps.github] table without "enabled" means enabled = true (as in Codex); add enabled = false to keep it off, or enabled = true to say it is meant` + "\n",
+		},
+		{
+			name:     "errors come first, then warnings, and exit 1",
+			args:     []string{"--config", bad},
+			wantCode: 1,
+			wantStderr: bad + `:4:3: apps.github: unknown key "destructive_enable" (did you mean "destructive_enabled"?)` + "\n" +
+				"warning: " + bad + `:3:7: apps.github: app "github" is enabled even though apps._default.enabled = false, because an [apps.github] table without "enabled" means enabled = true (as in Codex); add enabled = false to keep it off, or enabled = true to say it is meant` + "\n",
+		},
+		{
+			name:       "a syntax error is reported with its position",
+			args:       []string{"--config", syntax},
+			wantCode:   1,
+			wantStderr: syntax + ":1:13: invalid TOML: expected '.' or ']' to end table name, but got '\\n' instead\n",
+		},
+		{
+			name:       "a missing file is an error",
+			args:       []string{"--config", filepath.Join(dir, "nope.toml")},
+			wantCode:   1,
+			wantStderr: filepath.Join(dir, "nope.toml") + ": cannot read config file: no such file or directory\n",
+		},
+		{
+			name:       "a stray argument is a usage error",
+			args:       []string{good},
+			wantCode:   2,
+			wantStderr: `toolwarden validate: unexpected argument "` + good + `" (give config files with --config)` + "\n",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			code, stdout, stderr := runValidateCLI(t, tt.args...)
+			if code != tt.wantCode || stdout != tt.wantStdout || stderr != tt.wantStderr {
+				t.Errorf("exit %d, stdout:\n%s\nstderr:\n%s\nwant exit %d, stdout:\n%s\nstderr:\n%s",
+					code, stdout, stderr, tt.wantCode, tt.wantStdout, tt.wantStderr)
+			}
+		})
+	}
+}
+
+func TestValidateAcceptsARealCodexConfig(t *testing.T) {
+	t.Parallel()
+	code, stdout, stderr := runValidateCLI(t, "--config", "../../host/config/testdata/codex-full.toml")
+	if code != 0 || stdout != "ok: 1 file(s), 3 apps, 5 servers, 0 policies\n" || stderr != "" {
+		t.Errorf("exit %d\n%s%s", code, stdout, stderr)
+	}
+}
+
+func TestValidateHelpExitsZero(t *testing.T) {
+	t.Parallel()
+	code, _, stderr := runValidateCLI(t, "-h")
+	if code != 0 || !strings.Contains(stderr, "usage: toolwarden validate [--config F]...") {
+		t.Errorf("exit %d\n%s", code, stderr)
+	}
+}
+
+func TestStringListKeepsEveryValueInOrder(t *testing.T) {
+	t.Parallel()
+	var s stringList
+	for _, v := range []string{"a.toml", "b.toml", "a.toml"} {
+		if err := s.Set(v); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if s.String() != "a.toml,b.toml,a.toml" || len(s) != 3 {
+		t.Errorf("stringList = %v", s)
+	}
+}
