@@ -157,6 +157,10 @@ func (h *Host) Config() *config.Config { return h.cfg }
 // Session returns the session with id, creating it on first use.
 func (h *Host) Session(id string) *session.Session { return h.sessions.Get(id) }
 
+// Sessions is the host's session store (hook mode loads and saves
+// sessions through it between processes).
+func (h *Host) Sessions() *session.Store { return h.sessions }
+
 // EndSession forgets a session and everything it remembered.
 func (h *Host) EndSession(id string) { h.sessions.End(id) }
 

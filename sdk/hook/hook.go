@@ -1,0 +1,220 @@
+// Package hook adapts toolwarden to agents' tool hooks: Claude Code's
+// PreToolUse/PostToolUse, Gemini CLI's BeforeTool/AfterTool and Codex's
+// PreToolUse/PostToolUse. An agent runs `toolwarden hook --agent NAME` once
+// per tool call with a JSON event on stdin; this package reads that event
+// and renders a decision in the agent's own vocabulary.
+//
+// Agents that cannot ask (Gemini's BeforeTool, Codex's PreToolUse) get a
+// deny that says what needs approval and how to grant it: failing closed is
+// the only safe reading of "ask" there.
+package hook
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/toolwarden/toolwarden/host/policy"
+)
+
+// Agent names a supported agent.
+type Agent string
+
+const (
+	Claude Agent = "claude"
+	Gemini Agent = "gemini"
+	Codex  Agent = "codex"
+)
+
+// ParseAgent reads an agent name as given to --agent.
+func ParseAgent(s string) (Agent, error) {
+	switch strings.ToLower(s) {
+	case "claude", "claude-code", "claudecode":
+		return Claude, nil
+	case "gemini", "gemini-cli":
+		return Gemini, nil
+	case "codex":
+		return Codex, nil
+	}
+	return "", fmt.Errorf("unknown agent %q (want claude, gemini or codex)", s)
+}
+
+// Phase says whether an event comes before or after the tool ran.
+type Phase uint8
+
+const (
+	Before Phase = iota
+	After
+)
+
+// Event is one hook invocation.
+type Event struct {
+	Agent   Agent
+	Name    string // hook_event_name as sent
+	Phase   Phase
+	Session string
+	// ToolName is the agent's name for the tool; Server and Tool are what
+	// toolwarden decides on. MCP tools map to their server; the agent's
+	// built-in tools map to a server named after the agent.
+	ToolName string
+	Server   string
+	Tool     string
+	MCP      bool
+	Input    json.RawMessage
+	// Response is the tool's result (after-events only), as sent.
+	Response json.RawMessage
+}
+
+type wireEvent struct {
+	SessionID     string          `json:"session_id"`
+	HookEventName string          `json:"hook_event_name"`
+	ToolName      string          `json:"tool_name"`
+	ToolInput     json.RawMessage `json:"tool_input"`
+	ToolResponse  json.RawMessage `json:"tool_response"`
+	MCPContext    *struct {
+		ServerName  string `json:"server_name"`
+		ServerName2 string `json:"serverName"`
+		ToolName    string `json:"tool_name"`
+		ToolName2   string `json:"toolName"`
+	} `json:"mcp_context"`
+}
+
+// Parse reads one hook event.
+func Parse(agent Agent, data []byte) (*Event, error) {
+	var w wireEvent
+	if err := json.Unmarshal(data, &w); err != nil {
+		return nil, fmt.Errorf("hook event is not JSON: %w", err)
+	}
+	if w.ToolName == "" {
+		return nil, errors.New(`hook event has no "tool_name"`)
+	}
+	ev := &Event{Agent: agent, Name: w.HookEventName, Session: w.SessionID, ToolName: w.ToolName, Input: w.ToolInput, Response: w.ToolResponse}
+	switch w.HookEventName {
+	case "PreToolUse", "BeforeTool", "":
+		ev.Phase = Before
+	case "PostToolUse", "AfterTool":
+		ev.Phase = After
+	default:
+		return nil, fmt.Errorf("hook event %q is not a tool event (want PreToolUse, PostToolUse, BeforeTool or AfterTool)", w.HookEventName)
+	}
+	if ev.Session == "" {
+		ev.Session = "default"
+	}
+	if len(ev.Input) == 0 || string(ev.Input) == "null" {
+		ev.Input = json.RawMessage(`{}`)
+	}
+	if c := w.MCPContext; c != nil {
+		server, tool := first(c.ServerName, c.ServerName2), first(c.ToolName, c.ToolName2)
+		if server != "" && tool != "" {
+			ev.Server, ev.Tool, ev.MCP = server, tool, true
+			return ev, nil
+		}
+	}
+	ev.Server, ev.Tool, ev.MCP = SplitToolName(agent, w.ToolName)
+	return ev, nil
+}
+
+func first(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
+
+// SplitToolName maps an agent's tool name to (server, tool). Claude Code and
+// Codex name MCP tools mcp__<server>__<tool>; Gemini CLI names them
+// mcp_<server>_<tool> (ambiguous when the server name has '_': Gemini's
+// mcp_context, when sent, wins). Other tools belong to the agent itself.
+func SplitToolName(agent Agent, name string) (server, tool string, mcp bool) {
+	switch agent {
+	case Claude, Codex:
+		if rest, ok := strings.CutPrefix(name, "mcp__"); ok {
+			if i := strings.Index(rest, "__"); i > 0 && i+2 < len(rest) {
+				return rest[:i], rest[i+2:], true
+			}
+		}
+	case Gemini:
+		if rest, ok := strings.CutPrefix(name, "mcp_"); ok {
+			if i := strings.IndexByte(rest, '_'); i > 0 && i+1 < len(rest) {
+				return rest[:i], rest[i+1:], true
+			}
+		}
+	}
+	return string(agent), name, false
+}
+
+// Output is what the hook process prints and exits with.
+type Output struct {
+	Stdout []byte
+	Exit   int
+}
+
+// Render turns a decision into the agent's answer to a before-event.
+func Render(agent Agent, d *policy.Decision) Output {
+	reason := Reason(d)
+	if d.Decision == policy.Ask && agent != Claude {
+		reason += "; " + NeedsApproval(d)
+	}
+	switch agent {
+	case Claude:
+		return jsonOut(map[string]any{"hookSpecificOutput": map[string]any{
+			"hookEventName":            "PreToolUse",
+			"permissionDecision":       d.Decision.String(),
+			"permissionDecisionReason": reason,
+		}})
+	case Codex:
+		// Codex's PreToolUse cannot ask; an allow is left to Codex's own
+		// approval flow by printing nothing.
+		if d.Decision == policy.Allow {
+			return Output{}
+		}
+		return jsonOut(map[string]any{"hookSpecificOutput": map[string]any{
+			"hookEventName":            "PreToolUse",
+			"permissionDecision":       "deny",
+			"permissionDecisionReason": reason,
+		}})
+	default: // Gemini
+		if d.Decision == policy.Allow {
+			return jsonOut(map[string]any{"decision": "allow", "reason": reason})
+		}
+		return jsonOut(map[string]any{"decision": "deny", "reason": reason})
+	}
+}
+
+// Reason is the one-line explanation shown to the user (or the model).
+func Reason(d *policy.Decision) string {
+	var b strings.Builder
+	b.WriteString("toolwarden: ")
+	b.WriteString(d.Decision.String())
+	b.WriteString(" ")
+	b.WriteString(d.Server)
+	b.WriteString("/")
+	b.WriteString(d.Tool)
+	for i, r := range d.Reasons {
+		if i == 0 {
+			b.WriteString(": ")
+		} else {
+			b.WriteString("; ")
+		}
+		b.WriteString(r.Message)
+		b.WriteString(" [")
+		b.WriteString(r.Code)
+		b.WriteString("]")
+	}
+	return b.String()
+}
+
+// NeedsApproval explains, for agents that cannot ask, how to let the call
+// through next time.
+func NeedsApproval(d *policy.Decision) string {
+	return fmt.Sprintf("this call needs approval, which this agent's hook cannot ask for; to allow it, set approval_mode = \"approve\" under [apps.%s.tools.%q] in the toolwarden config, or run the server behind `toolwarden wrap`, which asks through MCP elicitation", d.App, d.Tool)
+}
+
+func jsonOut(v any) Output {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return Output{Exit: 2}
+	}
+	return Output{Stdout: append(b, '\n')}
+}

@@ -1,0 +1,83 @@
+package hook_test
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/toolwarden/toolwarden/host/policy"
+	"github.com/toolwarden/toolwarden/sdk/hook"
+)
+
+func TestSplitToolName(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		agent              hook.Agent
+		name, server, tool string
+		mcp                bool
+	}{
+		{hook.Claude, "mcp__fs__write_file", "fs", "write_file", true},
+		{hook.Claude, "mcp__my_server__do__it", "my_server", "do__it", true},
+		{hook.Codex, "mcp__github__create_issue", "github", "create_issue", true},
+		{hook.Claude, "Bash", "claude", "Bash", false},
+		{hook.Claude, "mcp__broken", "claude", "mcp__broken", false},
+		{hook.Gemini, "mcp_github_create_issue", "github", "create_issue", true},
+		{hook.Gemini, "run_shell_command", "gemini", "run_shell_command", false},
+	}
+	for _, c := range cases {
+		s, tl, m := hook.SplitToolName(c.agent, c.name)
+		if s != c.server || tl != c.tool || m != c.mcp {
+			t.Errorf("%s %q = (%q, %q, %v), want (%q, %q, %v)", c.agent, c.name, s, tl, m, c.server, c.tool, c.mcp)
+		}
+	}
+}
+
+func TestParsePrefersGeminiMCPContext(t *testing.T) {
+	t.Parallel()
+	ev, err := hook.Parse(hook.Gemini, []byte(`{"session_id":"g","hook_event_name":"BeforeTool","tool_name":"mcp_my_srv_t","tool_input":{"a":1},"mcp_context":{"server_name":"my_srv","tool_name":"t"}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ev.Server != "my_srv" || ev.Tool != "t" || !ev.MCP || ev.Phase != hook.Before || string(ev.Input) != `{"a":1}` {
+		t.Fatalf("%+v", ev)
+	}
+}
+
+func TestParseRefusesWhatIsNotAToolEvent(t *testing.T) {
+	t.Parallel()
+	for _, in := range []string{``, `[]`, `{"hook_event_name":"PreToolUse"}`, `{"tool_name":"x","hook_event_name":"SessionStart"}`} {
+		if _, err := hook.Parse(hook.Claude, []byte(in)); err == nil {
+			t.Errorf("Parse(%q) succeeded", in)
+		}
+	}
+}
+
+func TestRenderSpeaksEachAgentsVocabulary(t *testing.T) {
+	t.Parallel()
+	ask := &policy.Decision{Decision: policy.Ask, Server: "fs", App: "fs", Tool: "write_file", Reasons: []policy.Reason{{Code: "destructive", Message: "auto: tool is destructive"}}}
+	allow := &policy.Decision{Decision: policy.Allow, Server: "fs", Tool: "read"}
+
+	var claude struct {
+		HookSpecificOutput struct{ PermissionDecision, PermissionDecisionReason string }
+	}
+	out := hook.Render(hook.Claude, ask)
+	if err := json.Unmarshal(out.Stdout, &claude); err != nil || claude.HookSpecificOutput.PermissionDecision != "ask" || out.Exit != 0 {
+		t.Fatalf("claude ask: %s %v", out.Stdout, err)
+	}
+	if !strings.Contains(claude.HookSpecificOutput.PermissionDecisionReason, "destructive") {
+		t.Errorf("reason %q", claude.HookSpecificOutput.PermissionDecisionReason)
+	}
+
+	var gemini struct{ Decision, Reason string }
+	out = hook.Render(hook.Gemini, ask)
+	if err := json.Unmarshal(out.Stdout, &gemini); err != nil || gemini.Decision != "deny" || !strings.Contains(gemini.Reason, "needs approval") {
+		t.Fatalf("gemini ask must become a deny that explains: %s", out.Stdout)
+	}
+	out = hook.Render(hook.Codex, ask)
+	if err := json.Unmarshal(out.Stdout, &claude); err != nil || claude.HookSpecificOutput.PermissionDecision != "deny" {
+		t.Fatalf("codex ask must become a deny: %s", out.Stdout)
+	}
+	if out := hook.Render(hook.Codex, allow); len(out.Stdout) != 0 || out.Exit != 0 {
+		t.Fatalf("codex allow should print nothing: %q", out.Stdout)
+	}
+}
