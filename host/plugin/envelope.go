@@ -13,6 +13,12 @@ import (
 // per-instance buffer: no encoding/json, no reflection, no allocation once
 // the buffer has grown. The parts that never change for a loaded plugin
 // (abi, event, plugin name and config) are rendered once at load.
+//
+// Key order: small keys that plugins read often come first and big ones
+// last (arguments, result text, config), so a guest that scans lazily stops
+// early. Guests must not depend on the order; it only saves them time,
+// which matters because every loop iteration of a guest pays for the
+// deadline check (docs/plugins.md).
 
 const (
 	// maxInput caps an input envelope.
@@ -21,19 +27,22 @@ const (
 	maxResultText = 16 << 10
 )
 
-// prefix renders `{"abi":1,"event":"<ev>","plugin":{"name":..,"config":..}`.
-func prefix(ev Event, name string, config []byte) []byte {
-	b := []byte(`{"abi":1,"event":"`)
-	b = append(b, ev.String()...)
-	b = append(b, `","plugin":{"name":`...)
+// head renders `{"abi":1,"event":"<ev>"`.
+func head(ev Event) []byte {
+	return []byte(`{"abi":1,"event":"` + ev.String() + `"`)
+}
+
+// tail renders `,"plugin":{"name":..,"config":..}}`, closing the envelope.
+func tail(name string, config []byte) []byte {
+	b := []byte(`,"plugin":{"name":`)
 	b = appendString(b, name)
 	b = append(b, `,"config":`...)
 	b = append(b, config...)
-	return append(b, '}')
+	return append(b, "}}"...)
 }
 
 func (in *instance) appendCheck(b []byte, c *policy.CheckInput) []byte {
-	b = append(b, in.p.prefix[EventCheck]...)
+	b = append(b, in.p.head[EventCheck]...)
 	b = in.appendSession(b, c.Session, c.Labels)
 	b = appendCall(b, c.Server, c.App, c.Connector, c.Tool, c.Arguments, &c.Hints, c.Caps)
 	b = append(b, `,"baseline":{"decision":`...)
@@ -48,11 +57,11 @@ func (in *instance) appendCheck(b []byte, c *policy.CheckInput) []byte {
 	b = strconv.AppendBool(b, c.Rememberable)
 	b = append(b, '}')
 	b = in.appendTime(b)
-	return append(b, '}')
+	return append(b, in.p.tail...)
 }
 
 func (in *instance) appendObserve(b []byte, o *policy.ObserveInput) []byte {
-	b = append(b, in.p.prefix[EventObserve]...)
+	b = append(b, in.p.head[EventObserve]...)
 	b = in.appendSession(b, o.Session, o.Labels)
 	b = appendCall(b, o.Server, o.App, o.Connector, o.Tool, o.Arguments, &o.Hints, o.Caps)
 	b = append(b, `,"result":{"is_error":`...)
@@ -69,11 +78,11 @@ func (in *instance) appendObserve(b []byte, o *policy.ObserveInput) []byte {
 	b = appendString(b, text)
 	b = append(b, '}')
 	b = in.appendTime(b)
-	return append(b, '}')
+	return append(b, in.p.tail...)
 }
 
 func (in *instance) appendList(b []byte, l *policy.ListInput) []byte {
-	b = append(b, in.p.prefix[EventList]...)
+	b = append(b, in.p.head[EventList]...)
 	b = in.appendSession(b, l.Session, l.Labels)
 	b = append(b, `,"server":`...)
 	b = appendString(b, l.Server)
@@ -96,7 +105,7 @@ func (in *instance) appendList(b []byte, l *policy.ListInput) []byte {
 	}
 	b = append(b, ']')
 	b = in.appendTime(b)
-	return append(b, '}')
+	return append(b, in.p.tail...)
 }
 
 func (in *instance) appendSession(b []byte, id string, labels []string) []byte {
@@ -127,7 +136,15 @@ func (in *instance) appendSession(b []byte, id string, labels []string) []byte {
 }
 
 func appendCall(b []byte, server, app, connector string, tool *hints.Tool, args []byte, h *hints.Set, caps hints.Capabilities) []byte {
-	b = append(b, `,"call":{"server":`...)
+	b = append(b, `,"call":{"capabilities":{"reads_private_data":`...)
+	b = strconv.AppendBool(b, caps.ReadsPrivateData)
+	b = append(b, `,"sees_untrusted_content":`...)
+	b = strconv.AppendBool(b, caps.SeesUntrustedContent)
+	b = append(b, `,"can_exfiltrate":`...)
+	b = strconv.AppendBool(b, caps.CanExfiltrate)
+	b = append(b, `},"hints":`...)
+	b = appendHints(b, h)
+	b = append(b, `,"server":`...)
 	b = appendString(b, server)
 	b = append(b, `,"app":`...)
 	b = appendString(b, app)
@@ -152,15 +169,7 @@ func appendCall(b []byte, server, app, connector string, tool *hints.Tool, args 
 	default:
 		b = append(b, `null`...)
 	}
-	b = append(b, `,"hints":`...)
-	b = appendHints(b, h)
-	b = append(b, `,"capabilities":{"reads_private_data":`...)
-	b = strconv.AppendBool(b, caps.ReadsPrivateData)
-	b = append(b, `,"sees_untrusted_content":`...)
-	b = strconv.AppendBool(b, caps.SeesUntrustedContent)
-	b = append(b, `,"can_exfiltrate":`...)
-	b = strconv.AppendBool(b, caps.CanExfiltrate)
-	return append(b, `}}`...)
+	return append(b, '}')
 }
 
 func appendHints(b []byte, s *hints.Set) []byte {

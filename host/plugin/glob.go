@@ -1,8 +1,9 @@
 package plugin
 
-// glob is an apps/tools pattern of a policy: '*' matches any run of
-// characters (including none), '?' exactly one byte, everything else itself.
-// App ids and tool names have no path structure, so there is no '**'.
+import "path"
+
+// glob is an apps/tools pattern of a policy, in the syntax the config
+// validates: Go's path.Match ('*', '?', '[a-z]', '\' escapes).
 type glob struct {
 	pat     string
 	literal bool
@@ -11,7 +12,8 @@ type glob struct {
 func compileGlob(p string) glob {
 	lit := true
 	for i := 0; i < len(p); i++ {
-		if p[i] == '*' || p[i] == '?' {
+		switch p[i] {
+		case '*', '?', '[', '\\':
 			lit = false
 		}
 	}
@@ -22,7 +24,8 @@ func (g glob) match(s string) bool {
 	if g.literal {
 		return g.pat == s
 	}
-	return globMatch(g.pat, s)
+	ok, err := path.Match(g.pat, s)
+	return ok && err == nil
 }
 
 func matchAny(gs []glob, s string) bool {
@@ -35,31 +38,4 @@ func matchAny(gs []glob, s string) bool {
 		}
 	}
 	return false
-}
-
-// globMatch is the classic linear-time wildcard match with one backtrack
-// point (the last '*').
-func globMatch(p, s string) bool {
-	pi, si := 0, 0
-	star, mark := -1, 0
-	for si < len(s) {
-		switch {
-		case pi < len(p) && (p[pi] == '?' || p[pi] == s[si]):
-			pi++
-			si++
-		case pi < len(p) && p[pi] == '*':
-			star, mark = pi, si
-			pi++
-		case star >= 0:
-			pi = star + 1
-			mark++
-			si = mark
-		default:
-			return false
-		}
-	}
-	for pi < len(p) && p[pi] == '*' {
-		pi++
-	}
-	return pi == len(p)
 }

@@ -112,8 +112,8 @@ func (a *memAlloc) Free() { a.buf = nil }
 
 // newInstance instantiates the plugin's module: start section, then
 // _initialize, under the init deadline.
-func (p *Plugin) newInstance(ctx context.Context) (in *instance, err error) {
-	in = &instance{p: p, stack: make([]uint64, 2)}
+func (p *Plugin) newInstance(ctx context.Context) (_ *instance, err error) {
+	in := &instance{p: p, stack: make([]uint64, 2)}
 	in.alloc.limit = p.memLimit
 	in.cctx = callCtx{in: in, done: make(chan struct{})}
 	in.cctx.timer = time.AfterFunc(time.Hour, in.cctx.fire)
@@ -185,6 +185,7 @@ func (in *instance) call(ctx context.Context, ev Event, input []byte) ([]byte, u
 	in.input, in.cursor = input, 0
 	in.out = in.out[:0]
 	in.tooLarge = false
+	in.alloc.hit = false // attribute a refused grow to this event only
 	in.inEvent = true
 	in.stack[0], in.stack[1] = uint64(ev), uint64(len(input))
 	in.cctx.deadline = time.Now().Add(d)
@@ -203,13 +204,7 @@ func (in *instance) call(ctx context.Context, ev Event, input []byte) ([]byte, u
 	}
 	if err != nil {
 		in.retire = true
-		if !stopped {
-			if fromParent {
-				return nil, 0, p.fault(FaultCanceled, "canceled: the caller's deadline passed during the call", err)
-			}
-			return nil, 0, p.fault(FaultTimeout, "timeout after "+p.timeout.String(), err)
-		}
-		return nil, 0, in.classify(err)
+		return nil, 0, in.classify(err, fromParent)
 	}
 	if in.tooLarge {
 		in.retire = true
@@ -222,12 +217,19 @@ func (in *instance) call(ctx context.Context, ev Event, input []byte) ([]byte, u
 	return in.out, uint32(in.stack[0]), nil
 }
 
-func (in *instance) classify(err error) *Fault {
+// classify turns a call error into a fault. A deadline shows up as an exit
+// error (wazero closed the module); anything else is the guest's own fault,
+// even when the deadline also passed meanwhile (a recursion without loops is
+// not interrupted and ends in a stack overflow).
+func (in *instance) classify(err error, fromParent bool) *Fault {
 	p := in.p
 	var exit *sys.ExitError
 	if errors.As(err, &exit) {
 		switch exit.ExitCode() {
 		case sys.ExitCodeDeadlineExceeded:
+			if fromParent {
+				return p.fault(FaultCanceled, "canceled: the caller's deadline passed during the call", err)
+			}
 			return p.fault(FaultTimeout, "timeout after "+p.timeout.String(), err)
 		case sys.ExitCodeContextCanceled:
 			return p.fault(FaultCanceled, "canceled during the call", err)
@@ -260,6 +262,15 @@ func (in *instance) describeErr(err error, timedOut bool, limit time.Duration) s
 	s := err.Error()
 	if i := strings.IndexByte(s, '\n'); i >= 0 {
 		s = s[:i]
+	}
+	// "module[] function[_initialize] failed: wasm error: ..." from a start
+	// function: say which function trapped.
+	if strings.HasPrefix(s, "module[") {
+		if i := strings.Index(s, "function["); i >= 0 {
+			if j := strings.Index(s[i:], "] failed: "); j >= 0 {
+				return "trap in " + s[i+len("function["):i+j] + ": " + s[i+j+len("] failed: "):]
+			}
+		}
 	}
 	if in.alloc.hit {
 		return "memory limit " + mib(in.p.memLimit) + " exceeded (" + s + ")"

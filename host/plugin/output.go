@@ -28,8 +28,21 @@ type Description struct {
 	Events  []string `json:"events"`
 }
 
+// notObject explains output that is not a JSON object at all.
+func notObject(out []byte) error {
+	var r jreader
+	r.b = out
+	if r.peek() == '{' {
+		return nil
+	}
+	return fmt.Errorf("not a JSON object: %q", truncate(string(out), 40))
+}
+
 func parseDescribe(out []byte) (Description, error) {
 	var d Description
+	if err := notObject(out); err != nil {
+		return d, err
+	}
 	var r jreader
 	r.b = out
 	more, err := r.beginObject()
@@ -76,6 +89,9 @@ func parseDescribe(out []byte) (Description, error) {
 // parseCheck reads a verdict.
 func parseCheck(out []byte) (policy.PluginVerdict, error) {
 	v := policy.PluginVerdict{Code: defaultCode}
+	if err := notObject(out); err != nil {
+		return v, err
+	}
 	var r jreader
 	r.b = out
 	more, err := r.beginObject()
@@ -132,6 +148,9 @@ func parseCheck(out []byte) (policy.PluginVerdict, error) {
 // parseList reads observe's {"labels":[..]} (key "labels") or list's
 // {"hide":[..]} (key "hide").
 func parseList(out []byte, key string) ([]string, error) {
+	if err := notObject(out); err != nil {
+		return nil, err
+	}
 	var r jreader
 	r.b = out
 	var list []string

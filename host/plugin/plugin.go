@@ -44,7 +44,8 @@ type Plugin struct {
 
 	mod    *module
 	config []byte // the config table as JSON
-	prefix [4][]byte
+	head   [4][]byte
+	tail   []byte
 	desc   Description
 	events uint8 // bit per Event the plugin handles
 	pool   *pool
@@ -166,9 +167,10 @@ func (p *Plugin) load(ctx context.Context, pol *config.Policy, resolve Resolver)
 
 // start compiles the binary, checks it, warms one instance and describes it.
 func (p *Plugin) start(ctx context.Context, bin []byte) error {
-	for ev := range p.prefix {
-		p.prefix[ev] = prefix(Event(ev), p.name, p.config)
+	for ev := range p.head {
+		p.head[ev] = head(Event(ev))
 	}
+	p.tail = tail(p.name, p.config)
 	mod, err := p.rt.compile(ctx, bin)
 	if err != nil {
 		return err
@@ -189,8 +191,8 @@ func (p *Plugin) start(ctx context.Context, bin []byte) error {
 	if err != nil {
 		return err
 	}
-	input := append(in.buf[:0], p.prefix[EventDescribe]...)
-	input = append(input, '}')
+	input := append(in.buf[:0], p.head[EventDescribe]...)
+	input = append(input, p.tail...)
 	in.buf = input
 	saved := p.timeout
 	p.timeout = p.initTimeout
@@ -404,9 +406,11 @@ func (p *Plugin) Observe(ctx context.Context, o *policy.ObserveInput) policy.Obs
 }
 
 // List runs the list event (policy.Lister) and returns the names of tools to
-// hide. On failure it returns the fault; apply OnError.
+// hide. The plugin sees the whole list when its apps globs match the app,
+// and may hide only tools its tools globs match. On failure it returns the
+// fault; apply OnError.
 func (p *Plugin) List(ctx context.Context, l *policy.ListInput) ([]string, error) {
-	if !p.Handles(EventList) {
+	if !p.Handles(EventList) || !matchAny(p.apps, l.App) {
 		return nil, nil
 	}
 	in, f := p.acquire(ctx)
@@ -418,6 +422,15 @@ func (p *Plugin) List(ctx context.Context, l *policy.ListInput) ([]string, error
 	p.release(in, f)
 	if f != nil {
 		return nil, f
+	}
+	if len(p.tools) > 0 {
+		kept := make([]string, 0, len(hide))
+		for _, name := range hide {
+			if matchAny(p.tools, name) {
+				kept = append(kept, name)
+			}
+		}
+		hide = kept
 	}
 	return hide, nil
 }
@@ -541,17 +554,12 @@ func (res *Result) parse(in *instance, ev Event, code uint32, out []byte) *Fault
 	case EventList:
 		res.Hide, err = parseList(out, "hide")
 	default:
-		err = r0(validJSON(out))
+		if !validJSON(out) {
+			err = errNotJSON
+		}
 	}
 	if err != nil {
 		return in.p.fault(FaultBadOutput, "bad output: "+err.Error(), err)
 	}
 	return nil
-}
-
-func r0(ok bool) error {
-	if ok {
-		return nil
-	}
-	return errNotJSON
 }

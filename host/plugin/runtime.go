@@ -76,7 +76,7 @@ func NewRuntime(ctx context.Context, opts Options) (*Runtime, error) {
 		rt.opts.InitTimeout = 5 * time.Second
 	}
 
-	cfg := wazero.NewRuntimeConfig().WithCloseOnContextDone(!noCOD)
+	cfg := wazero.NewRuntimeConfig().WithCloseOnContextDone(true)
 	if !opts.NoDiskCache {
 		dir, err := cacheDir(opts.CacheDir)
 		if err == nil {

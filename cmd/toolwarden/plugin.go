@@ -1,0 +1,300 @@
+package main
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/toolwarden/toolwarden/host/config"
+	"github.com/toolwarden/toolwarden/host/plugin"
+	"github.com/toolwarden/toolwarden/host/plugin/plugintest"
+	"github.com/toolwarden/toolwarden/plugins"
+)
+
+func init() {
+	register(command{name: "plugin", summary: "inspect and test WebAssembly policy plugins", run: runPlugin})
+}
+
+func pluginUsage(w io.Writer) {
+	fmt.Fprintln(w, `usage: toolwarden plugin inspect [--config JSON] [--json] PLUGIN
+       toolwarden plugin test [--run REGEXP] [-v] PLUGIN CASES.json...
+
+PLUGIN is a .wasm file, or builtin:NAME for a plugin built into toolwarden (`+strings.Join(plugins.Names(), ", ")+`).
+
+inspect  checks the module against ABI v1 without running it (exports, imports, signatures),
+         then loads it and prints its describe answer. Exit 1 if the plugin is refused.
+test     runs the cases of each CASES.json file (format: pdk/testdata/README.md) and prints a
+         line per failing case (-v: per case). Exit 1 if any case fails.`)
+}
+
+func runPlugin(e *env, args []string) int {
+	if len(args) == 0 {
+		pluginUsage(e.stderr)
+		return exitUsage
+	}
+	switch args[0] {
+	case "inspect":
+		return runPluginInspect(e, args[1:])
+	case "test":
+		return runPluginTest(e, args[1:])
+	case "help", "-h", "--help":
+		pluginUsage(e.stdout)
+		return exitOK
+	}
+	fmt.Fprintf(e.stderr, "toolwarden plugin: unknown subcommand %q (inspect or test)\n", args[0])
+	return exitUsage
+}
+
+// readPlugin reads a .wasm file or a builtin:NAME.
+func readPlugin(arg string) ([]byte, error) {
+	if name, ok := strings.CutPrefix(arg, "builtin:"); ok {
+		b, ok := plugins.Builtin(name)
+		if !ok {
+			return nil, fmt.Errorf("no built-in plugin %q (built in: %s)", name, strings.Join(plugins.Names(), ", "))
+		}
+		return b, nil
+	}
+	return os.ReadFile(arg)
+}
+
+// pluginRuntime is a runtime whose plugin logs go to stderr.
+func pluginRuntime(ctx context.Context, e *env) (*plugin.Runtime, error) {
+	opts := plugin.Options{
+		Logger: slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: slog.LevelInfo})),
+	}
+	if dir := e.getenv("TOOLWARDEN_PLUGIN_CACHE"); dir != "" {
+		opts.CacheDir = dir
+	}
+	return plugin.NewRuntime(ctx, opts)
+}
+
+type inspectReport struct {
+	File     string              `json:"file"`
+	Size     int                 `json:"size"`
+	SHA256   string              `json:"sha256"`
+	ABI      string              `json:"abi"`
+	Problems []string            `json:"problems,omitempty"`
+	WASI     bool                `json:"wasi"`
+	Imports  []plugin.Extern     `json:"imports"`
+	Exports  []plugin.Extern     `json:"exports"`
+	Describe *plugin.Description `json:"describe,omitempty"`
+	Error    string              `json:"error,omitempty"`
+	LoadMs   float64             `json:"load_ms,omitempty"`
+}
+
+func runPluginInspect(e *env, args []string) int {
+	fs := flag.NewFlagSet("plugin inspect", flag.ContinueOnError)
+	fs.SetOutput(e.stderr)
+	cfgJSON := fs.String("config", "{}", "the policy's config table, as JSON, for describe")
+	asJSON := fs.Bool("json", false, "print the report as JSON")
+	fs.Usage = func() { pluginUsage(e.stderr) }
+	pos, err := parseInterleaved(fs, args)
+	if err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return exitOK
+		}
+		return exitUsage
+	}
+	if len(pos) != 1 {
+		pluginUsage(e.stderr)
+		return exitUsage
+	}
+	file := pos[0]
+	var cfg map[string]any
+	if err := json.Unmarshal([]byte(*cfgJSON), &cfg); err != nil {
+		fmt.Fprintf(e.stderr, "toolwarden plugin inspect: --config: %v\n", err)
+		return exitUsage
+	}
+	bin, err := readPlugin(file)
+	if err != nil {
+		fmt.Fprintln(e.stderr, "toolwarden plugin inspect:", err)
+		return exitError
+	}
+	ctx := context.Background()
+	rt, err := pluginRuntime(ctx, e)
+	if err != nil {
+		fmt.Fprintln(e.stderr, "toolwarden plugin inspect:", err)
+		return exitError
+	}
+	defer rt.Close(ctx)
+
+	sum := sha256.Sum256(bin)
+	rep := inspectReport{File: file, Size: len(bin), SHA256: hex.EncodeToString(sum[:])}
+	info, err := rt.Inspect(ctx, bin)
+	if err != nil {
+		rep.ABI = "refused"
+		rep.Error = err.Error()
+	} else {
+		rep.ABI, rep.Problems, rep.WASI = "v1", info.Problems, info.UsesWASI
+		rep.Imports, rep.Exports = info.Imports, info.Exports
+		if len(info.Problems) > 0 {
+			rep.ABI = "refused"
+		} else {
+			start := time.Now()
+			p, err := plugin.FromBytes(ctx, rt, &config.Policy{Name: policyName(file), Config: cfg}, bin)
+			rep.LoadMs = float64(time.Since(start).Microseconds()) / 1000
+			if err != nil {
+				rep.Error = err.Error()
+			} else {
+				d := p.Description()
+				rep.Describe = &d
+			}
+		}
+	}
+	if *asJSON {
+		enc := json.NewEncoder(e.stdout)
+		enc.SetIndent("", "  ")
+		_ = enc.Encode(rep)
+	} else {
+		printInspect(e.stdout, &rep)
+	}
+	if rep.ABI != "v1" || rep.Error != "" {
+		return exitError
+	}
+	return exitOK
+}
+
+func policyName(file string) string {
+	if name, ok := strings.CutPrefix(file, "builtin:"); ok {
+		return name
+	}
+	base := file[strings.LastIndexAny(file, `/\`)+1:]
+	return strings.TrimSuffix(base, ".wasm")
+}
+
+func printInspect(w io.Writer, r *inspectReport) {
+	fmt.Fprintf(w, "%s: %d bytes, sha256 %s\n", r.File, r.Size, r.SHA256)
+	if r.ABI == "v1" {
+		fmt.Fprintln(w, "ABI:      v1 ok")
+	} else {
+		fmt.Fprintln(w, "ABI:      refused")
+		for _, p := range r.Problems {
+			fmt.Fprintln(w, "  -", p)
+		}
+	}
+	if r.Error != "" {
+		fmt.Fprintln(w, "load:     refused:", r.Error)
+	}
+	if r.WASI {
+		fmt.Fprintln(w, "WASI:     imported (sandboxed: no files, env or args; fake clocks; stdout/stderr to the log)")
+	} else {
+		fmt.Fprintln(w, "WASI:     not imported (pure sandbox)")
+	}
+	table := func(title string, xs []plugin.Extern) {
+		fmt.Fprintf(w, "%s (%d):\n", title, len(xs))
+		width := 0
+		for _, x := range xs {
+			width = max(width, len(x.Key()))
+		}
+		for _, x := range xs {
+			fmt.Fprintf(w, "  %-*s  %-6s %s\n", width, x.Key(), x.Kind, x.Signature)
+		}
+	}
+	table("imports", r.Imports)
+	table("exports", r.Exports)
+	if r.Describe != nil {
+		fmt.Fprintf(w, "describe: name %q, version %q, events %s (loaded in %.1f ms)\n",
+			r.Describe.Name, r.Describe.Version, strings.Join(r.Describe.Events, ", "), r.LoadMs)
+	}
+}
+
+// parseInterleaved parses flags given before, between or after the
+// positional arguments, which it returns.
+func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		if fs.NArg() == 0 {
+			return pos, nil
+		}
+		pos = append(pos, fs.Arg(0))
+		args = fs.Args()[1:]
+	}
+}
+
+func runPluginTest(e *env, args []string) int {
+	fs := flag.NewFlagSet("plugin test", flag.ContinueOnError)
+	fs.SetOutput(e.stderr)
+	run := fs.String("run", "", "run only the cases whose name matches this regexp")
+	verbose := fs.Bool("v", false, "print every case, not only failures")
+	fs.Usage = func() { pluginUsage(e.stderr) }
+	pos, err := parseInterleaved(fs, args)
+	if err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return exitOK
+		}
+		return exitUsage
+	}
+	if len(pos) < 2 {
+		pluginUsage(e.stderr)
+		return exitUsage
+	}
+	var filter *regexp.Regexp
+	if *run != "" {
+		if filter, err = regexp.Compile(*run); err != nil {
+			fmt.Fprintf(e.stderr, "toolwarden plugin test: --run: %v\n", err)
+			return exitUsage
+		}
+	}
+	bin, err := readPlugin(pos[0])
+	if err != nil {
+		fmt.Fprintln(e.stderr, "toolwarden plugin test:", err)
+		return exitError
+	}
+	ctx := context.Background()
+	rt, err := pluginRuntime(ctx, e)
+	if err != nil {
+		fmt.Fprintln(e.stderr, "toolwarden plugin test:", err)
+		return exitError
+	}
+	defer rt.Close(ctx)
+
+	pass, fail := 0, 0
+	for _, path := range pos[1:] {
+		f, err := plugintest.ReadFile(path)
+		if err != nil {
+			fmt.Fprintln(e.stderr, "toolwarden plugin test:", err)
+			return exitError
+		}
+		results, err := f.Run(ctx, rt, bin, policyName(pos[0]), filter)
+		if err != nil {
+			fmt.Fprintf(e.stdout, "FAIL: %s: plugin refused: %v\n", path, err)
+			fail++
+			continue
+		}
+		for _, r := range results {
+			took := r.Elapsed.Round(time.Microsecond)
+			if len(r.Problems) == 0 {
+				pass++
+				if *verbose {
+					fmt.Fprintf(e.stdout, "PASS: %s: %s (%s)\n", path, r.Name, took)
+				}
+				continue
+			}
+			fail++
+			fmt.Fprintf(e.stdout, "FAIL: %s: %s (%s)\n", path, r.Name, took)
+			for _, pr := range r.Problems {
+				fmt.Fprintf(e.stdout, "  %s\n", pr)
+			}
+		}
+	}
+	fmt.Fprintln(e.stdout, strings.Repeat("-", 80))
+	fmt.Fprintf(e.stdout, "PASS: %d/%d\n", pass, pass+fail)
+	if fail > 0 {
+		fmt.Fprintf(e.stdout, "FAIL: %d/%d\n", fail, pass+fail)
+		return exitError
+	}
+	return exitOK
+}

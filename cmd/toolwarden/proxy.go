@@ -1,0 +1,135 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"sort"
+	"sync"
+	"syscall"
+
+	"github.com/toolwarden/toolwarden/host/config"
+	"github.com/toolwarden/toolwarden/sdk/proxy"
+	"github.com/toolwarden/toolwarden/sdk/upstream"
+)
+
+func init() {
+	register(command{name: "proxy", summary: "serve every [mcp_servers.*] as one MCP server (<server>__<tool>)", run: runProxy})
+}
+
+func runProxy(e *env, args []string) int {
+	fs := flag.NewFlagSet("proxy", flag.ContinueOnError)
+	fs.SetOutput(e.stderr)
+	var pf proxyFlags
+	pf.register(fs)
+	fs.Usage = func() {
+		fmt.Fprintln(e.stderr, "usage: toolwarden proxy --config F [--config F]... [flags]")
+		fmt.Fprintln(e.stderr)
+		fmt.Fprintln(e.stderr, "Serves MCP on stdin/stdout in front of every enabled [mcp_servers.<name>] of the")
+		fmt.Fprintln(e.stderr, "config (stdio and streamable HTTP), each tool as <name>__<tool>. Hidden tools are")
+		fmt.Fprintln(e.stderr, "left out, every call is decided by policy, asks become approval prompts.")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return exitUsage
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(e.stderr, "toolwarden proxy: unexpected argument %q (servers come from [mcp_servers.*] in --config)\n", fs.Arg(0))
+		return exitUsage
+	}
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	h, cfg, cleanup, err := pf.startHost(ctx, e)
+	if err != nil {
+		fmt.Fprintln(e.stderr, "toolwarden proxy:", err)
+		return exitError
+	}
+	defer cleanup()
+
+	specs, err := proxySpecs(cfg, e)
+	if err != nil {
+		fmt.Fprintln(e.stderr, "toolwarden proxy:", err)
+		return exitError
+	}
+	if len(specs) == 0 {
+		fmt.Fprintln(e.stderr, "toolwarden proxy: no enabled [mcp_servers.<name>] in the config; nothing to serve (use --config, or toolwarden wrap for one server)")
+		return exitError
+	}
+	p := proxy.New(h, specs, pf.options(e).WithNamespace(true))
+	if err := p.Run(ctx, e.stdin, e.stdout); err != nil && !errors.Is(err, io.EOF) {
+		fmt.Fprintln(e.stderr, "toolwarden proxy:", err)
+		return exitError
+	}
+	return exitOK
+}
+
+// proxySpecs turns the enabled [mcp_servers.*] into upstream specs, in name
+// order. A server that cannot be set up (say, its bearer token variable is
+// unset) is skipped with a warning, unless it is required = true.
+func proxySpecs(cfg *config.Config, e *env) ([]upstream.Spec, error) {
+	names := make([]string, 0, len(cfg.Servers))
+	for n := range cfg.Servers {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	var specs []upstream.Spec
+	for _, n := range names {
+		s := cfg.Servers[n]
+		if !config.Bool(s.Enabled, true) {
+			continue
+		}
+		sp, err := upstream.FromConfig(s, e.getenv)
+		if err != nil {
+			if s.Required {
+				return nil, err
+			}
+			fmt.Fprintf(e.stderr, "toolwarden proxy: skipping server %s: %v\n", n, err)
+			continue
+		}
+		sp.Stderr = &prefixWriter{w: e.stderr, prefix: []byte("[" + n + "] ")}
+		specs = append(specs, sp)
+	}
+	return specs, nil
+}
+
+// prefixWriter writes each line of a server's stderr with the server's
+// name in front, so several servers' logs stay readable.
+type prefixWriter struct {
+	mu      sync.Mutex
+	w       io.Writer
+	prefix  []byte
+	partial []byte
+}
+
+func (p *prefixWriter) Write(b []byte) (int, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	n := len(b)
+	data := append(p.partial, b...)
+	p.partial = nil
+	var out []byte
+	for {
+		i := bytes.IndexByte(data, '\n')
+		if i < 0 {
+			break
+		}
+		out = append(out, p.prefix...)
+		out = append(out, data[:i+1]...)
+		data = data[i+1:]
+	}
+	if len(data) > 0 {
+		p.partial = append([]byte(nil), data...)
+	}
+	if len(out) > 0 {
+		if _, err := p.w.Write(out); err != nil {
+			return n, err
+		}
+	}
+	return n, nil
+}

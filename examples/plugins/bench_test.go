@@ -1,0 +1,266 @@
+package examples_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tetratelabs/wazero"
+	"github.com/tetratelabs/wazero/api"
+	"github.com/tetratelabs/wazero/imports/wasi_snapshot_preview1"
+
+	"github.com/toolwarden/toolwarden/examples/plugins/go/rootguard"
+	"github.com/toolwarden/toolwarden/host/config"
+	"github.com/toolwarden/toolwarden/host/plugin"
+)
+
+// The numbers of docs/plugin-languages.md: the same policy (rootguard) in
+// every language, measured in one run against the native Go implementation
+// of it (package rootguard, called directly with the same input bytes).
+//
+//	go test -run XXX -bench PluginLanguages -benchtime 2s ./examples/plugins/
+//
+// prints a line per language and measurement; TestPluginLanguageTable
+// (TOOLWARDEN_LANGUAGE_TABLE=1) prints the table with the ratios.
+
+// checkInputs are the input envelopes of the suite's check cases (those
+// that do not fail).
+func checkInputs(t testing.TB) [][]byte {
+	t.Helper()
+	var out [][]byte
+	for _, sf := range loadSuite(t) {
+		if sf.extended || sf.file.Plugin.Config["root"] != "/work" {
+			continue
+		}
+		for _, c := range sf.file.Cases {
+			if string(c.Event) == `"check"` && len(c.Input) > 0 && len(c.Expect.Error) == 0 {
+				out = append(out, []byte(c.Input))
+			}
+		}
+	}
+	if len(out) < 50 {
+		t.Fatalf("only %d check inputs", len(out))
+	}
+	return out
+}
+
+// benchNative is the baseline: the Go policy called natively.
+func benchNative(b *testing.B, inputs [][]byte) {
+	p := rootguard.New()
+	p.Handle(0, inputs[0]) // configure, as the first event does in a guest
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if code, _ := p.Handle(2, inputs[i%len(inputs)]); code != 0 {
+			b.Fatalf("code %d", code)
+		}
+	}
+}
+
+// benchCall: one check event through the plugin host (pooled warm
+// instance, deadline enforced, output parsed), cycling over the inputs.
+func benchCall(b *testing.B, bin []byte, inputs [][]byte) {
+	ctx := context.Background()
+	rt := quietRuntime(b)
+	p, err := plugin.FromBytes(ctx, rt, &config.Policy{Name: "rootguard", Config: map[string]any{"root": "/work"}}, bin)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer p.Close()
+	for _, in := range inputs { // warm up
+		if _, err := p.Raw(ctx, plugin.EventCheck, in); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if _, err := p.Raw(ctx, plugin.EventCheck, inputs[i%len(inputs)]); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// hostConfig is how the host configures wazero (deadlines interrupt guest
+// code), which is part of what compiled code looks like.
+func hostConfig() wazero.RuntimeConfig {
+	return wazero.NewRuntimeConfigCompiler().WithCloseOnContextDone(true)
+}
+
+// benchCompile: CompileModule in a fresh runtime, with no cache (cold) or
+// with a new cache object over a filled cache directory (cached, what a
+// host restart sees).
+func benchCompile(b *testing.B, bin []byte, cached bool) {
+	ctx := context.Background()
+	dir := b.TempDir()
+	if cached {
+		c, err := wazero.NewCompilationCacheWithDir(dir)
+		if err != nil {
+			b.Fatal(err)
+		}
+		r := wazero.NewRuntimeWithConfig(ctx, hostConfig().WithCompilationCache(c))
+		if _, err := r.CompileModule(ctx, bin); err != nil {
+			b.Fatal(err)
+		}
+		r.Close(ctx)
+		c.Close(ctx)
+	}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		cfg := hostConfig()
+		var c wazero.CompilationCache
+		if cached {
+			var err error
+			if c, err = wazero.NewCompilationCacheWithDir(dir); err != nil {
+				b.Fatal(err)
+			}
+			cfg = cfg.WithCompilationCache(c)
+		}
+		r := wazero.NewRuntimeWithConfig(ctx, cfg)
+		if _, err := r.CompileModule(ctx, bin); err != nil {
+			b.Fatal(err)
+		}
+		b.StopTimer()
+		r.Close(ctx)
+		if c != nil {
+			c.Close(ctx)
+		}
+		b.StartTimer()
+	}
+}
+
+// benchInstantiate: a new instance of a compiled module (start section and
+// _initialize included) and its close, with the toolwarden imports and,
+// for modules that import it, WASI linked as the host links them.
+func benchInstantiate(b *testing.B, bin []byte) {
+	ctx := context.Background()
+	r := wazero.NewRuntimeWithConfig(ctx, hostConfig())
+	defer r.Close(ctx)
+	stub := api.GoModuleFunc(func(ctx context.Context, m api.Module, stack []uint64) { stack[0] = 0 })
+	if _, err := r.NewHostModuleBuilder("toolwarden").
+		NewFunctionBuilder().WithGoModuleFunction(stub, []api.ValueType{api.ValueTypeI32, api.ValueTypeI32}, []api.ValueType{api.ValueTypeI32}).Export("input_read").
+		NewFunctionBuilder().WithGoModuleFunction(stub, []api.ValueType{api.ValueTypeI32, api.ValueTypeI32}, []api.ValueType{api.ValueTypeI32}).Export("output_write").
+		NewFunctionBuilder().WithGoModuleFunction(api.GoModuleFunc(func(context.Context, api.Module, []uint64) {}), []api.ValueType{api.ValueTypeI32, api.ValueTypeI32, api.ValueTypeI32}, nil).Export("log").
+		Instantiate(ctx); err != nil {
+		b.Fatal(err)
+	}
+	cm, err := r.CompileModule(ctx, bin)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, f := range cm.ImportedFunctions() {
+		if mod, _, _ := f.Import(); mod == wasi_snapshot_preview1.ModuleName {
+			wasi_snapshot_preview1.MustInstantiate(ctx, r)
+			break
+		}
+	}
+	mc := wazero.NewModuleConfig().WithName("").WithStartFunctions("_initialize")
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		m, err := r.InstantiateModule(ctx, cm, mc)
+		if err != nil {
+			b.Fatal(err)
+		}
+		m.Close(ctx)
+	}
+}
+
+// BenchmarkPluginLanguages measures every language; see the file comment.
+func BenchmarkPluginLanguages(b *testing.B) {
+	inputs := checkInputs(b)
+	b.Run("call/native-go", func(b *testing.B) { benchNative(b, inputs) })
+	for _, lang := range languages {
+		bin := buildExample(b, lang)
+		b.Run("call/"+lang, func(b *testing.B) { benchCall(b, bin, inputs) })
+		b.Run("compile-cold/"+lang, func(b *testing.B) { benchCompile(b, bin, false) })
+		b.Run("compile-cached/"+lang, func(b *testing.B) { benchCompile(b, bin, true) })
+		b.Run("instantiate/"+lang, func(b *testing.B) { benchInstantiate(b, bin) })
+	}
+}
+
+// TestPluginLanguageTable prints docs/plugin-languages.md's table:
+//
+//	TOOLWARDEN_LANGUAGE_TABLE=1 go test -run PluginLanguageTable -v -timeout 30m ./examples/plugins/
+//
+// Each measurement is a testing.Benchmark; rounds interleave the languages
+// so that load on a shared machine hits them alike, and the table gives
+// medians, with per-call times as ratios to native Go measured in the same
+// round.
+func TestPluginLanguageTable(t *testing.T) {
+	if os.Getenv("TOOLWARDEN_LANGUAGE_TABLE") != "1" {
+		t.Skip("set TOOLWARDEN_LANGUAGE_TABLE=1 to measure (a few minutes)")
+	}
+	rounds := 5
+	inputs := checkInputs(t)
+	bins := map[string][]byte{}
+	for _, lang := range languages {
+		bins[lang] = buildExample(t, lang)
+	}
+	ns := func(f func(b *testing.B)) float64 {
+		r := testing.Benchmark(f)
+		return float64(r.T.Nanoseconds()) / float64(r.N)
+	}
+	type samples struct{ call, ratio, cold, cached, inst []float64 }
+	got := map[string]*samples{}
+	var native []float64
+	for round := 0; round < rounds; round++ {
+		n := ns(func(b *testing.B) { benchNative(b, inputs) })
+		native = append(native, n)
+		for _, lang := range languages {
+			s := got[lang]
+			if s == nil {
+				s = &samples{}
+				got[lang] = s
+			}
+			bin := bins[lang]
+			c := ns(func(b *testing.B) { benchCall(b, bin, inputs) })
+			s.call = append(s.call, c)
+			s.ratio = append(s.ratio, c/n)
+			s.cold = append(s.cold, ns(func(b *testing.B) { benchCompile(b, bin, false) }))
+			s.cached = append(s.cached, ns(func(b *testing.B) { benchCompile(b, bin, true) }))
+			s.inst = append(s.inst, ns(func(b *testing.B) { benchInstantiate(b, bin) }))
+		}
+		t.Logf("round %d done", round+1)
+	}
+	var sb strings.Builder
+	goCall := median(got["go"].call)
+	fmt.Fprintf(&sb, "%d check inputs from pdk/testdata/conformance/rootguard.json; median of %d rounds; native Go: %s per call\n\n", len(inputs), rounds, dur(median(native)))
+	sb.WriteString("| language | module size | compile, cold | compile, cached | instantiate | per call | per call vs native Go | per call vs Go guest |\n")
+	sb.WriteString("|---|---:|---:|---:|---:|---:|---:|---:|\n")
+	fmt.Fprintf(&sb, "| native Go (baseline) | – | – | – | – | %s | 1.00x | %.2fx |\n", dur(median(native)), median(native)/goCall)
+	for _, lang := range languages {
+		s := got[lang]
+		fmt.Fprintf(&sb, "| %s | %s | %s | %s | %s | %s | %.1fx | %.2fx |\n", lang, size(len(bins[lang])),
+			dur(median(s.cold)), dur(median(s.cached)), dur(median(s.inst)), dur(median(s.call)), median(s.ratio), median(s.call)/goCall)
+	}
+	t.Log("\n" + sb.String())
+}
+
+func median(xs []float64) float64 {
+	s := append([]float64(nil), xs...)
+	sort.Float64s(s)
+	if len(s)%2 == 1 {
+		return s[len(s)/2]
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+}
+
+func dur(ns float64) string {
+	d := time.Duration(ns)
+	switch {
+	case d >= time.Millisecond:
+		return fmt.Sprintf("%.1f ms", ns/1e6)
+	case d >= time.Microsecond:
+		return fmt.Sprintf("%.1f µs", ns/1e3)
+	}
+	return fmt.Sprintf("%.0f ns", ns)
+}
+
+func size(n int) string {
+	if n >= 1<<20 {
+		return fmt.Sprintf("%.2f MB", float64(n)/(1<<20))
+	}
+	return fmt.Sprintf("%.1f KB", float64(n)/1024)
+}

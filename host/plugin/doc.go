@@ -1,0 +1,37 @@
+// Package plugin runs toolwarden's policy plugins: WebAssembly modules that
+// speak ABI v1 (pdk/ABI.md), sandboxed by wazero.
+//
+// One Runtime serves a host. It compiles each distinct module once,
+// serially, and caches compiled code on disk (os.UserCacheDir()/toolwarden/
+// wazero by default), so a restart loads in tens of milliseconds instead of
+// recompiling. Load turns a [policies.<name>] table into a *Plugin: the ABI
+// marker, export signatures and imports are checked on the compiled module
+// before any guest code runs, one warm instance answers describe, and later
+// events draw instances from a pool (at most GOMAXPROCS per plugin), each
+// with its function handle, call stack and buffers cached, so a warm event
+// makes no allocations of its own.
+//
+// Every event runs under a deadline that interrupts guest code (wazero's
+// WithCloseOnContextDone), with caps on memory, input and output. Any
+// failure — trap, timeout, memory limit, bad output, error code — discards
+// the instance and becomes the policy's on_error verdict with a reason that
+// names the plugin and the fault:
+//
+//	plugin "argguard": timeout after 100ms
+//
+// A *Plugin implements policy.Checker, policy.Observer and policy.Lister.
+// A policy that fails to load is still returned, answering every event with
+// its on_error verdict, so a broken plugin fails closed and says why.
+//
+// Typical use in a host:
+//
+//	rt, err := plugin.NewRuntime(ctx, plugin.Options{})
+//	defer rt.Close(ctx)
+//	plugins, err := plugin.LoadAll(ctx, rt, cfg.Policies, nil) // nil: the built-in plugins
+//	if err != nil { /* one line per failed policy, with its file:line:col */ }
+//	for _, p := range plugins {
+//		if p.Matches(app, tool) {
+//			v := p.Check(ctx, &policy.CheckInput{...})
+//		}
+//	}
+package plugin

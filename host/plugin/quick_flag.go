@@ -1,2 +1,0 @@
-package plugin
-var noCOD = false

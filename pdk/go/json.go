@@ -1,0 +1,686 @@
+package pdk
+
+import (
+	"math/bits"
+	"strconv"
+	"unicode/utf16"
+	"unicode/utf8"
+	"unsafe"
+)
+
+// Value is one JSON value of an event's input. Reading a Value never builds
+// a tree: each accessor scans only as far as it must, so a plugin that reads
+// two keys near the start of the input never pays for the rest of it.
+//
+// Why it is written the way it is: the host compiles guests with deadline
+// checks, and under them every loop iteration and every function call of a
+// Go guest costs as much as dozens of plain instructions. So the reader
+// makes few calls (a cursor instead of callbacks, no recursion), looks at
+// strings eight bytes at a time, and allocates nothing (docs/plugins.md).
+//
+// A Value is valid only during the event that produced it, except values
+// handed to Configure. Strings returned by its methods are copies.
+//
+// The zero Value is "missing": Exists reports false and every accessor
+// returns its zero result.
+type Value struct {
+	// b starts at the value's first byte and may run past its end (to the
+	// end of the input); Raw finds the end.
+	b []byte
+}
+
+// Kind is the JSON type of a Value.
+type Kind uint8
+
+const (
+	Missing Kind = iota
+	Null
+	Bool
+	Number
+	String
+	Array
+	Object
+)
+
+// ParseValue wraps b, which must hold exactly one JSON value (white space
+// around it allowed), after validating all of it.
+func ParseValue(b []byte) (Value, bool) {
+	s := scanner{b: b}
+	s.wsLoop()
+	start := s.i
+	if !s.skip() {
+		return Value{}, false
+	}
+	end := s.i
+	s.wsLoop()
+	if s.i != len(b) {
+		return Value{}, false
+	}
+	return Value{b: b[start:end]}, true
+}
+
+// Raw is the value's JSON text (nil if it is malformed).
+func (v Value) Raw() []byte {
+	end := skipValue(v.b, 0)
+	if end < 0 {
+		return nil
+	}
+	return v.b[:end]
+}
+
+// Exists reports whether the value is present (null counts as present).
+func (v Value) Exists() bool { return len(v.b) > 0 }
+
+// Kind reports the value's JSON type.
+func (v Value) Kind() Kind {
+	if len(v.b) == 0 {
+		return Missing
+	}
+	switch v.b[0] {
+	case 'n':
+		return Null
+	case 't', 'f':
+		return Bool
+	case '"':
+		return String
+	case '[':
+		return Array
+	case '{':
+		return Object
+	}
+	return Number
+}
+
+// Get returns the member key of an object, or a missing Value. It scans
+// members only up to the one it finds.
+func (v Value) Get(key string) Value {
+	it := v.object()
+	for it.next() {
+		if string(it.key) == key {
+			return it.val
+		}
+	}
+	return Value{}
+}
+
+// Index returns element i of an array, or a missing Value.
+func (v Value) Index(i int) Value {
+	it := v.array()
+	for n := 0; it.next(); n++ {
+		if n == i {
+			return it.val
+		}
+	}
+	return Value{}
+}
+
+// Len is the number of elements of an array or members of an object.
+func (v Value) Len() int {
+	it := v.object()
+	if v.Kind() == Array {
+		it = v.array()
+	}
+	n := 0
+	for it.next() {
+		n++
+	}
+	return n
+}
+
+// Each calls fn for every element of an array until fn returns false.
+func (v Value) Each(fn func(i int, v Value) bool) {
+	it := v.array()
+	for i := 0; it.next(); i++ {
+		if !fn(i, it.val) {
+			return
+		}
+	}
+}
+
+// Members calls fn for every member of an object until fn returns false.
+func (v Value) Members(fn func(key string, v Value) bool) {
+	it := v.object()
+	for it.next() {
+		if !fn(string(it.key), it.val) {
+			return
+		}
+	}
+}
+
+// Pointer resolves an RFC 6901 JSON pointer ("/options/path", "/paths/0",
+// "" for the value itself). "~1" stands for '/' and "~0" for '~'.
+func (v Value) Pointer(ptr string) Value {
+	if ptr == "" {
+		return v
+	}
+	if ptr[0] != '/' {
+		return Value{}
+	}
+	cur := v
+	for len(ptr) > 0 && cur.Exists() {
+		ptr = ptr[1:]
+		end := len(ptr)
+		for i := 0; i < len(ptr); i++ {
+			if ptr[i] == '/' {
+				end = i
+				break
+			}
+		}
+		tok := ptr[:end]
+		ptr = ptr[end:]
+		if hasTilde(tok) {
+			tok = unescapePointer(tok)
+		}
+		switch cur.Kind() {
+		case Object:
+			cur = cur.Get(tok)
+		case Array:
+			i, err := strconv.Atoi(tok)
+			if err != nil || i < 0 || (len(tok) > 1 && tok[0] == '0') {
+				return Value{}
+			}
+			cur = cur.Index(i)
+		default:
+			return Value{}
+		}
+	}
+	return cur
+}
+
+func hasTilde(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] == '~' {
+			return true
+		}
+	}
+	return false
+}
+
+func unescapePointer(s string) string {
+	out := make([]byte, 0, len(s))
+	for i := 0; i < len(s); i++ {
+		if s[i] == '~' && i+1 < len(s) {
+			switch s[i+1] {
+			case '0':
+				out = append(out, '~')
+				i++
+				continue
+			case '1':
+				out = append(out, '/')
+				i++
+				continue
+			}
+		}
+		out = append(out, s[i])
+	}
+	return string(out)
+}
+
+// Str returns the value of a string.
+func (v Value) Str() (string, bool) {
+	if len(v.b) == 0 || v.b[0] != '"' {
+		return "", false
+	}
+	end, escaped := skipStr(v.b, 0)
+	if end < 0 {
+		return "", false
+	}
+	raw := v.b[1 : end-1]
+	if escaped {
+		return decodeString(raw)
+	}
+	return string(raw), true
+}
+
+// String returns the value of a string, or "" for any other kind.
+func (v Value) String() string {
+	s, _ := v.Str()
+	return s
+}
+
+// StrEquals reports whether v is a string equal to s, without allocating.
+func (v Value) StrEquals(s string) bool {
+	b := v.b
+	if len(b) < 2 || b[0] != '"' {
+		return false
+	}
+	if len(b) >= len(s)+2 && b[len(s)+1] == '"' && string(b[1:len(s)+1]) == s {
+		if end, escaped := skipStr(b, 0); end == len(s)+2 && !escaped {
+			return true // the same bytes, none of them an escape
+		}
+	}
+	if _, escaped := skipStr(b, 0); !escaped {
+		return false // a plain string that differs
+	}
+	str, _ := v.Str()
+	return str == s
+}
+
+// Bool returns the value of a boolean.
+func (v Value) Bool() (bool, bool) {
+	if len(v.b) >= 4 && string(v.b[:4]) == "true" {
+		return true, true
+	}
+	if len(v.b) >= 5 && string(v.b[:5]) == "false" {
+		return false, true
+	}
+	return false, false
+}
+
+// True reports whether v is the literal true.
+func (v Value) True() bool { return len(v.b) >= 4 && string(v.b[:4]) == "true" }
+
+// Float returns the value of a number.
+func (v Value) Float() (float64, bool) {
+	if v.Kind() != Number {
+		return 0, false
+	}
+	f, err := strconv.ParseFloat(string(v.Raw()), 64)
+	return f, err == nil
+}
+
+// iter walks the members of an object or the elements of an array. It
+// skips a value only when asked for the next one, so stopping at a member
+// never scans that member's value.
+type iter struct {
+	b   []byte
+	i   int
+	obj bool
+	key []byte
+	val Value
+	ok  bool // false at the end or after a syntax error
+}
+
+func (v Value) object() iter {
+	if len(v.b) == 0 || v.b[0] != '{' {
+		return iter{}
+	}
+	return iter{b: v.b, i: 1, obj: true, ok: true}
+}
+
+func (v Value) array() iter {
+	if len(v.b) == 0 || v.b[0] != '[' {
+		return iter{}
+	}
+	return iter{b: v.b, i: 1, ok: true}
+}
+
+// next advances to the next member or element.
+func (it *iter) next() bool {
+	if !it.ok {
+		return false
+	}
+	b, i := it.b, it.i
+	if it.val.b != nil {
+		// Skip the value handed out last time, then the separator.
+		if i = skipValue(b, i); i < 0 {
+			return it.stop()
+		}
+		i = skipWS(b, i)
+		if i >= len(b) || b[i] != ',' {
+			return it.stop()
+		}
+		i++
+	}
+	i = skipWS(b, i)
+	if i >= len(b) {
+		return it.stop()
+	}
+	if c := b[i]; c == '}' || c == ']' {
+		return it.stop()
+	}
+	if it.obj {
+		if b[i] != '"' {
+			return it.stop()
+		}
+		end, escaped := skipStr(b, i)
+		if end < 0 {
+			return it.stop()
+		}
+		it.key = b[i+1 : end-1]
+		if escaped {
+			k, ok := decodeString(it.key)
+			if !ok {
+				return it.stop()
+			}
+			it.key = []byte(k)
+		}
+		i = skipWS(b, end)
+		if i >= len(b) || b[i] != ':' {
+			return it.stop()
+		}
+		i = skipWS(b, i+1)
+		if i >= len(b) {
+			return it.stop()
+		}
+	}
+	it.i = i
+	it.val = Value{b: b[i:]}
+	return true
+}
+
+func (it *iter) stop() bool {
+	it.ok = false
+	return false
+}
+
+func skipWS(b []byte, i int) int {
+	if i < len(b) && b[i] <= ' ' {
+		for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
+			i++
+		}
+	}
+	return i
+}
+
+// skipStr returns the index after the string that starts at b[i] (a '"'),
+// or -1, and whether the string has escapes. It looks at eight bytes per
+// iteration and jumps straight to the next quote, backslash or control
+// byte.
+func skipStr(b []byte, i int) (int, bool) {
+	i++
+	escaped := false
+	for {
+		for i+8 <= len(b) {
+			if m := specialMask(load64(b, i)); m != 0 {
+				i += bits.TrailingZeros64(m) >> 3
+				break
+			}
+			i += 8
+		}
+		if i >= len(b) {
+			return -1, escaped
+		}
+		switch c := b[i]; {
+		case c == '"':
+			return i + 1, escaped
+		case c == '\\':
+			escaped = true
+			i += 2
+		case c < 0x20:
+			return -1, escaped
+		default:
+			i++
+		}
+	}
+}
+
+// skipValue returns the index after the value that starts at b[i], or -1.
+// It checks structure (brackets and strings), not the spelling of numbers
+// and literals: the host validates what it sends, and ParseValue validates
+// fully where that matters. No recursion, one function: cheap in a guest.
+func skipValue(b []byte, i int) int {
+	depth := 0
+	for i < len(b) {
+		switch c := b[i]; c {
+		case '"':
+			if i, _ = skipStr(b, i); i < 0 {
+				return -1
+			}
+		case '{', '[':
+			depth++
+			i++
+			continue
+		case '}', ']':
+			depth--
+			i++
+			if depth < 0 {
+				return -1
+			}
+		case ',', ':', ' ', '\t', '\n', '\r':
+			if depth == 0 {
+				return -1
+			}
+			i++
+			continue
+		default:
+			for i < len(b) && b[i] != ',' && b[i] != '}' && b[i] != ']' && b[i] > ' ' {
+				i++
+			}
+		}
+		if depth == 0 {
+			return i
+		}
+	}
+	return -1
+}
+
+func load64(b []byte, i int) uint64 {
+	_ = b[i+7]
+	return *(*uint64)(unsafe.Pointer(&b[i]))
+}
+
+func load64s(s string, i int) uint64 {
+	_ = s[i+7]
+	return *(*uint64)(unsafe.Pointer(unsafe.StringData(s[i:])))
+}
+
+const (
+	lo8 = 0x0101010101010101
+	hi8 = 0x8080808080808080
+)
+
+// specialMask has the high bit set in each byte of x (little-endian) that
+// may be '"', '\\' or below 0x20. The lowest set byte is always exact (the
+// subtraction trick only errs above a true match).
+func specialMask(x uint64) uint64 {
+	q := x ^ ('"' * lo8)
+	bs := x ^ ('\\' * lo8)
+	return ((q-lo8)&^q | (bs-lo8)&^bs | (x-0x20*lo8)&^x) & hi8
+}
+
+// scanner is the strict validator behind ParseValue (RFC 8259 grammar,
+// nesting capped at 256).
+type scanner struct {
+	b     []byte
+	i     int
+	depth int
+}
+
+func (s *scanner) wsLoop() { s.i = skipWS(s.b, s.i) }
+
+func (s *scanner) peek() byte {
+	if s.i < len(s.b) {
+		return s.b[s.i]
+	}
+	return 0
+}
+
+func (s *scanner) skip() bool {
+	s.wsLoop()
+	switch c := s.peek(); c {
+	case '{', '[':
+		closing := byte('}')
+		if c == '[' {
+			closing = ']'
+		}
+		s.depth++
+		if s.depth > 256 {
+			return false
+		}
+		s.i++
+		s.wsLoop()
+		if s.peek() == closing {
+			s.i++
+			s.depth--
+			return true
+		}
+		for {
+			s.wsLoop()
+			if c == '{' {
+				if s.peek() != '"' || !s.str() {
+					return false
+				}
+				s.wsLoop()
+				if s.peek() != ':' {
+					return false
+				}
+				s.i++
+			}
+			if !s.skip() {
+				return false
+			}
+			s.wsLoop()
+			switch s.peek() {
+			case ',':
+				s.i++
+			case closing:
+				s.i++
+				s.depth--
+				return true
+			default:
+				return false
+			}
+		}
+	case '"':
+		return s.str()
+	case 't':
+		return s.lit("true")
+	case 'f':
+		return s.lit("false")
+	case 'n':
+		return s.lit("null")
+	default:
+		if c == '-' || c >= '0' && c <= '9' {
+			return s.number()
+		}
+		return false
+	}
+}
+
+// str validates a string, escapes included.
+func (s *scanner) str() bool {
+	end, escaped := skipStr(s.b, s.i)
+	if end < 0 {
+		return false
+	}
+	if escaped {
+		if _, ok := decodeString(s.b[s.i+1 : end-1]); !ok {
+			return false
+		}
+	}
+	s.i = end
+	return true
+}
+
+func (s *scanner) lit(l string) bool {
+	if len(s.b)-s.i < len(l) || string(s.b[s.i:s.i+len(l)]) != l {
+		return false
+	}
+	s.i += len(l)
+	return true
+}
+
+func (s *scanner) number() bool {
+	b, i := s.b, s.i
+	if i < len(b) && b[i] == '-' {
+		i++
+	}
+	if i < len(b) && b[i] == '0' {
+		i++
+	} else if i < len(b) && b[i] >= '1' && b[i] <= '9' {
+		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
+			i++
+		}
+	} else {
+		return false
+	}
+	if i < len(b) && b[i] == '.' {
+		i++
+		d := i
+		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
+			i++
+		}
+		if i == d {
+			return false
+		}
+	}
+	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
+		i++
+		if i < len(b) && (b[i] == '+' || b[i] == '-') {
+			i++
+		}
+		d := i
+		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
+			i++
+		}
+		if i == d {
+			return false
+		}
+	}
+	s.i = i
+	return true
+}
+
+func decodeString(raw []byte) (string, bool) {
+	out := make([]byte, 0, len(raw))
+	for i := 0; i < len(raw); i++ {
+		c := raw[i]
+		if c != '\\' {
+			out = append(out, c)
+			continue
+		}
+		i++
+		if i >= len(raw) {
+			return "", false
+		}
+		switch raw[i] {
+		case '"', '\\', '/':
+			out = append(out, raw[i])
+		case 'b':
+			out = append(out, '\b')
+		case 'f':
+			out = append(out, '\f')
+		case 'n':
+			out = append(out, '\n')
+		case 'r':
+			out = append(out, '\r')
+		case 't':
+			out = append(out, '\t')
+		case 'u':
+			r, ok := hex4(raw, i+1)
+			if !ok {
+				return "", false
+			}
+			i += 4
+			if utf16.IsSurrogate(r) {
+				if i+2 < len(raw) && raw[i+1] == '\\' && raw[i+2] == 'u' {
+					if r2, ok := hex4(raw, i+3); ok {
+						if d := utf16.DecodeRune(r, r2); d != utf8.RuneError {
+							r = d
+							i += 6
+						}
+					}
+				}
+				if utf16.IsSurrogate(r) {
+					r = utf8.RuneError
+				}
+			}
+			out = utf8.AppendRune(out, r)
+		default:
+			return "", false
+		}
+	}
+	return string(out), true
+}
+
+func hex4(b []byte, i int) (rune, bool) {
+	if i+4 > len(b) {
+		return 0, false
+	}
+	var v rune
+	for _, c := range b[i : i+4] {
+		v <<= 4
+		switch {
+		case c >= '0' && c <= '9':
+			v |= rune(c - '0')
+		case c >= 'a' && c <= 'f':
+			v |= rune(c - 'a' + 10)
+		case c >= 'A' && c <= 'F':
+			v |= rune(c - 'A' + 10)
+		default:
+			return 0, false
+		}
+	}
+	return v, true
+}

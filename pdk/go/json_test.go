@@ -1,0 +1,106 @@
+package pdk
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+func mustParse(t *testing.T, s string) Value {
+	t.Helper()
+	v, ok := ParseValue([]byte(s))
+	if !ok {
+		t.Fatalf("ParseValue(%s) failed", s)
+	}
+	return v
+}
+
+func TestValueAccessors(t *testing.T) {
+	v := mustParse(t, ` {"a": {"b": [10, "x\"y", {"c~/d": true}]}, "s": "caf\u00e9", "e": "", "n": null,
+		"a\u0062c": 1, "big": 1.5e3, "arr": []} `)
+	if got := v.Get("a").Get("b").Index(1).String(); got != `x"y` {
+		t.Errorf("escaped string %q", got)
+	}
+	if got := v.Pointer("/a/b/2/c~0~1d"); !got.True() {
+		t.Errorf("pointer with ~0 ~1: %s", got.Raw())
+	}
+	if got := v.Pointer("/a/b/0").Raw(); string(got) != "10" {
+		t.Errorf("pointer to number: %s", got)
+	}
+	for _, missing := range []string{"/a/b/3", "/a/b/01", "/a/x", "/s/0", "a"} {
+		if v.Pointer(missing).Exists() {
+			t.Errorf("pointer %q found something", missing)
+		}
+	}
+	if v.Get("s").String() != "café" || !v.Get("s").StrEquals("café") || v.Get("s").StrEquals("cafe") {
+		t.Error("unicode escape")
+	}
+	if !v.Get("abc").Exists() {
+		t.Error("escaped key")
+	}
+	if !v.Get("e").StrEquals("") || v.Get("e").StrEquals("x") {
+		t.Error("empty string")
+	}
+	if v.Get("n").Kind() != Null || v.Get("nope").Kind() != Missing || v.Get("arr").Kind() != Array {
+		t.Error("kinds")
+	}
+	if f, ok := v.Get("big").Float(); !ok || f != 1500 {
+		t.Errorf("float %v", f)
+	}
+	if n := v.Get("a").Get("b").Len(); n != 3 {
+		t.Errorf("len %d", n)
+	}
+	if n := v.Get("arr").Len(); n != 0 {
+		t.Errorf("empty array len %d", n)
+	}
+	var keys []string
+	v.Members(func(k string, _ Value) bool { keys = append(keys, k); return true })
+	if strings.Join(keys, ",") != "a,s,e,n,abc,big,arr" {
+		t.Errorf("members %v", keys)
+	}
+	if string(v.Get("a").Raw()) != `{"b": [10, "x\"y", {"c~/d": true}]}` {
+		t.Errorf("raw %s", v.Get("a").Raw())
+	}
+}
+
+func TestStrEqualsLooksPastPrefixes(t *testing.T) {
+	v := mustParse(t, `["tainted_x", "tainted", "ta\u0069nted", "x\\"]`)
+	if v.Index(0).StrEquals("tainted") || !v.Index(1).StrEquals("tainted") || !v.Index(2).StrEquals("tainted") {
+		t.Error("StrEquals")
+	}
+	if !v.Index(3).StrEquals(`x\`) {
+		t.Error("backslash")
+	}
+}
+
+func TestParseValueRejectsInvalidJSON(t *testing.T) {
+	for _, s := range []string{`{`, `{"a"}`, `[1,]`, `01`, `"\x"`, `tru`, `{"a":1}x`, "\"\x01\""} {
+		if _, ok := ParseValue([]byte(s)); ok {
+			t.Errorf("ParseValue(%q) accepted", s)
+		}
+	}
+}
+
+func FuzzParseValueAgreesWithEncodingJSON(f *testing.F) {
+	for _, s := range []string{`{}`, `[1,"a",{"b":null}]`, `"\u00e9\ud83d\ude00"`, `{"a":[true,-1.5e3]}`, `{"a"}`, `"\ud800"`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		v, ok := ParseValue(b)
+		if ok != json.Valid(b) {
+			t.Fatalf("ParseValue(%q) ok=%v, encoding/json says %v", b, ok, json.Valid(b))
+		}
+		if !ok || v.Kind() != Object {
+			return
+		}
+		var m map[string]json.RawMessage
+		if json.Unmarshal(b, &m) != nil {
+			return
+		}
+		for k := range m {
+			if raw := v.Get(k).Raw(); !json.Valid(raw) {
+				t.Errorf("Get(%q) of %q = %q", k, b, raw)
+			}
+		}
+	})
+}

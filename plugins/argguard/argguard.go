@@ -1,0 +1,289 @@
+// Package argguard is the first-party plugin that checks tool-call
+// arguments against rules from its config:
+//
+//	[policies.argguard]
+//	builtin = "argguard"
+//	config.rules = [
+//	  { tool = "write_file", arg = "path", deny_glob = "/etc/**" },
+//	  { tool = "*", arg = "command", ask_regex = "rm\\s+-rf" },
+//	  { tool = "http_*", arg = "/options/url", deny_regex = "^http://" },
+//	]
+//
+// Each rule has:
+//   - tool: a glob over the tool name ('*' any run, '?' one character;
+//     default "*"), and app: the same over the app (default "*");
+//   - arg: a top-level argument name, or a JSON pointer ("/options/path",
+//     "/paths/0") when it starts with '/';
+//   - exactly one matcher: deny_glob, ask_glob, allow_glob, deny_regex,
+//     ask_regex or allow_regex;
+//   - optionally code and reason to override the verdict's.
+//
+// Globs match paths: '*' and '?' stay within one '/'-separated segment, '**'
+// crosses segments, and a trailing "/**" also matches the directory itself.
+// A deny or ask glob matches when either the raw value or its cleaned form
+// (path.Clean: "/tmp/../etc/passwd" is "/etc/passwd") matches; an allow glob
+// needs both. Regexes (RE2 syntax) match anywhere in the value unless
+// anchored.
+//
+// Values: a string is matched as is; an array matches when any element does
+// (deny/ask) or every element does (allow); numbers, booleans and objects
+// are matched as their JSON text. A missing argument matches no rule.
+//
+// All rules are evaluated; the verdict is the strongest match (deny > ask >
+// allow), from the first rule with that decision. Asks are never
+// rememberable: an approval would cover every later argument.
+package argguard
+
+import (
+	"path"
+	"regexp"
+	"strconv"
+
+	pdk "github.com/toolwarden/toolwarden/pdk/go"
+)
+
+// Verdict codes.
+const (
+	CodeDeny  = "arg_denied"
+	CodeAsk   = "arg_needs_approval"
+	CodeAllow = "arg_allowed"
+)
+
+type rule struct {
+	index    int
+	tool     string
+	app      string
+	arg      string
+	pointer  bool
+	decision pdk.Decision
+	kind     string // the matcher key, e.g. "deny_glob"
+	pattern  string
+	glob     *pathGlob
+	re       *regexp.Regexp
+	code     string
+	reason   string
+}
+
+// New returns the plugin with its own configuration state.
+func New() *pdk.Plugin {
+	var rules []rule
+	return &pdk.Plugin{
+		Name:    "argguard",
+		Version: "1.0.0",
+		Configure: func(cfg pdk.Value) error {
+			var err error
+			rules, err = parseRules(cfg)
+			return err
+		},
+		Check: func(c *pdk.Check) pdk.Verdict { return Check(rules, c) },
+	}
+}
+
+var matcherKeys = map[string]pdk.Decision{
+	"deny_glob": pdk.Deny, "ask_glob": pdk.Ask, "allow_glob": pdk.Allow,
+	"deny_regex": pdk.Deny, "ask_regex": pdk.Ask, "allow_regex": pdk.Allow,
+}
+
+func parseRules(cfg pdk.Value) ([]rule, error) {
+	var rules []rule
+	var err error
+	cfg.Members(func(key string, v pdk.Value) bool {
+		if key != "rules" {
+			err = pdk.ConfigError(key, `unknown key (argguard knows only "rules")`)
+			return false
+		}
+		if v.Kind() != pdk.Array {
+			err = pdk.ConfigError("rules", "want an array of tables")
+			return false
+		}
+		v.Each(func(i int, rv pdk.Value) bool {
+			var r rule
+			r, err = parseRule(i, rv)
+			rules = append(rules, r)
+			return err == nil
+		})
+		return err == nil
+	})
+	return rules, err
+}
+
+func parseRule(i int, v pdk.Value) (rule, error) {
+	at := "rules[" + strconv.Itoa(i) + "]"
+	r := rule{index: i, tool: "*", app: "*"}
+	if v.Kind() != pdk.Object {
+		return r, pdk.ConfigError(at, "want a table like {tool = \"write_file\", arg = \"path\", deny_glob = \"/etc/**\"}")
+	}
+	var err error
+	str := func(key string, v pdk.Value) string {
+		s, ok := v.Str()
+		if !ok && err == nil {
+			err = pdk.ConfigError(at+"."+key, "want a string")
+		}
+		return s
+	}
+	v.Members(func(key string, v pdk.Value) bool {
+		switch key {
+		case "tool":
+			r.tool = str(key, v)
+		case "app":
+			r.app = str(key, v)
+		case "arg":
+			r.arg = str(key, v)
+		case "code":
+			r.code = str(key, v)
+		case "reason":
+			r.reason = str(key, v)
+		default:
+			d, ok := matcherKeys[key]
+			if !ok {
+				err = pdk.ConfigError(at+"."+key, "unknown key (want tool, app, arg, code, reason, or one of deny_glob, ask_glob, allow_glob, deny_regex, ask_regex, allow_regex)")
+				return false
+			}
+			if r.kind != "" {
+				err = pdk.ConfigError(at, "has both "+r.kind+" and "+key+"; give each rule one matcher")
+				return false
+			}
+			r.kind, r.decision, r.pattern = key, d, str(key, v)
+		}
+		return err == nil
+	})
+	if err != nil {
+		return r, err
+	}
+	if r.arg == "" {
+		return r, pdk.ConfigError(at, `missing "arg" (an argument name, or a JSON pointer such as "/options/path")`)
+	}
+	r.pointer = r.arg[0] == '/'
+	switch {
+	case r.kind == "":
+		return r, pdk.ConfigError(at, "missing a matcher (deny_glob, ask_glob, allow_glob, deny_regex, ask_regex or allow_regex)")
+	case r.kind[len(r.kind)-4:] == "glob":
+		r.glob = compilePathGlob(r.pattern)
+	default:
+		re, rerr := regexp.Compile(r.pattern)
+		if rerr != nil {
+			return r, pdk.ConfigError(at+"."+r.kind, rerr.Error())
+		}
+		r.re = re
+	}
+	if r.code != "" && !validCode(r.code) {
+		return r, pdk.ConfigError(at+".code", "want [a-z0-9_.:-]{1,64}")
+	}
+	return r, nil
+}
+
+func validCode(s string) bool {
+	if len(s) == 0 || len(s) > 64 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '_' || c == '.' || c == ':' || c == '-') {
+			return false
+		}
+	}
+	return true
+}
+
+// Check evaluates the rules against one call.
+func Check(rules []rule, c *pdk.Check) pdk.Verdict {
+	var best *rule
+	var bestVal string
+	if len(rules) == 0 {
+		return pdk.NoOpinion()
+	}
+	call := c.Call()
+	tool, app := call.ToolName(), call.App()
+	args := call.Arguments()
+	for i := range rules {
+		r := &rules[i]
+		if best != nil && r.decision <= best.decision {
+			continue // cannot beat what already matched
+		}
+		if !nameMatch(r.tool, tool) || !nameMatch(r.app, app) {
+			continue
+		}
+		var v pdk.Value
+		if r.pointer {
+			v = args.Pointer(r.arg)
+		} else {
+			v = args.Get(r.arg)
+		}
+		if !v.Exists() {
+			continue
+		}
+		if val, ok := r.matches(v); ok {
+			best, bestVal = r, val
+		}
+	}
+	if best == nil {
+		return pdk.NoOpinion()
+	}
+	code := best.code
+	if code == "" {
+		code = [...]string{pdk.Allow: CodeAllow, pdk.Ask: CodeAsk, pdk.Deny: CodeDeny}[best.decision]
+	}
+	reason := best.reason
+	if reason == "" {
+		reason = "argument " + pdk.Quote(best.arg) + " = " + pdk.Quote(clip(bestVal, 120)) +
+			" matches " + best.kind + " " + pdk.Quote(best.pattern)
+	}
+	return pdk.Verdict{Decision: best.decision, Code: code, Reason: reason}
+}
+
+// matches reports whether the value matches, and which value did.
+func (r *rule) matches(v pdk.Value) (string, bool) {
+	if v.Kind() == pdk.Array {
+		all := r.decision == pdk.Allow
+		n := 0
+		var hit string
+		ok := all
+		v.Each(func(_ int, e pdk.Value) bool {
+			n++
+			s := valueText(e)
+			m := r.matchOne(s)
+			if all && !m {
+				ok = false
+				return false
+			}
+			if !all && m {
+				ok, hit = true, s
+				return false
+			}
+			hit = s
+			return true
+		})
+		return hit, ok && n > 0
+	}
+	s := valueText(v)
+	return s, r.matchOne(s)
+}
+
+func (r *rule) matchOne(s string) bool {
+	if r.re != nil {
+		return r.re.MatchString(s)
+	}
+	raw := r.glob.match(s)
+	clean := raw
+	if c := path.Clean(s); c != s && s != "" {
+		clean = r.glob.match(c)
+	}
+	if r.decision == pdk.Allow {
+		return raw && clean
+	}
+	return raw || clean
+}
+
+func valueText(v pdk.Value) string {
+	if s, ok := v.Str(); ok {
+		return s
+	}
+	return string(v.Raw())
+}
+
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "..."
+}

@@ -1,0 +1,41 @@
+// Package plugins holds toolwarden's first-party policy plugins: their Go
+// sources (one folder each, written with pdk/go) and the WebAssembly
+// modules built from them, which are embedded in the binary and selected
+// with builtin = "<name>" in a [policies.<name>] table.
+//
+// The .wasm files are committed and rebuilt reproducibly by
+// scripts/build-plugins.sh; CI rebuilds them and fails if they differ.
+package plugins
+
+import (
+	_ "embed"
+	"sort"
+)
+
+//go:embed trifecta.wasm
+var trifectaWasm []byte
+
+//go:embed argguard.wasm
+var argguardWasm []byte
+
+var builtins = map[string][]byte{
+	"trifecta": trifectaWasm,
+	"argguard": argguardWasm,
+}
+
+// Builtin returns the module bytes of a first-party plugin. The bytes are
+// shared: do not modify them.
+func Builtin(name string) ([]byte, bool) {
+	b, ok := builtins[name]
+	return b, ok
+}
+
+// Names lists the built-in plugins, sorted.
+func Names() []string {
+	out := make([]string, 0, len(builtins))
+	for n := range builtins {
+		out = append(out, n)
+	}
+	sort.Strings(out)
+	return out
+}

@@ -1,0 +1,206 @@
+package approval
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/toolwarden/toolwarden/host/policy"
+)
+
+// Field is the name of the one property of the approval form.
+const Field = "decision"
+
+// ElicitationID keys the approval question in a multi round-trip
+// input request (inputRequests / inputResponses).
+const ElicitationID = "toolwarden.approval"
+
+// optionTitles are the labels a client shows for each option.
+var optionTitles = map[string]string{
+	policy.OptionAllowOnce:    "Allow once",
+	policy.OptionAllowSession: "Allow for this session",
+	policy.OptionAlways:       "Always allow (this exact tool definition)",
+	policy.OptionDeny:         "Deny",
+}
+
+// Question is what the human is asked about one call.
+type Question struct {
+	// Tool is the name the client knows the tool by (with the server
+	// prefix in proxy mode).
+	Tool      string
+	Decision  *policy.Decision
+	Arguments json.RawMessage
+	// Options are the answers offered, from the decision's prompt, minus
+	// "always" when no approvals file is configured.
+	Options []string
+	// Drifted says the tool's definition differs from the one first seen
+	// in this session.
+	Drifted bool
+}
+
+// NewQuestion builds the question for an ask. always says whether an
+// "always" answer can be stored.
+func NewQuestion(tool string, d *policy.Decision, args json.RawMessage, always bool) Question {
+	var opts []string
+	if d.Prompt != nil {
+		opts = d.Prompt.Options
+	}
+	if len(opts) == 0 {
+		opts = []string{policy.OptionAllowOnce, policy.OptionDeny}
+	}
+	out := make([]string, 0, len(opts))
+	for _, o := range opts {
+		if o == policy.OptionAlways && !always {
+			continue
+		}
+		out = append(out, o)
+	}
+	return Question{Tool: tool, Decision: d, Arguments: args, Options: out}
+}
+
+// maxArgsShown bounds the arguments quoted in the message.
+const maxArgsShown = 2000
+
+// Message is the text shown to the human: what, why, the hints, and the
+// arguments (pretty-printed, truncated).
+func (q *Question) Message() string {
+	d := q.Decision
+	var b strings.Builder
+	title := "Allow " + q.Tool + "?"
+	if d.Prompt != nil && d.Prompt.Title != "" {
+		title = d.Prompt.Title
+	}
+	b.WriteString("toolwarden: ")
+	b.WriteString(title)
+	b.WriteString("\n\nTool: ")
+	b.WriteString(q.Tool)
+	if d.Server != "" && q.Tool != d.Tool {
+		fmt.Fprintf(&b, " (%s on server %s)", d.Tool, d.Server)
+	} else if d.Server != "" {
+		fmt.Fprintf(&b, " (server %s)", d.Server)
+	}
+	if why := reasons(d); why != "" {
+		b.WriteString("\nWhy: ")
+		b.WriteString(why)
+	}
+	if hs := d.Hints.String(); hs != "" {
+		b.WriteString("\nHints: ")
+		b.WriteString(hs)
+	}
+	if q.Drifted {
+		b.WriteString("\nWarning: this tool's definition changed since it was first seen in this session; its earlier approval no longer applies and the hints it claims are not trusted until you approve it.")
+	}
+	if !d.Rememberable {
+		b.WriteString("\nThis approval cannot be remembered: it applies to this call only.")
+	}
+	b.WriteString("\nArguments:\n")
+	b.WriteString(PrettyArguments(q.Arguments, maxArgsShown))
+	return b.String()
+}
+
+func reasons(d *policy.Decision) string {
+	if d.Prompt != nil && d.Prompt.Message != "" {
+		return d.Prompt.Message
+	}
+	msgs := make([]string, 0, len(d.Reasons))
+	for _, r := range d.Reasons {
+		msgs = append(msgs, r.Message)
+	}
+	return strings.Join(msgs, "; ")
+}
+
+// PrettyArguments renders arguments indented, cut at limit bytes (on a
+// rune boundary) with a note saying how much was left out.
+func PrettyArguments(args json.RawMessage, limit int) string {
+	var buf bytes.Buffer
+	if len(bytes.TrimSpace(args)) == 0 {
+		return "{}"
+	}
+	if err := json.Indent(&buf, args, "", "  "); err != nil {
+		buf.Reset()
+		buf.Write(args)
+	}
+	s := buf.String()
+	if len(s) <= limit {
+		return s
+	}
+	cut := limit
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return fmt.Sprintf("%s\n… (%d more bytes not shown)", s[:cut], len(s)-cut)
+}
+
+// Params renders the question as a form-mode elicitation: one required
+// string property, "decision", whose values are the options. The options
+// are given both as a titled oneOf (MCP 2025-11-25) and as enum with
+// enumNames (2025-06-18), so that older and newer clients can render them.
+func (q *Question) Params() mcp.ElicitationParams {
+	oneOf := make([]map[string]string, 0, len(q.Options))
+	names := make([]string, 0, len(q.Options))
+	for _, o := range q.Options {
+		oneOf = append(oneOf, map[string]string{"const": o, "title": optionTitles[o]})
+		names = append(names, optionTitles[o])
+	}
+	return mcp.ElicitationParams{
+		Message: q.Message(),
+		RequestedSchema: map[string]any{
+			"type": "object",
+			"properties": map[string]any{
+				Field: map[string]any{
+					"type":        "string",
+					"title":       "Decision",
+					"description": "Approve or deny this tool call.",
+					"oneOf":       oneOf,
+					"enum":        q.Options,
+					"enumNames":   names,
+				},
+			},
+			"required": []string{Field},
+		},
+	}
+}
+
+// Answer reads the human's answer to the question. It returns the chosen
+// option, which is OptionDeny for a decline or a cancel. An answer outside
+// the options offered is an error: the client did not show this question.
+// An accept without a decision counts as allow once, the narrowest allow,
+// for clients that render a form as a bare confirm button.
+func (q *Question) Answer(r *mcp.ElicitationResult) (string, error) {
+	if r == nil {
+		return policy.OptionDeny, fmt.Errorf("no answer")
+	}
+	switch r.Action {
+	case mcp.ElicitationResponseActionAccept:
+	case mcp.ElicitationResponseActionDecline, mcp.ElicitationResponseActionCancel:
+		return policy.OptionDeny, nil
+	default:
+		return policy.OptionDeny, fmt.Errorf("unknown elicitation action %q", r.Action)
+	}
+	choice := ""
+	switch c := r.Content.(type) {
+	case nil:
+	case map[string]any:
+		if v, ok := c[Field]; ok {
+			s, isString := v.(string)
+			if !isString {
+				return policy.OptionDeny, fmt.Errorf("%q must be a string, got %T", Field, v)
+			}
+			choice = s
+		}
+	default:
+		return policy.OptionDeny, fmt.Errorf("elicitation content must be an object, got %T", r.Content)
+	}
+	if choice == "" {
+		return policy.OptionAllowOnce, nil
+	}
+	if !slices.Contains(q.Options, choice) {
+		return policy.OptionDeny, fmt.Errorf("answer %q was not offered (offered: %s)", choice, strings.Join(q.Options, ", "))
+	}
+	return choice, nil
+}

@@ -1,0 +1,162 @@
+package e2e
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// Paths filled in by TestMain.
+var (
+	root       string // module root
+	twBin      string // the real toolwarden binary, built for this run
+	testServer string // sdk/internal/testserver, built for this run
+)
+
+func TestMain(m *testing.M) {
+	os.Exit(run(m))
+}
+
+func run(m *testing.M) int {
+	var err error
+	root, err = filepath.Abs(filepath.Join("..", ".."))
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	dir, err := os.MkdirTemp("", "toolwarden-e2e-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer os.RemoveAll(dir)
+	twBin = filepath.Join(dir, "toolwarden")
+	testServer = filepath.Join(dir, "testserver")
+	for _, b := range []struct{ out, pkg string }{
+		{twBin, "./cmd/toolwarden"},
+		{testServer, "./sdk/internal/testserver"},
+	} {
+		args := []string{"build", "-o", b.out}
+		if raceEnabled {
+			// The proxy under test runs with the race detector too.
+			args = append(args, "-race")
+		}
+		cmd := exec.Command("go", append(args, b.pkg)...)
+		cmd.Dir = root
+		if out, err := cmd.CombinedOutput(); err != nil {
+			fmt.Fprintf(os.Stderr, "e2e: building %s: %v\n%s", b.pkg, err, out)
+			return 1
+		}
+	}
+	return m.Run()
+}
+
+// needToolchain skips a test whose toolchain (node, the npm packages) is
+// missing, except in CI (TOOLWARDEN_REQUIRE_TOOLCHAINS=1), where a missing
+// toolchain fails the test: CI must run every test.
+func needToolchain(t testing.TB, what string, err error) {
+	t.Helper()
+	if err == nil {
+		return
+	}
+	if os.Getenv("TOOLWARDEN_REQUIRE_TOOLCHAINS") == "1" {
+		t.Fatalf("%s is required (TOOLWARDEN_REQUIRE_TOOLCHAINS=1) but unavailable: %v (run scripts/setup.sh)", what, err)
+	}
+	t.Skipf("%s unavailable: %v (run scripts/setup.sh)", what, err)
+}
+
+// npmServer returns the path of an MCP server installed by scripts/setup.sh
+// (scripts/npm/node_modules/.bin/<name>), after checking node runs.
+func npmServer(t testing.TB, name string) string {
+	t.Helper()
+	_, err := exec.LookPath("node")
+	needToolchain(t, "node", err)
+	p := filepath.Join(root, "scripts", "npm", "node_modules", ".bin", name)
+	_, err = os.Stat(p)
+	needToolchain(t, "npm package "+name, err)
+	return p
+}
+
+// nodeSDK returns the folder of the official MCP TypeScript SDK.
+func nodeSDK(t testing.TB) string {
+	t.Helper()
+	_, err := exec.LookPath("node")
+	needToolchain(t, "node", err)
+	p := filepath.Join(root, "scripts", "npm", "node_modules", "@modelcontextprotocol", "sdk")
+	_, err = os.Stat(filepath.Join(p, "dist", "esm", "client", "index.js"))
+	needToolchain(t, "the MCP TypeScript SDK", err)
+	return p
+}
+
+// writeFile writes a file under t.TempDir() and returns its path.
+func writeFile(t testing.TB, name, content string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(p, []byte(content), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// logBuffer collects a process's stderr and shows it when the test fails.
+type logBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (l *logBuffer) Write(b []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.buf.Write(b)
+}
+
+func (l *logBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.buf.String()
+}
+
+func newLog(t testing.TB, name string) *logBuffer {
+	l := &logBuffer{}
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("%s stderr:\n%s", name, l.String())
+		}
+	})
+	return l
+}
+
+func testContext(t testing.TB) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+// eventually polls cond until it holds or the deadline passes.
+func eventually(t testing.TB, d time.Duration, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(d)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out after %s waiting for %s", d, what)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func mustContain(t testing.TB, got, want string) {
+	t.Helper()
+	if !strings.Contains(got, want) {
+		t.Fatalf("want %q in:\n%s", want, got)
+	}
+}
+
+var errNotFound = errors.New("not found")

@@ -1,0 +1,123 @@
+package e2e
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+type tsStep struct {
+	Op        string         `json:"op"`
+	Name      string         `json:"name,omitempty"`
+	Arguments map[string]any `json:"arguments,omitempty"`
+}
+
+type tsResult struct {
+	Results []struct {
+		Op      string   `json:"op"`
+		Name    string   `json:"name"`
+		Tools   []string `json:"tools"`
+		IsError bool     `json:"isError"`
+		Text    string   `json:"text"`
+		Thrown  string   `json:"thrown"`
+	} `json:"results"`
+	Asked []struct {
+		Message         string         `json:"message"`
+		RequestedSchema map[string]any `json:"requestedSchema"`
+	} `json:"asked"`
+}
+
+// runTS runs sdk/testdata/tsclient.mjs: the official TypeScript SDK client
+// against command, with scripted elicitation answers.
+func runTS(t *testing.T, elicitation bool, answers []string, steps []tsStep, command string, args ...string) tsResult {
+	t.Helper()
+	sdk := nodeSDK(t)
+	script, _ := json.Marshal(map[string]any{
+		"command": command, "args": args, "elicitation": elicitation, "answers": answers, "steps": steps,
+		"env": map[string]string{"XDG_CONFIG_HOME": t.TempDir()},
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "node", filepath.Join(root, "sdk", "testdata", "tsclient.mjs"), string(script))
+	cmd.Env = append(os.Environ(), "MCP_SDK="+sdk)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("tsclient: %v\nstdout: %s\nstderr: %s", err, out.String(), errb.String())
+	}
+	var res tsResult
+	if err := json.Unmarshal(out.Bytes(), &res); err != nil {
+		t.Fatalf("tsclient output: %v\n%s\nstderr: %s", err, out.String(), errb.String())
+	}
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("tsclient stderr:\n%s", errb.String())
+		}
+	})
+	return res
+}
+
+// The official TypeScript SDK client works through wrap: listing, calls,
+// and approval prompts by elicitation (accept and decline), in front of a
+// TypeScript server (server-filesystem) and a Go one (testserver).
+func TestTypeScriptClientInterop(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	dir, _ = filepath.EvalSymlinks(dir)
+	if err := os.WriteFile(filepath.Join(dir, "hello.txt"), []byte("hi from disk"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+
+	t.Run("server-filesystem", func(t *testing.T) {
+		t.Parallel()
+		fsBin := npmServer(t, "mcp-server-filesystem")
+		a, b := filepath.Join(dir, "a.txt"), filepath.Join(dir, "b.txt")
+		res := runTS(t, true, []string{"allow_once", "decline"}, []tsStep{
+			{Op: "list"},
+			{Op: "call", Name: "read_text_file", Arguments: map[string]any{"path": filepath.Join(dir, "hello.txt")}},
+			{Op: "call", Name: "write_file", Arguments: map[string]any{"path": a, "content": "A"}},
+			{Op: "call", Name: "write_file", Arguments: map[string]any{"path": b, "content": "B"}},
+		}, twBin, wrapArgs(t, "fs", nil, fsBin, dir)...)
+		r := res.Results
+		if len(r) != 4 || !contains(r[0].Tools, "write_file") || !contains(r[0].Tools, "read_text_file") {
+			t.Fatalf("list: %+v", r)
+		}
+		if r[1].IsError || r[1].Text != "hi from disk" {
+			t.Fatalf("read: %+v", r[1])
+		}
+		if r[2].IsError || r[2].Thrown != "" || !fileExists(a) {
+			t.Fatalf("write accepted: %+v", r[2])
+		}
+		if !r[3].IsError || fileExists(b) {
+			t.Fatalf("write declined: %+v", r[3])
+		}
+		if len(res.Asked) != 2 {
+			t.Fatalf("asked %d times, want 2", len(res.Asked))
+		}
+		mustContain(t, res.Asked[0].Message, "write_file")
+		mustContain(t, res.Asked[0].Message, a)
+		js, _ := json.Marshal(res.Asked[0].RequestedSchema)
+		mustContain(t, string(js), `"allow_session"`)
+	})
+
+	t.Run("testserver without elicitation", func(t *testing.T) {
+		t.Parallel()
+		res := runTS(t, false, nil, []tsStep{
+			{Op: "call", Name: "echo", Arguments: map[string]any{"message": "ts"}},
+			{Op: "call", Name: "write", Arguments: map[string]any{"what": "x"}},
+		}, twBin, wrapArgs(t, "ts", nil, testServer)...)
+		r := res.Results
+		if r[0].IsError || r[0].Text != "echo: ts" {
+			t.Fatalf("echo: %+v", r[0])
+		}
+		if !r[1].IsError || !strings.Contains(r[1].Text, "cannot show approval prompts") {
+			t.Fatalf("write without elicitation: %+v", r[1])
+		}
+	})
+}

@@ -1,0 +1,88 @@
+package proxy
+
+import (
+	"io"
+	"log/slog"
+	"time"
+)
+
+// Options configure a Proxy. Start from Defaults and chain With... calls;
+// each returns a new value.
+type Options struct {
+	name, version    string
+	namespace        bool
+	maxArgs          int
+	approvalTimeout  time.Duration
+	stateTTL         time.Duration
+	sessionID        string
+	log              *slog.Logger
+	waitForUpstreams bool
+	workers          int
+}
+
+// Default limits.
+const (
+	// DefaultMaxArgumentBytes caps a tools/call's arguments (1 MiB).
+	DefaultMaxArgumentBytes = 1 << 20
+	// DefaultApprovalTimeout bounds how long a legacy client's approval
+	// prompt may stay open before the call is denied.
+	DefaultApprovalTimeout = 10 * time.Minute
+	// DefaultStateTTL is how long a multi round-trip approval state stays
+	// valid.
+	DefaultStateTTL = 10 * time.Minute
+)
+
+// Defaults: tools keep their upstream names, 1 MiB argument cap, 10 minute
+// approval timeout and state lifetime, a random session ID, no logging.
+func Defaults() Options {
+	return Options{
+		name:            "toolwarden",
+		version:         "dev",
+		maxArgs:         DefaultMaxArgumentBytes,
+		approvalTimeout: DefaultApprovalTimeout,
+		stateTTL:        DefaultStateTTL,
+		log:             slog.New(slog.NewTextHandler(io.Discard, nil)),
+		workers:         16,
+	}
+}
+
+// WithServerInfo sets the name and version the proxy announces downstream.
+func (o Options) WithServerInfo(name, version string) Options {
+	o.name, o.version = name, version
+	return o
+}
+
+// WithNamespace exposes every tool as <server>__<tool> (proxy mode), so that
+// several upstreams can share one tool list without collisions.
+func (o Options) WithNamespace(on bool) Options { o.namespace = on; return o }
+
+// WithMaxArgumentBytes caps the size of a call's arguments; larger calls
+// get a tool error and never reach policy or the upstream.
+func (o Options) WithMaxArgumentBytes(n int) Options { o.maxArgs = n; return o }
+
+// WithApprovalTimeout bounds how long a client that uses server-initiated
+// elicitation (protocol 2025-11-25 and earlier) may take to answer an
+// approval prompt. No answer in time is a deny.
+func (o Options) WithApprovalTimeout(d time.Duration) Options { o.approvalTimeout = d; return o }
+
+// WithStateTTL sets how long a minted approval request state stays valid
+// (multi round-trip clients answer by retrying the call within this time).
+func (o Options) WithStateTTL(d time.Duration) Options { o.stateTTL = d; return o }
+
+// WithSessionID names the proxy's one session (stdio serves one client).
+// The default is random.
+func (o Options) WithSessionID(id string) Options { o.sessionID = id; return o }
+
+// WithLogger sends the proxy's diagnostics (upstream starts, crashes,
+// restarts) to l.
+func (o Options) WithLogger(l *slog.Logger) Options { o.log = l; return o }
+
+// WithWaitForUpstreams makes Run start every upstream (each within its
+// startup timeout) before it reads its first message, so the first answer
+// already carries the upstream's instructions. Without it Run serves at
+// once and tools/list waits for the upstreams instead.
+func (o Options) WithWaitForUpstreams(on bool) Options { o.waitForUpstreams = on; return o }
+
+// WithWorkers sets how many tool calls run at once (each waiting approval
+// holds one).
+func (o Options) WithWorkers(n int) Options { o.workers = n; return o }

@@ -1,0 +1,67 @@
+// A scripted MCP client on the official TypeScript SDK, driven by
+// toolwarden's e2e tests (sdk/e2e/typescript_test.go) to prove interop.
+//
+//   MCP_SDK=<path to @modelcontextprotocol/sdk> node tsclient.mjs '<script JSON>'
+//
+// The script is {"command", "args", "elicitation": bool, "answers": [...],
+// "steps": [{"op": "list"} | {"op": "call", "name", "arguments"}]}. Each
+// answer is an option ("allow_once", ...) accepted as {decision: answer},
+// or "decline". The client prints one JSON object: {"results": [...],
+// "asked": [elicitation params...]}.
+import { pathToFileURL } from 'node:url';
+import path from 'node:path';
+
+const sdk = process.env.MCP_SDK;
+if (!sdk) {
+  console.error('MCP_SDK is not set');
+  process.exit(2);
+}
+const load = (p) => import(pathToFileURL(path.join(sdk, 'dist', 'esm', p)).href);
+const { Client } = await load('client/index.js');
+const { StdioClientTransport, getDefaultEnvironment } = await load('client/stdio.js');
+const { ElicitRequestSchema } = await load('types.js');
+
+const script = JSON.parse(process.argv[2]);
+const answers = [...(script.answers ?? [])];
+const asked = [];
+
+const client = new Client(
+  { name: 'toolwarden-e2e-ts', version: '1.0.0' },
+  { capabilities: script.elicitation ? { elicitation: {} } : {} },
+);
+if (script.elicitation) {
+  client.setRequestHandler(ElicitRequestSchema, async (request) => {
+    asked.push(request.params);
+    const answer = answers.shift();
+    if (answer === undefined || answer === 'decline') {
+      return { action: 'decline' };
+    }
+    return { action: 'accept', content: { decision: answer } };
+  });
+}
+
+const transport = new StdioClientTransport({
+  command: script.command,
+  args: script.args,
+  env: { ...getDefaultEnvironment(), ...(script.env ?? {}) },
+  stderr: 'inherit',
+});
+await client.connect(transport);
+
+const results = [];
+for (const step of script.steps) {
+  try {
+    if (step.op === 'list') {
+      const res = await client.listTools();
+      results.push({ op: 'list', tools: res.tools.map((t) => t.name) });
+    } else if (step.op === 'call') {
+      const res = await client.callTool({ name: step.name, arguments: step.arguments ?? {} });
+      const text = (res.content ?? []).filter((c) => c.type === 'text').map((c) => c.text).join('\n');
+      results.push({ op: 'call', name: step.name, isError: res.isError === true, text });
+    }
+  } catch (err) {
+    results.push({ op: step.op, name: step.name, thrown: String(err?.message ?? err) });
+  }
+}
+await client.close();
+process.stdout.write(JSON.stringify({ results, asked }) + '\n');

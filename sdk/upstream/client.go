@@ -1,0 +1,569 @@
+package upstream
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os/exec"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/client/transport"
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/toolwarden/toolwarden/host"
+)
+
+// Errors a Call can return besides *RPCError.
+var (
+	// ErrClosed: the client was closed.
+	ErrClosed = errors.New("upstream client closed")
+	// ErrTimeout: the call ran past the tool timeout.
+	ErrTimeout = errors.New("tool call timed out")
+)
+
+// RPCError is a JSON-RPC error the upstream answered with.
+type RPCError struct {
+	Code    int
+	Message string
+	Data    json.RawMessage
+}
+
+func (e *RPCError) Error() string {
+	return fmt.Sprintf("upstream error %d: %s", e.Code, e.Message)
+}
+
+// TransportError is a failure to reach the upstream or to get its answer:
+// the process exited, the pipe broke, the HTTP request failed. The request
+// may or may not have run. The connection is dropped and the next use
+// reconnects (with backoff).
+type TransportError struct {
+	Server string
+	Err    error
+}
+
+func (e *TransportError) Error() string {
+	return fmt.Sprintf("upstream %s: %v", e.Server, e.Err)
+}
+
+func (e *TransportError) Unwrap() error { return e.Err }
+
+// UnavailableError says the upstream is down and when it will be tried again.
+type UnavailableError struct {
+	Server  string
+	Cause   error
+	RetryIn time.Duration
+}
+
+func (e *UnavailableError) Error() string {
+	if e.RetryIn > 0 {
+		return fmt.Sprintf("upstream %s is unavailable (%v); toolwarden retries starting it in %s", e.Server, e.Cause, e.RetryIn.Round(100*time.Millisecond))
+	}
+	return fmt.Sprintf("upstream %s is unavailable: %v", e.Server, e.Cause)
+}
+
+func (e *UnavailableError) Unwrap() error { return e.Cause }
+
+// IsTransport reports whether err means the request may not have reached
+// the upstream or its answer was lost: the only failures an idempotent tool
+// call may be retried after.
+func IsTransport(err error) bool {
+	var te *TransportError
+	return errors.As(err, &te)
+}
+
+// Client is one upstream MCP server, reached through mcp-go. It starts the
+// server on first use, keeps its tool list (raw definitions, parsed once),
+// relists on notifications/tools/list_changed, and restarts a server that
+// died, with exponential backoff. It is safe for concurrent use.
+//
+// Requests go through mcp-go's transport raw: tools/list so that tool
+// definitions reach the client byte for byte (mcp.Tool drops schema keywords
+// and unknown annotations), tools/call so that the result is relayed as the
+// upstream wrote it and mcp-go's multi round-trip loop never runs on a
+// client that has no one to ask.
+type Client struct {
+	spec     Spec
+	onChange func(*Client)
+	version  string
+	log      *slog.Logger
+
+	mu         sync.Mutex
+	conn       *conn
+	connecting chan struct{}
+	tools      []*host.Tool
+	listed     bool // tools holds a real listing
+	failures   int
+	retryAt    time.Time
+	lastErr    error
+	closed     bool
+
+	refreshMu  sync.Mutex
+	refreshing bool
+	dirty      bool
+
+	ids       atomic.Uint64
+	deadlines deadlines
+}
+
+type conn struct {
+	mc           *client.Client
+	tr           transport.Interface
+	cancel       context.CancelFunc
+	dead         atomic.Bool
+	instructions string
+	closeOnce    sync.Once
+}
+
+func (cn *conn) close() {
+	cn.closeOnce.Do(func() {
+		cn.dead.Store(true)
+		_ = cn.mc.Close()
+		cn.cancel()
+	})
+}
+
+// New returns a client for spec. Nothing starts until Start or the first
+// Call. onChange, if not nil, is called whenever the tool list changes
+// (after a start, a restart or a relist); it may be called concurrently and
+// should return quickly.
+func New(spec Spec, version string, onChange func(*Client)) *Client {
+	log := spec.Logger
+	if log == nil {
+		log = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	return &Client{spec: spec, onChange: onChange, version: version, log: log, deadlines: deadlines{tick: 50 * time.Millisecond}}
+}
+
+// Name is the server's name.
+func (c *Client) Name() string { return c.spec.Name }
+
+// Spec is how the client reaches its server.
+func (c *Client) Spec() Spec { return c.spec }
+
+// Start connects and lists tools, within the startup timeout.
+func (c *Client) Start(ctx context.Context) error {
+	_, err := c.ready(ctx)
+	return err
+}
+
+// Tools returns the current tool list. The slice is shared: do not modify.
+func (c *Client) Tools() []*host.Tool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.tools
+}
+
+// Instructions is the server's initialize instructions, if it is connected.
+func (c *Client) Instructions() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.conn == nil {
+		return ""
+	}
+	return c.conn.instructions
+}
+
+// RetryIn says how long until a down server is tried again (0: now, or up).
+func (c *Client) RetryIn() time.Duration {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.conn != nil && !c.conn.dead.Load() {
+		return 0
+	}
+	return max(0, time.Until(c.retryAt))
+}
+
+// Err is the last start or transport failure, or nil while the server is up.
+func (c *Client) Err() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.conn != nil && !c.conn.dead.Load() {
+		return nil
+	}
+	return c.lastErr
+}
+
+// Close stops the server (or the HTTP session).
+func (c *Client) Close() error {
+	c.mu.Lock()
+	c.closed = true
+	cn := c.conn
+	c.conn = nil
+	c.mu.Unlock()
+	if cn != nil {
+		cn.close()
+	}
+	return nil
+}
+
+// backoff is the wait before restart number n (n failures in a row): the
+// first restart is immediate, so one crash costs one call; then 1 s, 2 s,
+// 4 s ... up to 30 s.
+func backoff(n int) time.Duration {
+	if n <= 1 {
+		return 0
+	}
+	d := time.Second << min(n-2, 5)
+	return min(d, 30*time.Second)
+}
+
+// ready returns a live connection, connecting (or reconnecting) if needed.
+// Concurrent callers share one connection attempt.
+func (c *Client) ready(ctx context.Context) (*conn, error) {
+	for {
+		c.mu.Lock()
+		if c.closed {
+			c.mu.Unlock()
+			return nil, ErrClosed
+		}
+		if cn := c.conn; cn != nil && !cn.dead.Load() {
+			c.mu.Unlock()
+			return cn, nil
+		}
+		if wait := c.connecting; wait != nil {
+			c.mu.Unlock()
+			select {
+			case <-wait:
+				continue
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			}
+		}
+		if d := time.Until(c.retryAt); d > 0 && c.lastErr != nil {
+			err := &UnavailableError{Server: c.spec.Name, Cause: c.lastErr, RetryIn: d}
+			c.mu.Unlock()
+			return nil, err
+		}
+		done := make(chan struct{})
+		c.connecting = done
+		old := c.conn
+		c.conn = nil
+		c.mu.Unlock()
+
+		if old != nil {
+			go old.close() // reap the dead process without holding up the restart
+		}
+		cn, tools, err := c.dial()
+
+		c.mu.Lock()
+		c.connecting = nil
+		close(done)
+		if err != nil {
+			c.failures++
+			c.lastErr = err
+			c.retryAt = time.Now().Add(max(backoff(c.failures+1), time.Second))
+			c.mu.Unlock()
+			c.log.Warn("upstream failed to start", "server", c.spec.Name, "err", err)
+			return nil, &UnavailableError{Server: c.spec.Name, Cause: err}
+		}
+		if c.closed {
+			c.mu.Unlock()
+			cn.close()
+			return nil, ErrClosed
+		}
+		c.conn = cn
+		c.lastErr = nil
+		changed := !c.listed || !sameTools(c.tools, tools)
+		c.tools, c.listed = tools, true
+		c.mu.Unlock()
+		if changed {
+			c.changed()
+		}
+		return cn, nil
+	}
+}
+
+// dial starts the server, runs the handshake and lists its tools, all
+// within the startup timeout.
+func (c *Client) dial() (*conn, []*host.Tool, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), c.spec.startupTimeout())
+	defer cancel()
+
+	var tr transport.Interface
+	if c.spec.URL != "" {
+		h, err := transport.NewStreamableHTTP(c.spec.URL,
+			transport.WithHTTPHeaders(c.spec.Headers),
+			transport.WithContinuousListening(),
+			transport.WithHTTPLogger(c.log))
+		if err != nil {
+			return nil, nil, err
+		}
+		tr = h
+	} else {
+		tr = transport.NewStdioWithOptions(c.spec.Command, nil, c.spec.Args,
+			transport.WithCommandFunc(c.command),
+			transport.WithCommandLogger(c.log))
+	}
+	// The connection outlives the startup timeout: mcp-go keeps this context
+	// for the listener and for requests the server sends us.
+	life, stop := context.WithCancel(context.Background())
+	// Pin the newest handshake-based revision: no server/discover probe (up
+	// to 5 s against servers that ignore it), and raw requests need no
+	// per-request _meta. Every 2026-07-28 server still serves it.
+	mc := client.NewClient(tr, client.WithProtocolVersion(mcp.LATEST_LEGACY_PROTOCOL_VERSION))
+	cn := &conn{mc: mc, tr: tr, cancel: stop}
+	if err := mc.Start(life); err != nil {
+		stop()
+		return nil, nil, fmt.Errorf("starting %s: %w", c.spec.Describe(), err)
+	}
+	mc.OnNotification(func(n mcp.JSONRPCNotification) {
+		if n.Method == string(mcp.MethodNotificationToolsListChanged) && !cn.dead.Load() {
+			go c.Refresh()
+		}
+	})
+	res, err := mc.Initialize(ctx, mcp.InitializeRequest{Params: mcp.InitializeParams{
+		ProtocolVersion: mcp.LATEST_LEGACY_PROTOCOL_VERSION,
+		ClientInfo:      mcp.Implementation{Name: "toolwarden", Version: c.version},
+	}})
+	if err != nil {
+		cn.close()
+		return nil, nil, c.startErr("initialize", ctx, err)
+	}
+	cn.instructions = res.Instructions
+	tools, err := c.list(ctx, cn)
+	if err != nil {
+		cn.close()
+		return nil, nil, c.startErr("tools/list", ctx, err)
+	}
+	return cn, tools, nil
+}
+
+func (c *Client) startErr(what string, ctx context.Context, err error) error {
+	if ctx.Err() != nil {
+		return fmt.Errorf("%s: no answer within the startup timeout (%s; raise startup_timeout_sec)", what, c.spec.startupTimeout())
+	}
+	return fmt.Errorf("%s: %w", what, err)
+}
+
+// command builds the server's process. It is not bound to any context:
+// mcp-go would kill the process when the context ends, and the startup
+// timeout's context ends as soon as the server is up.
+func (c *Client) command(_ context.Context, command string, _ []string, args []string) (*exec.Cmd, error) {
+	cmd := exec.Command(command, args...)
+	cmd.Env = c.spec.Env
+	cmd.Dir = c.spec.Dir
+	if c.spec.Stderr != nil {
+		cmd.Stderr = c.spec.Stderr
+	}
+	return cmd, nil
+}
+
+// send issues one raw request. IDs are strings ("tw-N") so they can never
+// collide with the numeric IDs mcp-go's own client uses on the same
+// transport.
+func (c *Client) send(ctx context.Context, cn *conn, method string, params any) (json.RawMessage, error) {
+	id := mcp.NewRequestId("tw-" + strconv.FormatUint(c.ids.Add(1), 10))
+	resp, err := cn.tr.SendRequest(ctx, transport.JSONRPCRequest{JSONRPC: mcp.JSONRPC_VERSION, ID: id, Method: method, Params: params})
+	if err != nil {
+		if ctx.Err() != nil {
+			cause := context.Cause(ctx)
+			c.cancelRequest(cn, id, cause)
+			if errors.Is(cause, context.DeadlineExceeded) {
+				return nil, ErrTimeout
+			}
+			return nil, ctx.Err()
+		}
+		c.lost(cn, err)
+		return nil, &TransportError{Server: c.spec.Name, Err: err}
+	}
+	if resp.Error != nil {
+		return nil, &RPCError{Code: resp.Error.Code, Message: resp.Error.Message, Data: rawData(resp.Error.Data)}
+	}
+	if len(resp.Result) == 0 {
+		return nil, &RPCError{Code: mcp.INTERNAL_ERROR, Message: "response has neither result nor error"}
+	}
+	return resp.Result, nil
+}
+
+func rawData(v any) json.RawMessage {
+	if v == nil {
+		return nil
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil
+	}
+	return b
+}
+
+// cancelRequest tells the server to stop work we no longer wait for.
+func (c *Client) cancelRequest(cn *conn, id mcp.RequestId, reason error) {
+	n := mcp.JSONRPCNotification{
+		JSONRPC: mcp.JSONRPC_VERSION,
+		Notification: mcp.Notification{
+			Method: string(mcp.MethodNotificationCancelled),
+			Params: mcp.NotificationParams{AdditionalFields: map[string]any{"requestId": id, "reason": reason.Error()}},
+		},
+	}
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		defer cancel()
+		_ = cn.tr.SendNotification(ctx, n)
+	}()
+}
+
+// lost marks a connection dead after a transport failure.
+func (c *Client) lost(cn *conn, err error) {
+	if cn.dead.Swap(true) {
+		return
+	}
+	c.mu.Lock()
+	c.failures++
+	c.lastErr = err
+	c.retryAt = time.Now().Add(backoff(c.failures))
+	c.mu.Unlock()
+	c.log.Warn("upstream connection lost", "server", c.spec.Name, "err", err)
+	go cn.close()
+}
+
+type callParams struct {
+	Name      string          `json:"name"`
+	Arguments json.RawMessage `json:"arguments,omitempty"`
+}
+
+// Call runs tools/call for the tool the server calls name, within the tool
+// timeout, and returns the result object exactly as the server wrote it.
+// Errors are *RPCError (the server said no), *TransportError (it died or
+// the connection broke), *UnavailableError (it is down), ErrTimeout, or the
+// context's error.
+func (c *Client) Call(ctx context.Context, name string, args json.RawMessage) (json.RawMessage, error) {
+	cn, err := c.ready(ctx)
+	if err != nil {
+		return nil, err
+	}
+	ctx, release := c.deadlines.watch(ctx, c.spec.toolTimeout())
+	defer release()
+	res, err := c.send(ctx, cn, string(mcp.MethodToolsCall), callParams{Name: name, Arguments: args})
+	if err == nil {
+		c.mu.Lock()
+		c.failures = 0
+		c.mu.Unlock()
+	}
+	return res, err
+}
+
+// ToolTimeout is the per-call timeout.
+func (c *Client) ToolTimeout() time.Duration { return c.spec.toolTimeout() }
+
+type listPage struct {
+	Tools      []json.RawMessage `json:"tools"`
+	NextCursor string            `json:"nextCursor"`
+}
+
+// list reads every page of tools/list and parses each definition once.
+func (c *Client) list(ctx context.Context, cn *conn) ([]*host.Tool, error) {
+	var tools []*host.Tool
+	seen := map[string]bool{}
+	cursor := ""
+	for page := 0; ; page++ {
+		if page > 1000 {
+			return nil, errors.New("tools/list: more than 1000 pages")
+		}
+		var params any
+		if cursor != "" {
+			params = map[string]string{"cursor": cursor}
+		}
+		raw, err := c.send(ctx, cn, string(mcp.MethodToolsList), params)
+		if err != nil {
+			return nil, err
+		}
+		var p listPage
+		if err := json.Unmarshal(raw, &p); err != nil {
+			return nil, fmt.Errorf("tools/list: %w", err)
+		}
+		for _, r := range p.Tools {
+			t, err := host.ParseTool(r)
+			if err != nil {
+				c.log.Warn("upstream tool skipped", "server", c.spec.Name, "err", err)
+				continue
+			}
+			if seen[t.Name] {
+				c.log.Warn("upstream lists a tool twice; keeping the first", "server", c.spec.Name, "tool", t.Name)
+				continue
+			}
+			seen[t.Name] = true
+			tools = append(tools, t)
+		}
+		if p.NextCursor == "" || p.NextCursor == cursor {
+			return tools, nil
+		}
+		cursor = p.NextCursor
+	}
+}
+
+// Refresh relists the tools (after notifications/tools/list_changed).
+// Overlapping refreshes coalesce: one more runs after the current one.
+func (c *Client) Refresh() {
+	c.refreshMu.Lock()
+	if c.refreshing {
+		c.dirty = true
+		c.refreshMu.Unlock()
+		return
+	}
+	c.refreshing = true
+	c.refreshMu.Unlock()
+	for {
+		c.refreshOnce()
+		c.refreshMu.Lock()
+		if !c.dirty {
+			c.refreshing = false
+			c.refreshMu.Unlock()
+			return
+		}
+		c.dirty = false
+		c.refreshMu.Unlock()
+	}
+}
+
+func (c *Client) refreshOnce() {
+	c.mu.Lock()
+	cn := c.conn
+	c.mu.Unlock()
+	if cn == nil || cn.dead.Load() {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), c.spec.startupTimeout())
+	defer cancel()
+	tools, err := c.list(ctx, cn)
+	if err != nil {
+		c.log.Warn("upstream relist failed", "server", c.spec.Name, "err", err)
+		return
+	}
+	c.mu.Lock()
+	if c.conn != cn {
+		c.mu.Unlock()
+		return
+	}
+	changed := !sameTools(c.tools, tools)
+	c.tools = tools
+	c.mu.Unlock()
+	if changed {
+		c.changed()
+	}
+}
+
+// changed tells the owner the tool list changed.
+func (c *Client) changed() {
+	if c.onChange != nil {
+		c.onChange(c)
+	}
+}
+
+func sameTools(a, b []*host.Tool) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i].Name != b[i].Name || a[i].HashHex != b[i].HashHex || string(a[i].Raw) != string(b[i].Raw) {
+			return false
+		}
+	}
+	return true
+}

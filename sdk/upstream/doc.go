@@ -1,0 +1,15 @@
+// Package upstream is toolwarden's side of the connection to a real MCP
+// server: an mcp-go client that starts the server (stdio) or opens a session
+// (streamable HTTP), keeps its raw tool list, relists on
+// notifications/tools/list_changed, bounds every call with the tool
+// timeout, and restarts a server that died, with backoff.
+//
+//	c := upstream.New(upstream.Spec{Name: "fs", Command: "npx",
+//		Args: []string{"-y", "@modelcontextprotocol/server-filesystem", "/tmp"}}, "dev", nil)
+//	if err := c.Start(ctx); err != nil { ... }
+//	for _, t := range c.Tools() { fmt.Println(t.Name, t.HashHex) }
+//	res, err := c.Call(ctx, "read_file", json.RawMessage(`{"path":"/tmp/x"}`))
+//
+// FromConfig builds a Spec from an [mcp_servers.<name>] table as Codex
+// would (environment, headers, bearer token, timeouts).
+package upstream
