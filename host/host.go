@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"time"
 
 	"github.com/toolwarden/toolwarden/host/audit"
@@ -104,6 +105,7 @@ type Host struct {
 	listers   []policy.Lister
 	closers   []func(context.Context) error
 	audit     *audit.Log
+	warnings  []error
 	maxResult int
 	now       func() time.Time
 }
@@ -329,11 +331,13 @@ func (h *Host) Close(ctx context.Context) error {
 // Settings are the host's options. The zero value is not useful; start from
 // Defaults and chain With... calls, each of which returns a new value.
 type Settings struct {
-	audit          io.Writer
-	approvalsFile  string
-	pluginCacheDir string
-	plugins        []any
-	maxResult      int
+	audit             io.Writer
+	approvalsFile     string
+	pluginCacheDir    string
+	noPluginDiskCache bool
+	logger            *slog.Logger
+	plugins           []any
+	maxResult         int
 }
 
 // Defaults returns the default settings: no audit log, no persistent
@@ -346,9 +350,15 @@ func (s Settings) WithAuditLog(w io.Writer) Settings { s.audit = w; return s }
 // WithApprovalsFile keeps "always" approvals in the file at path.
 func (s Settings) WithApprovalsFile(path string) Settings { s.approvalsFile = path; return s }
 
-// WithPluginCacheDir caches compiled plugin code under dir ("" disables
-// the disk cache).
+// WithPluginCacheDir caches compiled plugin code under dir instead of the
+// user cache dir.
 func (s Settings) WithPluginCacheDir(dir string) Settings { s.pluginCacheDir = dir; return s }
+
+// WithoutPluginDiskCache keeps compiled plugin code in memory only.
+func (s Settings) WithoutPluginDiskCache() Settings { s.noPluginDiskCache = true; return s }
+
+// WithLogger receives plugin log output (nil: slog.Default()).
+func (s Settings) WithLogger(l *slog.Logger) Settings { s.logger = l; return s }
 
 // WithPlugin adds a Go-native plugin after the configured ones. p must
 // implement at least one of policy.Checker, policy.Observer, policy.Lister.

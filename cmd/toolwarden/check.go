@@ -103,6 +103,9 @@ func runCheck(e *env, name string, args []string) int {
 		return exitError
 	}
 	defer h.Close(ctx)
+	for _, w := range h.Warnings() {
+		fmt.Fprintln(e.stderr, "toolwarden: warning:", w)
+	}
 
 	calls, err := readCalls(e, fs.Args())
 	if err != nil {
