@@ -65,7 +65,9 @@ func benchNative(b *testing.B, inputs [][]byte) {
 func benchCall(b *testing.B, bin []byte, inputs [][]byte) {
 	ctx := context.Background()
 	rt := quietRuntime(b)
-	p, err := plugin.FromBytes(ctx, rt, &config.Policy{Name: "rootguard", Config: map[string]any{"root": "/work"}}, bin)
+	// A generous deadline: a shared, loaded machine must not turn a slow
+	// call into a failed benchmark.
+	p, err := plugin.FromBytes(ctx, rt, &config.Policy{Name: "rootguard", Config: map[string]any{"root": "/work"}, TimeoutMs: 5000}, bin)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -167,6 +169,65 @@ func benchInstantiate(b *testing.B, bin []byte) {
 	}
 }
 
+// benchRawCall: the guest alone, without the plugin host around it: a
+// wazero runtime with or without deadline checks compiled into the guest
+// (WithCloseOnContextDone, which the host always turns on), minimal host
+// functions, one cached function handle. It shows what the deadline checks
+// cost: one per loop iteration of guest code.
+func benchRawCall(b *testing.B, bin []byte, inputs [][]byte, deadlines bool) {
+	ctx := context.Background()
+	r := wazero.NewRuntimeWithConfig(ctx, wazero.NewRuntimeConfigCompiler().WithCloseOnContextDone(deadlines))
+	defer r.Close(ctx)
+	var cur []byte
+	read := api.GoModuleFunc(func(ctx context.Context, m api.Module, st []uint64) {
+		n := min(int(uint32(st[1])), len(cur))
+		m.Memory().Write(uint32(st[0]), cur[:n])
+		cur = cur[n:]
+		st[0] = uint64(n)
+	})
+	ok := api.GoModuleFunc(func(ctx context.Context, m api.Module, st []uint64) { st[0] = 0 })
+	i32 := api.ValueTypeI32
+	if _, err := r.NewHostModuleBuilder("toolwarden").
+		NewFunctionBuilder().WithGoModuleFunction(read, []api.ValueType{i32, i32}, []api.ValueType{i32}).Export("input_read").
+		NewFunctionBuilder().WithGoModuleFunction(ok, []api.ValueType{i32, i32}, []api.ValueType{i32}).Export("output_write").
+		NewFunctionBuilder().WithGoModuleFunction(api.GoModuleFunc(func(context.Context, api.Module, []uint64) {}), []api.ValueType{i32, i32, i32}, nil).Export("log").
+		Instantiate(ctx); err != nil {
+		b.Fatal(err)
+	}
+	cm, err := r.CompileModule(ctx, bin)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if len(cm.ImportedFunctions()) > 0 {
+		for _, f := range cm.ImportedFunctions() {
+			if mod, _, _ := f.Import(); mod == wasi_snapshot_preview1.ModuleName {
+				wasi_snapshot_preview1.MustInstantiate(ctx, r)
+				break
+			}
+		}
+	}
+	m, err := r.InstantiateModule(ctx, cm, wazero.NewModuleConfig().WithName("").WithStartFunctions("_initialize"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	handle := m.ExportedFunction("toolwarden_handle")
+	stack := make([]uint64, 2)
+	call := func(in []byte) {
+		cur = in
+		stack[0], stack[1] = uint64(plugin.EventCheck), uint64(len(in))
+		if err := handle.CallWithStack(ctx, stack); err != nil || stack[0] != 0 {
+			b.Fatalf("code %d, err %v", stack[0], err)
+		}
+	}
+	for _, in := range inputs { // the first event configures; then warm up
+		call(in)
+	}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		call(inputs[i%len(inputs)])
+	}
+}
+
 // BenchmarkPluginLanguages measures every language; see the file comment.
 func BenchmarkPluginLanguages(b *testing.B) {
 	inputs := checkInputs(b)
@@ -174,6 +235,8 @@ func BenchmarkPluginLanguages(b *testing.B) {
 	for _, lang := range languages {
 		bin := buildExample(b, lang)
 		b.Run("call/"+lang, func(b *testing.B) { benchCall(b, bin, inputs) })
+		b.Run("guest-deadlines/"+lang, func(b *testing.B) { benchRawCall(b, bin, inputs, true) })
+		b.Run("guest-no-deadlines/"+lang, func(b *testing.B) { benchRawCall(b, bin, inputs, false) })
 		b.Run("compile-cold/"+lang, func(b *testing.B) { benchCompile(b, bin, false) })
 		b.Run("compile-cached/"+lang, func(b *testing.B) { benchCompile(b, bin, true) })
 		b.Run("instantiate/"+lang, func(b *testing.B) { benchInstantiate(b, bin) })
@@ -202,7 +265,7 @@ func TestPluginLanguageTable(t *testing.T) {
 		r := testing.Benchmark(f)
 		return float64(r.T.Nanoseconds()) / float64(r.N)
 	}
-	type samples struct{ call, ratio, cold, cached, inst []float64 }
+	type samples struct{ call, ratio, raw, rawRatio, cold, cached, inst []float64 }
 	got := map[string]*samples{}
 	var native []float64
 	for round := 0; round < rounds; round++ {
@@ -218,6 +281,9 @@ func TestPluginLanguageTable(t *testing.T) {
 			c := ns(func(b *testing.B) { benchCall(b, bin, inputs) })
 			s.call = append(s.call, c)
 			s.ratio = append(s.ratio, c/n)
+			rc := ns(func(b *testing.B) { benchRawCall(b, bin, inputs, false) })
+			s.raw = append(s.raw, rc)
+			s.rawRatio = append(s.rawRatio, rc/n)
 			s.cold = append(s.cold, ns(func(b *testing.B) { benchCompile(b, bin, false) }))
 			s.cached = append(s.cached, ns(func(b *testing.B) { benchCompile(b, bin, true) }))
 			s.inst = append(s.inst, ns(func(b *testing.B) { benchInstantiate(b, bin) }))
@@ -227,14 +293,19 @@ func TestPluginLanguageTable(t *testing.T) {
 	var sb strings.Builder
 	goCall := median(got["go"].call)
 	fmt.Fprintf(&sb, "%d check inputs from pdk/testdata/conformance/rootguard.json; median of %d rounds; native Go: %s per call\n\n", len(inputs), rounds, dur(median(native)))
-	sb.WriteString("| language | module size | compile, cold | compile, cached | instantiate | per call | per call vs native Go | per call vs Go guest |\n")
-	sb.WriteString("|---|---:|---:|---:|---:|---:|---:|---:|\n")
-	fmt.Fprintf(&sb, "| native Go (baseline) | – | – | – | – | %s | 1.00x | %.2fx |\n", dur(median(native)), median(native)/goCall)
+	goCold, goCached, goInst := median(got["go"].cold), median(got["go"].cached), median(got["go"].inst)
+	sb.WriteString("| language | module size | compile, cold | compile, cached | instantiate | per call (host) | vs native Go | vs Go guest | guest without deadline checks, vs native Go |\n")
+	sb.WriteString("|---|---:|---:|---:|---:|---:|---:|---:|---:|\n")
+	fmt.Fprintf(&sb, "| native Go (baseline) | – | – | – | – | %s | **1.00x** | %.2fx | – |\n", dur(median(native)), median(native)/goCall)
 	for _, lang := range languages {
 		s := got[lang]
-		fmt.Fprintf(&sb, "| %s | %s | %s | %s | %s | %s | %.1fx | %.2fx |\n", lang, size(len(bins[lang])),
-			dur(median(s.cold)), dur(median(s.cached)), dur(median(s.inst)), dur(median(s.call)), median(s.ratio), median(s.call)/goCall)
+		fmt.Fprintf(&sb, "| %s | %s (%.3fx) | %s (%.3fx) | %s (%.2fx) | %s (%.2fx) | %s | **%.1fx** | %.2fx | %.1fx |\n", lang,
+			size(len(bins[lang])), float64(len(bins[lang]))/float64(len(bins["go"])),
+			dur(median(s.cold)), median(s.cold)/goCold, dur(median(s.cached)), median(s.cached)/goCached,
+			dur(median(s.inst)), median(s.inst)/goInst,
+			dur(median(s.call)), median(s.ratio), median(s.call)/goCall, median(s.rawRatio))
 	}
+	sb.WriteString("\nRatios in parentheses are against the Go guest (the first row), which has no native equivalent for size, compile or instantiate.\n")
 	t.Log("\n" + sb.String())
 }
 

@@ -164,12 +164,7 @@ func TestConformanceCLI(t *testing.T) {
 			files = append(files, filepath.Join(suiteDir(t), sf.name))
 		}
 	}
-	bin := filepath.Join(t.TempDir(), "toolwarden")
-	build := exec.Command("go", "build", "-o", bin, "./cmd/toolwarden")
-	build.Dir = repoRoot(t)
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build ./cmd/toolwarden: %v\n%s", err, out)
-	}
+	bin := toolwardenCLI(t)
 	for _, lang := range languages {
 		t.Run(lang, func(t *testing.T) {
 			buildExample(t, lang)
@@ -179,6 +174,34 @@ func TestConformanceCLI(t *testing.T) {
 			out, err := cmd.CombinedOutput()
 			if err != nil {
 				t.Fatalf("toolwarden %s: %v\n%s", strings.Join(args, " "), err, out)
+			}
+		})
+	}
+}
+
+// kits are the plugin kits' own conformance plugins (pdk/<kit>/example):
+// the policy of pdk/testdata/README.md, which exercises every event.
+var kits = []string{"pdk-c", "pdk-rust", "pdk-assemblyscript"}
+
+// TestKitABIConformance runs the ABI vectors of pdk/testdata/conformance/
+// cases.json against each kit's conformance plugin (the Go kit's runs in
+// host/plugin's tests).
+func TestKitABIConformance(t *testing.T) {
+	f, err := plugintest.ReadFile(filepath.Join(suiteDir(t), "cases.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rt := quietRuntime(t)
+	for _, kit := range kits {
+		t.Run(kit, func(t *testing.T) {
+			results, err := f.Run(context.Background(), rt, buildExample(t, kit), "example", nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, r := range results {
+				for _, p := range r.Problems {
+					t.Errorf("%s: %s", r.Name, p)
+				}
 			}
 		})
 	}

@@ -173,6 +173,7 @@ func (rt *Runtime) Inspect(ctx context.Context, bin []byte) (*Info, error) {
 		return nil, err
 	}
 	info := &Info{Imports: imports, Exports: exports, Problems: problems(imports, exports)}
+	initWazero(ctx)
 	// Compile in a throwaway runtime: Inspect must not touch the shared
 	// compilation cache with a binary that may be refused.
 	r := wazero.NewRuntimeWithConfig(ctx, wazero.NewRuntimeConfig().WithCloseOnContextDone(true))

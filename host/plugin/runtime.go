@@ -57,9 +57,22 @@ type Runtime struct {
 	closed  bool
 }
 
+// wazeroInit makes wazero look up its own version once, before any runtime
+// or cache exists: wazero v1.12 caches it in a global without
+// synchronisation (internal/version), a data race when two runtimes are
+// created at once. Once.Do orders every later reader after the write.
+var wazeroInit sync.Once
+
+func initWazero(ctx context.Context) {
+	wazeroInit.Do(func() {
+		_ = wazero.NewRuntimeWithConfig(ctx, wazero.NewRuntimeConfig()).Close(ctx)
+	})
+}
+
 // NewRuntime creates a runtime with the compiler engine and deadlines that
 // interrupt guest code (wazero's WithCloseOnContextDone).
 func NewRuntime(ctx context.Context, opts Options) (*Runtime, error) {
+	initWazero(ctx)
 	rt := &Runtime{opts: opts, modules: map[[sha256.Size]byte]*module{}}
 	rt.log = opts.Logger
 	if rt.log == nil {

@@ -62,7 +62,10 @@ func parseCall(line []byte) (*callRequest, bool) {
 	r := &callRequest{ID: w.ID, Name: pm.Name, Arguments: pm.Arguments, RequestState: pm.RequestState, InputResponses: pm.InputResponses}
 	if mcp.IsModernProtocol(pm.Meta.ProtocolVersion) {
 		r.Modern = true
-		r.Elicit = pm.Meta.Capabilities != nil && len(pm.Meta.Capabilities.Elicitation) > 0 && string(pm.Meta.Capabilities.Elicitation) != "null"
+		if c := pm.Meta.Capabilities; c != nil && len(c.Elicitation) > 0 && string(c.Elicitation) != "null" {
+			var ec mcp.ElicitationCapability
+			r.Elicit = json.Unmarshal(c.Elicitation, &ec) == nil && formMode(&ec)
+		}
 	}
 	if string(r.InputResponses) == "null" {
 		r.InputResponses = nil
@@ -137,7 +140,7 @@ func (p *Proxy) callTool(ctx context.Context, req mcp.CallToolRequest) (*mcp.Cal
 	}
 	if info := server.RequestProtocolInfoFromContext(ctx); info != nil && info.Modern {
 		cr.Modern = true
-		cr.Elicit = info.ClientCapabilities != nil && info.ClientCapabilities.Elicitation != nil
+		cr.Elicit = info.ClientCapabilities != nil && formMode(info.ClientCapabilities.Elicitation)
 	}
 	out := p.run(ctx, cr)
 	if out.res != nil {
@@ -232,9 +235,15 @@ func (p *Proxy) canElicit(req *callRequest) bool {
 		return false
 	}
 	if s, ok := server.ClientSessionFromContext(sess).(server.SessionWithClientInfo); ok {
-		return s.GetClientCapabilities().Elicitation != nil
+		return formMode(s.GetClientCapabilities().Elicitation)
 	}
 	return false
+}
+
+// formMode reports whether an elicitation capability covers form mode: an
+// empty capability means form (2025-06-18); one that lists only url does not.
+func formMode(c *mcp.ElicitationCapability) bool {
+	return c != nil && (c.Form != nil || c.URL == nil)
 }
 
 // resume handles a retry that carries an answer. The state must be one we

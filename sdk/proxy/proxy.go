@@ -27,7 +27,8 @@ const Separator = "__"
 // Proxy is an MCP server (on mcp-go) in front of one or more upstream MCP
 // servers. Every tools/list is filtered and every tools/call decided by the
 // host; asks go to the client as elicitations. A Proxy serves one client
-// (one session) and runs once.
+// (one session) and runs once. mcp-go keeps one stdio client session per
+// process, so run at most one Proxy at a time in a process.
 type Proxy struct {
 	h       *host.Host
 	opts    Options

@@ -25,6 +25,9 @@ type File struct {
 	Description string `json:"description"`
 	Plugin      Plugin `json:"plugin"`
 	Cases       []Case `json:"cases"`
+	// LoadError, when set, says the plugin must be refused at load with an
+	// error containing this text; the file then has no cases.
+	LoadError string `json:"load_error"`
 }
 
 // Plugin is the policy name and config the plugin is loaded with.
@@ -48,10 +51,21 @@ type Case struct {
 	App      json.RawMessage `json:"app"`
 	Tools    json.RawMessage `json:"tools"`
 	Time     json.RawMessage `json:"time"`
+	// InputText is the exact input bytes, for inputs that are not valid
+	// JSON (and so cannot be an Input). Expand replaces each marker in it
+	// by a repeated text, for big inputs without big files.
+	InputText *string           `json:"input_text"`
+	Expand    map[string]Repeat `json:"expand"`
 	// Extra members are added to the envelope (unknown keys a plugin must
 	// ignore).
 	Extra  map[string]json.RawMessage `json:"extra"`
 	Expect Expect                     `json:"expect"`
+}
+
+// Repeat is Times copies of Repeat (see Case.Expand).
+type Repeat struct {
+	Repeat string `json:"repeat"`
+	Times  int    `json:"times"`
 }
 
 // Expect is what a case checks; only the fields given are compared.
@@ -100,7 +114,19 @@ func (f *File) Run(ctx context.Context, rt *plugin.Runtime, bin []byte, defaultN
 	if name == "" {
 		name = defaultName
 	}
+	start := time.Now()
 	p, err := plugin.FromBytes(ctx, rt, &config.Policy{Name: name, Config: f.Plugin.Config, TimeoutMs: 5000}, bin)
+	if f.LoadError != "" {
+		r := Result{Name: "refused at load: " + f.LoadError, Elapsed: time.Since(start)}
+		switch {
+		case err == nil:
+			p.Close()
+			r.Problems = []string{fmt.Sprintf("want the plugin refused at load with %q; it loaded", f.LoadError)}
+		case !strings.Contains(err.Error(), f.LoadError):
+			r.Problems = []string{fmt.Sprintf("want a load error containing %q, got %v", f.LoadError, err)}
+		}
+		return []Result{r}, nil
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -198,7 +224,16 @@ func runCase(ctx context.Context, p *plugin.Plugin, tc *Case, pluginJSON []byte)
 		return []string{err.Error()}
 	}
 	input := []byte(tc.Input)
-	if len(input) == 0 {
+	if tc.InputText != nil {
+		text := *tc.InputText
+		for marker, r := range tc.Expand {
+			if r.Times < 0 || r.Times > 1<<24 {
+				return []string{fmt.Sprintf("expand %q: times %d out of range", marker, r.Times)}
+			}
+			text = strings.ReplaceAll(text, marker, strings.Repeat(r.Repeat, r.Times))
+		}
+		input = []byte(text)
+	} else if len(input) == 0 {
 		if name == "" {
 			return []string{"a numbered event needs an \"input\""}
 		}

@@ -1,8 +1,8 @@
 // The AssemblyScript plugin development kit for toolwarden policy plugins
-// (ABI v1, pdk/ABI.md).
+// (ABI v1, pdk/ABI.md). README.md has the whole story; in short:
 //
-//   import { Event, Plugin, Verdict, register } from "<path to pdk/assemblyscript>/assembly";
-//   export { toolwarden_abi_v1, toolwarden_handle } from "<path to pdk/assemblyscript>/assembly";
+//   import { Event, Plugin, Verdict, register } from "@toolwarden/pdk";
+//   export { toolwarden_abi_v1, toolwarden_handle } from "@toolwarden/pdk";
 //
 //   function check(ev: Event): Verdict {
 //     const cmd = ev.arguments().get("command").str();
@@ -12,7 +12,9 @@
 //
 //   register(new Plugin("no-sudo", "1.0.0").onCheck(check));
 //
-//   asc assembly/index.ts -o no-sudo.wasm -O3 --runtime <pdk>/assembly/runtime --use abort=<pdk>/assembly/index/toolwardenAbort
+//   asc assembly/index.ts -o no-sudo.wasm -O3 --noAssert \
+//     --runtime node_modules/@toolwarden/pdk/assembly/runtime \
+//     --use abort=~lib/@toolwarden/pdk/assembly/index/toolwardenAbort
 //
 // What it gives you:
 //   - the ABI glue: the exports (re-export them from your entry file, as
