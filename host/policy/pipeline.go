@@ -378,9 +378,13 @@ func (r *Rules) runPlugins(ctx context.Context, in *Input, d *Decision) {
 		if code == "" {
 			code = "plugin_" + v.Verdict.String()
 		}
-		st.Detail = code
-		if msg != "" {
-			st.Detail += ": " + msg
+		switch {
+		case v.Verdict == Abstain && v.Err == nil && msg == "":
+			st.Detail = "no opinion"
+		case msg != "":
+			st.Detail = code + ": " + msg
+		default:
+			st.Detail = code
 		}
 		d.Trace = append(d.Trace, st)
 		d.Labels = append(d.Labels, v.Labels...)
