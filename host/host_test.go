@@ -262,3 +262,13 @@ func (s *syncBuffer) String() string {
 	defer s.mu.Unlock()
 	return s.b.String()
 }
+
+func TestDuplicateArgumentKeysAreDeniedBeforeAnyRule(t *testing.T) {
+	t.Parallel()
+	h := newHost(t, "[apps.fs]\ndefault_tools_approval_mode = \"approve\"\n", host.Defaults())
+	d := h.Check(context.Background(), host.Call{Session: "s", Server: "fs", Tool: tool(t, writeFile),
+		Arguments: json.RawMessage(`{"path":"/home/me/ok","path":"/etc/passwd"}`)})
+	if d.Decision != host.Deny || d.Reasons[0].Code != policy.CodeInvalidArguments {
+		t.Fatalf("%s %+v", d.Decision, d.Reasons)
+	}
+}

@@ -36,6 +36,7 @@ const (
 	StepHints          = "hints"
 	StepCapabilities   = "capabilities"
 	StepVisibility     = "visibility"
+	StepArguments      = "arguments"
 	StepApprovalMode   = "approval_mode"
 	StepPlugin         = "plugin"
 	StepRemembered     = "remembered"
@@ -152,6 +153,15 @@ func (r *Rules) Decide(ctx context.Context, in *Input) Decision {
 		d.Decision, d.Hidden = Deny, true
 		d.Reasons = []Reason{reason}
 		d.Trace = append(d.Trace, Step{Step: StepDecision, Outcome: "deny", Detail: "hidden tools are never prompted"})
+		return d
+	}
+
+	// Arguments every reader agrees on, or none at all.
+	if err := CheckArguments(in.Arguments); err != nil {
+		d.Decision = Deny
+		d.Reasons = []Reason{{Source: StepArguments, Code: CodeInvalidArguments, Message: err.Error()}}
+		d.Trace = append(d.Trace, Step{Step: StepArguments, Outcome: "invalid", Detail: err.Error()},
+			Step{Step: StepDecision, Outcome: "deny"})
 		return d
 	}
 
