@@ -7,7 +7,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-apt_pkgs=(clang lld wasi-libc wabt binaryen rustc libstd-rust-dev-wasm32)
+apt_pkgs=(clang lld wasi-libc libclang-rt-14-dev-wasm32 wabt binaryen rustc libstd-rust-dev-wasm32)
 missing=()
 for p in "${apt_pkgs[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
