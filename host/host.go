@@ -251,6 +251,12 @@ func (h *Host) Filter(ctx context.Context, sessionID, server string, tools []*To
 	return kept
 }
 
+// Observes reports whether Observe does anything: an observer plugin is
+// configured, or an audit log records observations. When it is false,
+// Observe changes nothing and a caller may skip it (and reading the result
+// it would pass).
+func (h *Host) Observes() bool { return len(h.observers) > 0 || h.audit != nil }
+
 // Observe runs after a tool ran: plugins see the call and a bounded summary
 // of the result and may add session labels. It returns the labels added.
 func (h *Host) Observe(ctx context.Context, c Call, d *Decision, r Result) []string {

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-	"sync/atomic"
 	"time"
 
 	"github.com/tetratelabs/wazero"
@@ -27,6 +26,15 @@ type instance struct {
 	cctx   callCtx
 	alloc  memAlloc
 
+	// The deadline: the stop flag and the countdown the instrumented
+	// module checks at every loop header and function entry
+	// (instrument.go), set by a timer that is created once and re-armed
+	// per event.
+	stop     api.MutableGlobal
+	fuel     api.MutableGlobal
+	timer    *time.Timer
+	fireDone chan struct{} // the timer's function has set the flag
+
 	// Per-event state, read by the host functions.
 	inEvent  bool
 	input    []byte
@@ -45,31 +53,19 @@ type instance struct {
 	memo memo
 
 	// retire: the instance works but must not be reused (its deadline
-	// fired after it returned, or its memory is near the cap).
+	// fired as it returned, or its memory is near the cap).
 	retire bool
 	calls  int
 }
 
-// callCtx is the context of one event on one instance. It is allocated once
-// per instance and re-armed per event, instead of a context.WithTimeout per
-// call (which allocates). Its done channel can close only once; a fired
-// deadline retires the instance with it.
-type callCtx struct {
-	in       *instance
-	done     chan struct{}
-	timer    *time.Timer
-	deadline time.Time
-	fired    atomic.Bool
-}
+// callCtx is the context of every guest call on one instance, allocated
+// once per instance: the host functions find their instance through it.
+// Deadlines are not its business (the stop flag is); it is never done.
+type callCtx struct{ in *instance }
 
-func (c *callCtx) Deadline() (time.Time, bool) { return c.deadline, true }
-func (c *callCtx) Done() <-chan struct{}       { return c.done }
-func (c *callCtx) Err() error {
-	if c.fired.Load() {
-		return context.DeadlineExceeded
-	}
-	return nil
-}
+func (c *callCtx) Deadline() (time.Time, bool) { return time.Time{}, false }
+func (c *callCtx) Done() <-chan struct{}       { return nil }
+func (c *callCtx) Err() error                  { return nil }
 func (c *callCtx) Value(key any) any {
 	if key == (stateKey{}) {
 		return c.in
@@ -77,9 +73,35 @@ func (c *callCtx) Value(key any) any {
 	return nil
 }
 
-func (c *callCtx) fire() {
-	c.fired.Store(true)
-	close(c.done)
+// fire runs on the timer's goroutine when a deadline passes: it sets the
+// stop flag, and the countdown to 0 so that the guest looks at the flag at
+// its next check (a loop header or function entry). It is the only writer
+// of the flag, and it runs at most once per instance: an instance whose
+// deadline fired is discarded. See docs/RATIONALE.md ("Plugin deadlines are
+// a stop flag, not wazero's context watch") for why plain writes from
+// another goroutine are enough.
+func (in *instance) fire() {
+	in.stop.Set(1)
+	in.fuel.Set(0)
+	in.fireDone <- struct{}{}
+}
+
+// arm starts the deadline of one guest call.
+func (in *instance) arm(d time.Duration) {
+	if in.stop != nil {
+		in.timer.Reset(d)
+	}
+}
+
+// disarm stops the deadline after the call and reports whether it fired.
+// When it did, disarm waits until the flag is set, so that nothing of the
+// timer's goroutine outlives the call.
+func (in *instance) disarm() (fired bool) {
+	if in.stop == nil || in.timer.Stop() {
+		return false
+	}
+	<-in.fireDone
+	return true
 }
 
 // memAlloc backs one instance's linear memory and caps it: past the limit,
@@ -110,50 +132,71 @@ func (a *memAlloc) Reallocate(size uint64) []byte {
 
 func (a *memAlloc) Free() { a.buf = nil }
 
-// newInstance instantiates the plugin's module: start section, then
-// _initialize, under the init deadline.
+// newInstance instantiates the plugin's module, then runs its start
+// function (moved out of the start section by instrument) and _initialize,
+// under the init deadline.
 func (p *Plugin) newInstance(ctx context.Context) (_ *instance, err error) {
-	in := &instance{p: p, stack: make([]uint64, 2)}
+	in := &instance{p: p, stack: make([]uint64, 2), fireDone: make(chan struct{}, 1)}
 	in.alloc.limit = p.memLimit
-	in.cctx = callCtx{in: in, done: make(chan struct{})}
-	in.cctx.timer = time.AfterFunc(time.Hour, in.cctx.fire)
-	in.cctx.timer.Stop()
+	in.cctx = callCtx{in: in}
 
+	// No start functions: the host runs them itself, below.
 	cfg := wazero.NewModuleConfig().WithName("").WithStartFunctions()
-	if p.mod.hasInit {
-		cfg = cfg.WithStartFunctions(initExport)
-	}
 	if p.mod.usesWASI {
 		// No FS, args or env (wazero's defaults); fake clocks and a
 		// deterministic random source (also defaults); stdout and stderr
 		// into the capped log.
 		cfg = cfg.WithStdout(&lineWriter{in: in, level: 1}).WithStderr(&lineWriter{in: in, level: 2})
 	}
-	ictx, cancel := context.WithTimeout(context.WithValue(ctx, stateKey{}, in), p.initTimeout)
-	defer cancel()
-	ictx = experimental.WithMemoryAllocator(ictx, &in.alloc)
+	ictx := experimental.WithMemoryAllocator(context.WithValue(ctx, stateKey{}, in), &in.alloc)
 	defer func() {
 		if r := recover(); r != nil {
 			err = fmt.Errorf("instantiate: %v", r)
 		}
 		in.flushLogs()
+		if err != nil && in.mod != nil {
+			in.close()
+		}
 	}()
 	mod, err := p.rt.r.InstantiateModule(ictx, p.mod.compiled, cfg)
 	if err != nil {
-		return nil, fmt.Errorf("instantiate: %s", in.describeErr(err, ictx.Err() != nil, p.initTimeout))
+		return nil, fmt.Errorf("instantiate: %s", in.describeErr(err))
 	}
 	in.mod = mod
 	in.handle = mod.ExportedFunction(handleExport)
 	in.mem = mod.ExportedMemory(memoryExport)
-	if in.handle == nil || in.mem == nil {
-		_ = mod.Close(ctx)
+	in.stop, _ = mod.ExportedGlobal(stopExport).(api.MutableGlobal)
+	in.fuel, _ = mod.ExportedGlobal(fuelExport).(api.MutableGlobal)
+	if in.handle == nil || in.mem == nil || (in.stop == nil || in.fuel == nil) && !p.rt.opts.noDeadlines {
 		return nil, errors.New("instantiate: exports vanished")
+	}
+	in.timer = time.AfterFunc(time.Hour, in.fire)
+	in.timer.Stop()
+	for _, name := range [...]string{startExport, initExport} {
+		fn := mod.ExportedFunction(name)
+		if fn == nil {
+			continue
+		}
+		in.arm(p.initTimeout)
+		_, err := fn.Call(&in.cctx)
+		fired := in.disarm()
+		if fired {
+			return nil, errors.New("instantiate: timeout after " + p.initTimeout.String())
+		}
+		if err != nil {
+			if name == startExport {
+				name = "the start function"
+			}
+			return nil, fmt.Errorf("instantiate: %s", in.describeTrap(err, name))
+		}
 	}
 	return in, nil
 }
 
 func (in *instance) close() {
-	in.cctx.timer.Stop()
+	if in.timer != nil {
+		in.timer.Stop()
+	}
 	if in.mod != nil {
 		_ = in.mod.Close(context.Background())
 	}
@@ -188,23 +231,22 @@ func (in *instance) call(ctx context.Context, ev Event, input []byte) ([]byte, u
 	in.alloc.hit = false // attribute a refused grow to this event only
 	in.inEvent = true
 	in.stack[0], in.stack[1] = uint64(ev), uint64(len(input))
-	in.cctx.deadline = time.Now().Add(d)
-	in.cctx.timer.Reset(d)
+	in.arm(d)
 	err := in.handle.CallWithStack(&in.cctx, in.stack)
-	stopped := in.cctx.timer.Stop()
+	fired := in.disarm()
 	in.inEvent = false
 	in.input = nil
 	in.calls++
 	if in.logs > 0 {
 		in.flushLogs()
 	}
-	if !stopped {
-		// The deadline fired: the module is (or is about to be) closed.
+	if fired {
+		// The flag stays set: the instance cannot run again.
 		in.retire = true
 	}
 	if err != nil {
 		in.retire = true
-		return nil, 0, in.classify(err, fromParent)
+		return nil, 0, in.classify(err, fired, fromParent)
 	}
 	if in.tooLarge {
 		in.retire = true
@@ -217,40 +259,43 @@ func (in *instance) call(ctx context.Context, ev Event, input []byte) ([]byte, u
 	return in.out, uint32(in.stack[0]), nil
 }
 
-// classify turns a call error into a fault. A deadline shows up as an exit
-// error (wazero closed the module); anything else is the guest's own fault,
-// even when the deadline also passed meanwhile (a recursion without loops is
-// not interrupted and ends in a stack overflow).
-func (in *instance) classify(err error, fromParent bool) *Fault {
+// classify turns a call error into a fault. A guest that fails while its
+// deadline has fired was stopped by the flag (a trap at a check), or failed
+// just as the deadline passed: either way, the deadline is the reason.
+func (in *instance) classify(err error, fired, fromParent bool) *Fault {
 	p := in.p
+	if fired {
+		if fromParent {
+			return p.fault(FaultCanceled, "canceled: the caller's deadline passed during the call", err)
+		}
+		return p.fault(FaultTimeout, "timeout after "+p.timeout.String(), err)
+	}
 	var exit *sys.ExitError
 	if errors.As(err, &exit) {
-		switch exit.ExitCode() {
-		case sys.ExitCodeDeadlineExceeded:
-			if fromParent {
-				return p.fault(FaultCanceled, "canceled: the caller's deadline passed during the call", err)
-			}
-			return p.fault(FaultTimeout, "timeout after "+p.timeout.String(), err)
-		case sys.ExitCodeContextCanceled:
-			return p.fault(FaultCanceled, "canceled during the call", err)
-		}
 		f := p.fault(FaultExit, "exited with code "+strconv.FormatUint(uint64(exit.ExitCode()), 10), err)
 		f.Code = exit.ExitCode()
 		return f
 	}
-	msg := in.describeErr(err, false, 0)
+	msg := in.describeErr(err)
 	if in.alloc.hit {
 		return p.fault(FaultMemory, "memory limit "+mib(p.memLimit)+" exceeded ("+msg+")", err)
 	}
 	return p.fault(FaultTrap, msg, err)
 }
 
+// describeTrap renders a failure of a start function: "trap in _initialize:
+// wasm error: unreachable".
+func (in *instance) describeTrap(err error, fn string) string {
+	msg := in.describeErr(err)
+	if rest, ok := strings.CutPrefix(msg, "trap: "); ok {
+		return "trap in " + fn + ": " + rest
+	}
+	return fn + ": " + msg
+}
+
 // describeErr renders a wazero error as one line: "trap: wasm error:
 // unreachable" or the host import that trapped.
-func (in *instance) describeErr(err error, timedOut bool, limit time.Duration) string {
-	if timedOut {
-		return "timeout after " + limit.String()
-	}
+func (in *instance) describeErr(err error) string {
 	var ht *hostTrap
 	if errors.As(err, &ht) {
 		return "trap: " + ht.msg
@@ -262,15 +307,6 @@ func (in *instance) describeErr(err error, timedOut bool, limit time.Duration) s
 	s := err.Error()
 	if i := strings.IndexByte(s, '\n'); i >= 0 {
 		s = s[:i]
-	}
-	// "module[] function[_initialize] failed: wasm error: ..." from a start
-	// function: say which function trapped.
-	if strings.HasPrefix(s, "module[") {
-		if i := strings.Index(s, "function["); i >= 0 {
-			if j := strings.Index(s[i:], "] failed: "); j >= 0 {
-				return "trap in " + s[i+len("function["):i+j] + ": " + s[i+j+len("] failed: "):]
-			}
-		}
 	}
 	if in.alloc.hit {
 		return "memory limit " + mib(in.p.memLimit) + " exceeded (" + s + ")"

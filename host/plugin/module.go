@@ -58,6 +58,11 @@ func problems(imports, exports []Extern) []string {
 	if kind, ok := have[initExport]; ok && kind != "func" {
 		out = append(out, fmt.Sprintf("export %q is a %s, want a function () -> ()", initExport, kind))
 	}
+	for _, e := range exports {
+		if strings.HasPrefix(e.Name, reservedPrefix) {
+			out = append(out, fmt.Sprintf("export %q uses a name reserved for the host (prefix %q)", e.Name, reservedPrefix))
+		}
+	}
 	for _, im := range imports {
 		switch {
 		case im.Module == hostModule && im.Kind == "func":
@@ -102,8 +107,9 @@ func signatureProblems(cm wazero.CompiledModule) []string {
 	return out
 }
 
-// compile checks and compiles a binary, once per distinct binary per
-// runtime, serially.
+// compile checks, instruments and compiles a binary, once per distinct
+// binary per runtime, serially. wazero's compilation cache sees (and keys
+// on) the instrumented bytes.
 func (rt *Runtime) compile(ctx context.Context, bin []byte) (*module, error) {
 	imports, exports, err := readExterns(bin)
 	if err != nil {
@@ -122,7 +128,14 @@ func (rt *Runtime) compile(ctx context.Context, bin []byte) (*module, error) {
 	if m, ok := rt.modules[sum]; ok {
 		return m, nil
 	}
-	cm, err := rt.r.CompileModule(ctx, bin)
+	ibin, err := instrument(bin)
+	if err != nil {
+		return nil, fmt.Errorf("instrument: %w", err)
+	}
+	if rt.opts.noDeadlines {
+		ibin = bin
+	}
+	cm, err := rt.r.CompileModule(ctx, ibin)
 	if err != nil {
 		return nil, fmt.Errorf("compile: %w", err)
 	}
@@ -175,10 +188,19 @@ func (rt *Runtime) Inspect(ctx context.Context, bin []byte) (*Info, error) {
 	info := &Info{Imports: imports, Exports: exports, Problems: problems(imports, exports)}
 	initWazero(ctx)
 	// Compile in a throwaway runtime: Inspect must not touch the shared
-	// compilation cache with a binary that may be refused.
-	r := wazero.NewRuntimeWithConfig(ctx, wazero.NewRuntimeConfig().WithCloseOnContextDone(true))
+	// compilation cache with a binary that may be refused. What is compiled
+	// is what Load compiles: the instrumented module.
+	r := wazero.NewRuntimeWithConfig(ctx, wazero.NewRuntimeConfig())
 	defer r.Close(ctx)
-	cm, err := r.CompileModule(ctx, bin)
+	ibin, err := instrument(bin)
+	if err != nil {
+		var ie *instrumentError
+		if !errors.As(err, &ie) || !strings.Contains(ie.msg, "reserved for the host") {
+			info.Problems = append(info.Problems, "instrument: "+err.Error())
+		}
+		ibin = bin // still list what the module declares
+	}
+	cm, err := r.CompileModule(ctx, ibin)
 	if err != nil {
 		info.Problems = append(info.Problems, "compile: "+err.Error())
 	} else {

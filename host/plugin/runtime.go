@@ -37,6 +37,11 @@ type Options struct {
 	// the describe event at load. Zero means 5s; a plugin's timeout_ms wins
 	// when larger.
 	InitTimeout time.Duration
+
+	// noDeadlines compiles modules as they are, without the stop flag,
+	// and runs events without deadlines: benchmarks use it to measure what
+	// deadlines cost. Never set outside tests.
+	noDeadlines bool
 }
 
 // Runtime compiles and runs plugins. One Runtime serves every plugin of a
@@ -69,8 +74,10 @@ func initWazero(ctx context.Context) {
 	})
 }
 
-// NewRuntime creates a runtime with the compiler engine and deadlines that
-// interrupt guest code (wazero's WithCloseOnContextDone).
+// NewRuntime creates a runtime with the compiler engine. Deadlines interrupt
+// guest code through a stop flag that every module gets at load
+// (instrument.go), not through wazero's WithCloseOnContextDone, which costs
+// a goroutine per call and an exit to Go at every loop iteration.
 func NewRuntime(ctx context.Context, opts Options) (*Runtime, error) {
 	initWazero(ctx)
 	rt := &Runtime{opts: opts, modules: map[[sha256.Size]byte]*module{}}
@@ -89,7 +96,7 @@ func NewRuntime(ctx context.Context, opts Options) (*Runtime, error) {
 		rt.opts.InitTimeout = 5 * time.Second
 	}
 
-	cfg := wazero.NewRuntimeConfig().WithCloseOnContextDone(true)
+	cfg := wazero.NewRuntimeConfig()
 	if !opts.NoDiskCache {
 		dir, err := cacheDir(opts.CacheDir)
 		if err == nil {
@@ -133,7 +140,9 @@ func cacheDir(dir string) (string, error) {
 }
 
 // Close closes every plugin and instance of the runtime and the runtime
-// itself. Events that are running fail with a FaultClosed.
+// itself. Later events fail with a FaultClosed; an event that is running
+// ends as it would have (at the latest at its deadline), and its instance is
+// then discarded.
 func (rt *Runtime) Close(ctx context.Context) error {
 	rt.mu.Lock()
 	if rt.closed {

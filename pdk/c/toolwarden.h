@@ -15,7 +15,7 @@
  *
  *   TOOLWARDEN_PLUGIN(.name = "no-sudo", .version = "1.0.0", .check = check)
  *
- *   clang --target=wasm32 -O2 -mbulk-memory -nostdlib -Wl,--no-entry -Wl,--strip-all -o no-sudo.wasm no-sudo.c
+ *   clang --target=wasm32 -Os -mbulk-memory -nostdlib -Wl,--no-entry -Wl,--strip-all -o no-sudo.wasm no-sudo.c
  *
  * What it gives you:
  *   - the ABI glue: the toolwarden_abi_v1 marker and toolwarden_handle
@@ -92,7 +92,7 @@ void tw__log(uint32_t level, const void *ptr, uint32_t len);
 #ifndef __wasi__
 /* With -mbulk-memory (recommended) these are single memory.copy and
  * memory.fill instructions; without it, byte loops. Every guest loop
- * iteration pays the host's deadline check, so prefer -mbulk-memory. */
+ * iteration also runs the host's deadline check, so prefer -mbulk-memory. */
 #ifdef __wasm_bulk_memory__
 __attribute__((weak)) void *memcpy(void *restrict dst, const void *restrict src, size_t n) {
 	__builtin_memcpy(dst, src, n); /* lowered to memory.copy, not a call */
@@ -300,9 +300,8 @@ static const uint8_t *tw__ws_loop(const uint8_t *p, const uint8_t *e) {
 	return p;
 }
 
-/* The host sends no white space, so the common case must not enter a loop:
- * the host compiles guests with deadline checks that make every loop
- * iteration cost tens of nanoseconds. */
+/* The host sends no white space, so the common case does not enter a loop
+ * (every loop iteration also runs the host's deadline check). */
 static inline const uint8_t *tw__ws(const uint8_t *p, const uint8_t *e) {
 	return p < e && *p <= ' ' ? tw__ws_loop(p, e) : p;
 }
@@ -330,9 +329,7 @@ static inline uint64_t tw__special(uint64_t x) {
 }
 
 /* tw__skip_string skips the string at p (*p == '"'); NULL if malformed.
- * *escaped tells whether it holds an escape. One loop, 8 bytes a step: the
- * host compiles guests with a deadline check at every loop iteration (and
- * loop entry), which costs more than the work of a step. */
+ * *escaped tells whether it holds an escape. One loop, 8 bytes a step. */
 static const uint8_t *tw__skip_string(const uint8_t *p, const uint8_t *e, bool *escaped) {
 	*escaped = false;
 	p++;

@@ -15,6 +15,7 @@ import (
 	"github.com/toolwarden/toolwarden/host/hints"
 	"github.com/toolwarden/toolwarden/host/policy"
 	"github.com/toolwarden/toolwarden/sdk/approval"
+	"github.com/toolwarden/toolwarden/sdk/internal/rawjson"
 	"github.com/toolwarden/toolwarden/sdk/upstream"
 )
 
@@ -34,43 +35,162 @@ type callRequest struct {
 	Elicit bool
 }
 
-type wireCall struct {
-	ID     json.RawMessage `json:"id"`
-	Method string          `json:"method"`
-	Params *struct {
-		Name           string          `json:"name"`
-		Arguments      json.RawMessage `json:"arguments"`
-		RequestState   string          `json:"requestState"`
-		InputResponses json.RawMessage `json:"inputResponses"`
-		Meta           struct {
-			ProtocolVersion string `json:"io.modelcontextprotocol/protocolVersion"`
-			Capabilities    *struct {
-				Elicitation json.RawMessage `json:"elicitation"`
-			} `json:"io.modelcontextprotocol/clientCapabilities"`
-		} `json:"_meta"`
-	} `json:"params"`
-}
-
 // parseCall reads a tools/call request. ok is false for anything else, or
-// for a malformed one, which is then left to mcp-go to answer.
+// for a malformed one, which is then left to mcp-go to answer. It reads
+// the message as encoding/json would decode it into
+//
+//	struct {
+//		ID     json.RawMessage `json:"id"`
+//		Method string          `json:"method"`
+//		Params *struct {
+//			Name           string          `json:"name"`
+//			Arguments      json.RawMessage `json:"arguments"`
+//			RequestState   string          `json:"requestState"`
+//			InputResponses json.RawMessage `json:"inputResponses"`
+//			Meta           struct {
+//				ProtocolVersion string `json:"io.modelcontextprotocol/protocolVersion"`
+//				Capabilities    *struct {
+//					Elicitation json.RawMessage `json:"elicitation"`
+//				} `json:"io.modelcontextprotocol/clientCapabilities"`
+//			} `json:"_meta"`
+//		} `json:"params"`
+//	}
+//
+// (keys matched case-insensitively, a later duplicate overriding, null
+// leaving a string as it was, any type mismatch failing the whole message),
+// in one validation pass and a walk over the members it needs.
 func parseCall(line []byte) (*callRequest, bool) {
-	var w wireCall
-	if json.Unmarshal(line, &w) != nil || w.Method != string(mcp.MethodToolsCall) || len(w.ID) == 0 || string(w.ID) == "null" || w.Params == nil || w.Params.Name == "" {
+	r := new(callRequest)
+	if !parseCallInto(line, r) {
 		return nil, false
 	}
-	pm := w.Params
-	r := &callRequest{ID: w.ID, Name: pm.Name, Arguments: pm.Arguments, RequestState: pm.RequestState, InputResponses: pm.InputResponses}
-	if mcp.IsModernProtocol(pm.Meta.ProtocolVersion) {
+	return r, true
+}
+
+// parseCallInto is parseCall into r.
+func parseCallInto(line []byte, r *callRequest) bool {
+	if !rawjson.Valid(line) {
+		return false
+	}
+	var (
+		id, method             []byte
+		hasParams, bad         bool
+		name, state, pv        string
+		args, responses, elicit []byte
+		hasCaps                bool
+	)
+	setString := func(dst *string, v []byte) {
+		switch rawjson.Kind(v) {
+		case 'n':
+		case '"':
+			*dst, _ = rawjson.String(v)
+		default:
+			bad = true
+		}
+	}
+	caps := func(v []byte) {
+		switch rawjson.Kind(v) {
+		case 'n':
+			hasCaps, elicit = false, nil
+		case '{':
+			if !hasCaps {
+				hasCaps, elicit = true, nil
+			}
+			rawjson.Members(v, func(k, v []byte) bool {
+				if rawjson.KeyIs(k, "elicitation") {
+					elicit = v
+				}
+				return true
+			})
+		default:
+			bad = true
+		}
+	}
+	meta := func(v []byte) {
+		switch rawjson.Kind(v) {
+		case 'n':
+		case '{':
+			rawjson.Members(v, func(k, v []byte) bool {
+				switch {
+				case rawjson.KeyIs(k, "io.modelcontextprotocol/protocolVersion"):
+					setString(&pv, v)
+				case rawjson.KeyIs(k, "io.modelcontextprotocol/clientCapabilities"):
+					caps(v)
+				}
+				return true
+			})
+		default:
+			bad = true
+		}
+	}
+	params := func(v []byte) {
+		switch rawjson.Kind(v) {
+		case 'n':
+			hasParams = false
+			name, state, pv, args, responses, elicit, hasCaps = "", "", "", nil, nil, nil, false
+		case '{':
+			hasParams = true
+			rawjson.Members(v, func(k, v []byte) bool {
+				switch {
+				case rawjson.KeyIs(k, "name"):
+					setString(&name, v)
+				case rawjson.KeyIs(k, "arguments"):
+					args = v
+				case rawjson.KeyIs(k, "requestState"):
+					setString(&state, v)
+				case rawjson.KeyIs(k, "inputResponses"):
+					responses = v
+				case rawjson.KeyIs(k, "_meta"):
+					meta(v)
+				}
+				return true
+			})
+		default:
+			bad = true
+		}
+	}
+	if !rawjson.Members(line, func(k, v []byte) bool {
+		switch {
+		case rawjson.KeyIs(k, "id"):
+			id = v
+		case rawjson.KeyIs(k, "method"):
+			if rawjson.Kind(v) != 'n' {
+				method = v
+			}
+		case rawjson.KeyIs(k, "params"):
+			params(v)
+		}
+		return true
+	}) {
+		return false
+	}
+	if bad || !isCallMethod(method) || len(id) == 0 || string(id) == "null" || !hasParams || name == "" {
+		return false
+	}
+	*r = callRequest{ID: json.RawMessage(id), Name: name, Arguments: args, RequestState: state, InputResponses: responses}
+	if mcp.IsModernProtocol(pv) {
 		r.Modern = true
-		if c := pm.Meta.Capabilities; c != nil && len(c.Elicitation) > 0 && string(c.Elicitation) != "null" {
+		if hasCaps && len(elicit) > 0 && string(elicit) != "null" {
 			var ec mcp.ElicitationCapability
-			r.Elicit = json.Unmarshal(c.Elicitation, &ec) == nil && formMode(&ec)
+			r.Elicit = json.Unmarshal(elicit, &ec) == nil && formMode(&ec)
 		}
 	}
 	if string(r.InputResponses) == "null" {
 		r.InputResponses = nil
 	}
-	return r, true
+	return true
+}
+
+// isCallMethod reports whether a raw method is the string "tools/call".
+func isCallMethod(method []byte) bool {
+	if string(method) == `"`+string(mcp.MethodToolsCall)+`"` {
+		return true
+	}
+	if bytes.IndexByte(method, '\\') < 0 {
+		return false
+	}
+	m, ok := rawjson.String(method)
+	return ok && m == string(mcp.MethodToolsCall)
 }
 
 // outcome is a call's result: the upstream's, as it wrote it, or one the
@@ -81,12 +201,6 @@ type outcome struct {
 }
 
 func made(r *mcp.CallToolResult) outcome { return outcome{res: r} }
-
-// serve runs one call and writes its response.
-func (p *Proxy) serve(ctx context.Context, req *callRequest) {
-	out := p.run(ctx, req)
-	p.respond(req, out)
-}
 
 // respond writes the JSON-RPC response for a call. A 2026-07-28 client gets
 // the resultType that revision requires.
@@ -149,40 +263,85 @@ func (p *Proxy) callTool(ctx context.Context, req mcp.CallToolRequest) (*mcp.Cal
 	return mcp.ParseCallToolResult(&out.raw)
 }
 
+// step is what deciding a call leaves to do.
+type step uint8
+
+const (
+	stepDone    step = iota // the outcome is the answer
+	stepForward             // allowed: make the call
+	stepAsk                 // ask the human first
+	stepResume              // the call carries an answer to a question we asked
+)
+
+// decided is a call after the decision.
+type decided struct {
+	rt      *route
+	call    host.Call
+	d       host.Decision
+	drifted bool
+}
+
 // run decides a call, maybe asks, then forwards and observes.
 func (p *Proxy) run(ctx context.Context, req *callRequest) outcome {
+	var dc decided
+	next, out := p.decide(ctx, req, &dc)
+	if next == stepDone {
+		return out
+	}
+	return p.proceed(ctx, req, &dc, next)
+}
+
+// decide is the part of a call that never waits: the route, the argument
+// checks and the policy decision, which it records in dc.
+func (p *Proxy) decide(ctx context.Context, req *callRequest, dc *decided) (step, outcome) {
 	name := req.Name
 	rt := p.route(name)
 	if rt == nil {
-		return made(toolError("toolwarden: there is no tool %q (list the tools again: its server may no longer offer it).", name))
+		return stepDone, made(toolError("toolwarden: there is no tool %q (list the tools again: its server may no longer offer it).", name))
 	}
 	args := bytes.TrimSpace(req.Arguments)
 	if len(args) == 0 || string(args) == "null" {
 		args = []byte("{}")
 	}
 	if len(args) > p.opts.maxArgs {
-		return made(toolError("toolwarden: the arguments are %d bytes; the limit is %d bytes (toolwarden --max-arg-bytes). The call was not made.", len(args), p.opts.maxArgs))
+		return stepDone, made(toolError("toolwarden: the arguments are %d bytes; the limit is %d bytes (toolwarden --max-arg-bytes). The call was not made.", len(args), p.opts.maxArgs))
 	}
 	if args[0] != '{' {
-		return made(toolError("toolwarden: the arguments of %s must be a JSON object.", name))
+		return stepDone, made(toolError("toolwarden: the arguments of %s must be a JSON object.", name))
 	}
-	call := host.Call{Session: p.session, Server: rt.up.Name(), Tool: rt.tool, Arguments: json.RawMessage(args)}
-	pinned, seen := p.h.Session(p.session).Pinned(call.Server, rt.tool.Name)
-	d := p.h.Check(ctx, call)
-	drifted := seen && pinned != rt.tool.HashHex
+	dc.rt = rt
+	dc.call = host.Call{Session: p.session, Server: rt.up.Name(), Tool: rt.tool, Arguments: json.RawMessage(args)}
+	dc.d = p.h.Check(ctx, dc.call)
 
 	// Any answer on the call must be to a question we asked: a client can
 	// attach inputResponses to a first call it was never asked about.
 	if req.RequestState != "" || len(req.InputResponses) > 0 {
-		return p.resume(ctx, rt, call, &d, req)
+		return stepResume, outcome{}
 	}
-	switch d.Decision {
+	switch dc.d.Decision {
 	case policy.Deny:
-		return made(denied(rt, &d))
+		return stepDone, made(denied(rt, &dc.d))
 	case policy.Ask:
-		return p.ask(ctx, rt, call, &d, req, drifted)
+		// Check pins a tool's first definition and never moves a pin
+		// (only an approval does), so the pin it left says whether this
+		// definition drifted from the one the session saw first.
+		pinned, seen := p.h.Session(p.session).Pinned(dc.call.Server, rt.tool.Name)
+		dc.drifted = seen && pinned != rt.tool.HashHex
+		return stepAsk, outcome{}
 	}
-	return p.forward(ctx, rt, call, &d)
+	return stepForward, outcome{}
+}
+
+// proceed is the part of a decided call that may wait: for the human, for
+// the upstream.
+func (p *Proxy) proceed(ctx context.Context, req *callRequest, dc *decided, next step) outcome {
+	switch next {
+	case stepResume:
+		return p.resume(ctx, dc.rt, dc.call, &dc.d, req)
+	case stepAsk:
+		return p.ask(ctx, dc.rt, dc.call, &dc.d, req, dc.drifted)
+	}
+	return p.forward(ctx, dc.rt, dc.call, &dc.d)
 }
 
 // ask puts the decision's question to the human: through a multi
@@ -315,55 +474,169 @@ func (p *Proxy) binding(call host.Call, d *host.Decision) approval.Binding {
 // forward makes the call upstream, retries it once after a transport
 // failure if the tool is trustworthily idempotent, and runs Observe on
 // the outcome. The upstream's result goes to the client as it wrote it.
+// (Calls allowed outright take the same steps without waiting: see
+// Proxy.forwardAsync.)
 func (p *Proxy) forward(ctx context.Context, rt *route, call host.Call, d *host.Decision) outcome {
 	raw, err := rt.up.Call(ctx, rt.tool.Name, call.Arguments)
-	if err != nil && upstream.IsTransport(err) && d.Hints[hints.Idempotent] == hints.True {
+	if err != nil && retriable(err, d) {
 		p.log.Info("retrying idempotent call after transport failure", "server", rt.up.Name(), "tool", rt.tool.Name, "err", err)
 		raw, err = rt.up.Call(ctx, rt.tool.Name, call.Arguments)
 	}
+	return p.settle(ctx, rt, call, d, raw, err)
+}
+
+// retriable: a call that failed on the transport may be made again only
+// if the tool is, trustworthily, idempotent.
+func retriable(err error, d *host.Decision) bool {
+	return upstream.IsTransport(err) && d.Hints[hints.Idempotent] == hints.True
+}
+
+// settle turns the upstream's answer into the call's outcome and runs
+// Observe on it, before the client sees the result (so labels an observer
+// adds apply to the client's next call). When Observe would do nothing
+// (no observer plugin, no audit log), neither it runs nor is the result's
+// text read: the result is only checked to be a tool result.
+func (p *Proxy) settle(ctx context.Context, rt *route, call host.Call, d *host.Decision, raw json.RawMessage, err error) outcome {
+	observes := p.h.Observes()
 	if err != nil {
 		res := upstreamError(rt, err)
-		p.h.Observe(ctx, call, d, host.Result{Text: resultText(res), IsError: true})
+		if observes {
+			p.h.Observe(ctx, call, d, host.Result{Text: resultText(res), IsError: true})
+		}
 		return made(res)
 	}
-	text, isErr, ok := summarize(raw)
+	text, isErr, ok := summarize(raw, observes)
 	if !ok {
 		res := toolError("toolwarden: %s returned a malformed result for %s.", rt.up.Name(), rt.name)
-		p.h.Observe(ctx, call, d, host.Result{Text: resultText(res), IsError: true})
+		if observes {
+			p.h.Observe(ctx, call, d, host.Result{Text: resultText(res), IsError: true})
+		}
 		return made(res)
 	}
-	p.h.Observe(ctx, call, d, host.Result{Text: text, IsError: isErr})
+	if observes {
+		p.h.Observe(ctx, call, d, host.Result{Text: text, IsError: isErr})
+	}
 	return outcome{raw: raw}
 }
 
-// summarize reads what Observe sees of a raw result: its text content
-// (else its structured content) and isError. ok is false when the result
-// is not a tool result at all.
-func summarize(raw json.RawMessage) (text string, isError, ok bool) {
-	var r struct {
-		Content []struct {
-			Type string `json:"type"`
-			Text string `json:"text"`
-		} `json:"content"`
-		StructuredContent json.RawMessage `json:"structuredContent"`
-		IsError           bool            `json:"isError"`
-	}
-	if err := json.Unmarshal(raw, &r); err != nil {
+// summarize reads what Observe sees of a raw result (valid JSON): its
+// text content (else its structured content), only when withText, and
+// isError. ok is false when the result is not a tool result at all: when
+// encoding/json could not decode it into
+//
+//	struct {
+//		Content []struct {
+//			Type string `json:"type"`
+//			Text string `json:"text"`
+//		} `json:"content"`
+//		StructuredContent json.RawMessage `json:"structuredContent"`
+//		IsError           bool            `json:"isError"`
+//	}
+//
+// which it reads the same way (see parseCall), without decoding anything
+// it does not need.
+func summarize(raw json.RawMessage, withText bool) (text string, isError, ok bool) {
+	switch rawjson.Kind(raw) {
+	case 'n':
+		return "", false, true
+	case '{':
+	default:
 		return "", false, false
 	}
+	bad := false
+	var content, structured []byte
+	rawjson.Members(raw, func(k, v []byte) bool {
+		switch {
+		case rawjson.KeyIs(k, "content"):
+			switch rawjson.Kind(v) {
+			case 'n':
+				content = nil
+			case '[':
+				content = v
+				if !contentShape(v) {
+					bad = true
+				}
+			default:
+				bad = true
+			}
+		case rawjson.KeyIs(k, "structuredContent"):
+			structured = v
+		case rawjson.KeyIs(k, "isError"):
+			if b, ok := rawjson.Bool(v); ok {
+				if rawjson.Kind(v) != 'n' {
+					isError = b
+				}
+			} else {
+				bad = true
+			}
+		}
+		return true
+	})
+	if bad {
+		return "", false, false
+	}
+	if !withText {
+		return "", isError, true
+	}
 	var b strings.Builder
-	for _, c := range r.Content {
-		if c.Type == "text" {
+	rawjson.Elements(content, func(el []byte) bool {
+		if rawjson.Kind(el) != '{' {
+			return true
+		}
+		var typ, txt string
+		rawjson.Members(el, func(k, v []byte) bool {
+			switch {
+			case rawjson.KeyIs(k, "type"):
+				if rawjson.Kind(v) == '"' {
+					typ, _ = rawjson.String(v)
+				}
+			case rawjson.KeyIs(k, "text"):
+				if rawjson.Kind(v) == '"' {
+					txt, _ = rawjson.String(v)
+				}
+			}
+			return true
+		})
+		if typ == "text" {
 			if b.Len() > 0 {
 				b.WriteByte('\n')
 			}
-			b.WriteString(c.Text)
+			b.WriteString(txt)
 		}
+		return true
+	})
+	if b.Len() == 0 && len(structured) > 0 && string(structured) != "null" {
+		return string(structured), isError, true
 	}
-	if b.Len() == 0 && len(r.StructuredContent) > 0 && string(r.StructuredContent) != "null" {
-		return string(r.StructuredContent), r.IsError, true
-	}
-	return b.String(), r.IsError, true
+	return b.String(), isError, true
+}
+
+// contentShape reports whether a content array decodes into the struct
+// summarize describes: each element an object (or null) whose type and
+// text are strings (or null).
+func contentShape(arr []byte) bool {
+	ok := true
+	rawjson.Elements(arr, func(el []byte) bool {
+		switch rawjson.Kind(el) {
+		case 'n':
+			return true
+		case '{':
+		default:
+			ok = false
+			return false
+		}
+		rawjson.Members(el, func(k, v []byte) bool {
+			if rawjson.KeyIs(k, "type") || rawjson.KeyIs(k, "text") {
+				if kd := rawjson.Kind(v); kd != '"' && kd != 'n' {
+					ok = false
+					return false
+				}
+			}
+			return true
+		})
+		return ok
+	})
+	return ok
 }
 
 // resultText is the text Observe sees: the text content, else the

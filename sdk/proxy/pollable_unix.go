@@ -6,6 +6,8 @@ import (
 	"io"
 	"os"
 	"syscall"
+
+	"github.com/toolwarden/toolwarden/sdk/internal/rawio"
 )
 
 // pollable returns a pipe or socket given as an *os.File (stdin, stdout)
@@ -15,10 +17,12 @@ import (
 // get a P back. Measured on a 2-core VM, that was most of the proxy's
 // added round-trip time. Terminals and files are left alone (a terminal
 // left non-blocking would break the shell after we exit).
+//
+// Reads and writes on it are then made as raw system calls (see rawio).
 func pollableReader(r io.Reader) io.Reader {
 	if f, ok := r.(*os.File); ok {
 		if nf := pollable(f); nf != nil {
-			return nf
+			return rawio.Wrap(nf)
 		}
 	}
 	return r
@@ -27,7 +31,7 @@ func pollableReader(r io.Reader) io.Reader {
 func pollableWriter(w io.Writer) io.Writer {
 	if f, ok := w.(*os.File); ok {
 		if nf := pollable(f); nf != nil {
-			return nf
+			return rawio.Wrap(nf)
 		}
 	}
 	return w

@@ -11,6 +11,7 @@ import (
 	"log"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
@@ -44,10 +45,11 @@ type Proxy struct {
 
 	out      *output
 	runCtx   context.Context
-	work     chan job // to idle workers
+	work     chan workItem // to idle workers
 	calls    sync.WaitGroup
 	callsMu  sync.Mutex
-	inflight map[string]context.CancelFunc // by request id
+	inflight map[string]*call // by request id
+	stopping bool
 
 	rebuildMu sync.Mutex
 	started   chan struct{} // closed once every upstream was tried once
@@ -72,8 +74,8 @@ func New(h *host.Host, specs []upstream.Spec, opts Options) *Proxy {
 		log:      opts.log,
 		routes:   map[string]*route{},
 		started:  make(chan struct{}),
-		inflight: map[string]context.CancelFunc{},
-		work:     make(chan job),
+		inflight: map[string]*call{},
+		work:     make(chan workItem),
 	}
 	if p.session == "" {
 		var b [12]byte
@@ -100,6 +102,7 @@ func (p *Proxy) Upstreams() []*upstream.Client { return p.ups }
 // delimited JSON-RPC on in and out) until in ends or ctx is done. Then it
 // stops the upstreams and ends the session.
 func (p *Proxy) Run(ctx context.Context, in io.Reader, out io.Writer) error {
+	defer startProfiles()()
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	defer p.shutdown()
@@ -158,87 +161,209 @@ func (p *Proxy) Run(ctx context.Context, in io.Reader, out io.Writer) error {
 	pr.Close()
 	// The client is gone: stop what it was waiting for.
 	cancel()
-	p.calls.Wait()
+	p.stopCalls()
 	if errors.Is(err, context.Canceled) {
 		err = nil
 	}
 	return err
 }
 
-// job is one tools/call to serve.
-type job struct {
-	ctx    context.Context
-	cancel context.CancelFunc
-	key    string
-	req    *callRequest
+// call is one tools/call in flight.
+type call struct {
+	p    *Proxy
+	req  callRequest
+	key  string // its id, for notifications/cancelled
+	dc   decided
+	done atomic.Bool
+
+	retried bool // the one retry of an idempotent call was made
+
+	mu        sync.Mutex
+	cancelled bool
+	pending   *upstream.Pending  // while it runs upstream (allowed outright)
+	stop      context.CancelFunc // while it runs on a worker
 }
 
 // maxInFlight bounds concurrent calls; past it a call gets a tool error.
 const maxInFlight = 256
 
-// dispatch serves a tools/call on an idle worker (long-lived goroutines,
-// whose stacks have already grown to what a call needs), or on a goroutine
-// of its own when every worker is busy, for instance waiting for a human.
-// notifications/cancelled for its id cancels it.
-func (p *Proxy) dispatch(req *callRequest) {
-	ctx, cancel := context.WithCancel(p.runCtx)
-	j := job{ctx: ctx, cancel: cancel, key: string(req.ID), req: req}
+// dispatch serves a tools/call, on the reader's goroutine as far as it can:
+// the decision (host.Check, which does not wait) and, for a call allowed
+// outright, writing it upstream. The upstream's answer is then relayed by
+// the upstream connection's reader (see forwardAsync), so a call that runs
+// takes no goroutine hand-off in the proxy, as in a plain byte relay. A
+// call that must wait for a human (an ask, an answer to one) continues on
+// a worker. notifications/cancelled for its id cancels it.
+func (p *Proxy) dispatch(c *call) {
+	req := &c.req
+	c.key = string(req.ID)
 	p.callsMu.Lock()
-	n := len(p.inflight)
-	if n < maxInFlight {
-		p.inflight[j.key] = cancel
+	stopping, n := p.stopping, len(p.inflight)
+	if !stopping && n < maxInFlight {
+		p.inflight[c.key] = c
+		p.calls.Add(1)
 	}
 	p.callsMu.Unlock()
-	if n >= maxInFlight {
-		cancel()
+	switch {
+	case stopping:
+		p.respond(req, made(toolError("toolwarden is shutting down; %s was not called.", req.Name)))
+		return
+	case n >= maxInFlight:
 		p.respond(req, made(toolError("toolwarden: more than %d calls are in flight; try %s again later.", maxInFlight, req.Name)))
 		return
 	}
-	p.calls.Add(1)
-	select {
-	case p.work <- j:
+	defer c.recover()
+	next, out := p.decide(p.runCtx, req, &c.dc)
+	switch next {
+	case stepDone:
+		c.finish(out)
+	case stepForward:
+		p.forwardAsync(c)
 	default:
-		go p.runJob(j)
+		select {
+		case p.work <- workItem{c, next}:
+		default:
+			go p.wait(c, next)
+		}
 	}
 }
 
+// workItem is a call that must wait for a human, and what it waits for.
+type workItem struct {
+	c    *call
+	next step
+}
+
+// worker serves calls that wait. Workers are long-lived goroutines, whose
+// stacks have already grown to what a call needs; when every one is busy
+// (say, waiting for a human), a call gets a goroutine of its own.
 func (p *Proxy) worker(ctx context.Context) {
 	for {
 		select {
-		case j := <-p.work:
-			p.runJob(j)
+		case w := <-p.work:
+			p.wait(w.c, w.next)
 		case <-ctx.Done():
 			return
 		}
 	}
 }
 
-func (p *Proxy) runJob(j job) {
-	defer p.calls.Done()
-	defer func() {
-		p.callsMu.Lock()
-		delete(p.inflight, j.key)
-		p.callsMu.Unlock()
-		j.cancel()
-	}()
-	defer func() {
-		if r := recover(); r != nil {
-			p.log.Error("panic serving a tool call", "tool", j.req.Name, "panic", r)
-			p.respond(j.req, made(toolError("toolwarden: internal error serving %s: %v", j.req.Name, r)))
-		}
-	}()
-	p.serve(j.ctx, j.req)
+// wait runs the rest of a call that waits (see proceed) and answers it.
+func (p *Proxy) wait(c *call, next step) {
+	defer c.recover()
+	ctx, stop := context.WithCancel(p.runCtx)
+	defer stop()
+	c.mu.Lock()
+	c.stop = stop
+	cancelled := c.cancelled
+	c.mu.Unlock()
+	if cancelled {
+		stop()
+	}
+	c.finish(p.proceed(ctx, &c.req, &c.dc, next))
+}
+
+// forwardAsync makes an allowed call upstream without waiting for it: the
+// upstream's answer (or its failure, its timeout, a cancellation) arrives
+// in Receive.
+func (p *Proxy) forwardAsync(c *call) {
+	c.mu.Lock()
+	cancelled := c.cancelled
+	c.mu.Unlock()
+	if cancelled {
+		c.finish(p.settle(p.runCtx, c.dc.rt, c.dc.call, &c.dc.d, nil, context.Canceled))
+		return
+	}
+	pd := c.dc.rt.up.Begin(c.dc.rt.tool.Name, c.dc.call.Arguments, c)
+	c.mu.Lock()
+	c.pending = pd
+	cancelled = c.cancelled
+	c.mu.Unlock()
+	if cancelled {
+		pd.Cancel()
+	}
+}
+
+// Receive gets the upstream's answer to a call forwardAsync made
+// (upstream.Receiver): it retries an idempotent call once after a
+// transport failure, runs Observe and relays the result. It runs on the
+// upstream connection's reader.
+func (c *call) Receive(raw json.RawMessage, err error) {
+	p, dc := c.p, &c.dc
+	if err != nil && !c.retried && retriable(err, &dc.d) {
+		c.retried = true
+		p.log.Info("retrying idempotent call after transport failure", "server", dc.rt.up.Name(), "tool", dc.rt.tool.Name, "err", err)
+		go func() {
+			defer c.recover()
+			p.forwardAsync(c)
+		}()
+		return
+	}
+	defer c.recover()
+	c.finish(p.settle(p.runCtx, dc.rt, dc.call, &dc.d, raw, err))
+}
+
+// finish answers the call (once) and forgets it.
+func (c *call) finish(out outcome) {
+	if c.done.Swap(true) {
+		return
+	}
+	p := c.p
+	p.respond(&c.req, out)
+	p.callsMu.Lock()
+	if p.inflight[c.key] == c {
+		delete(p.inflight, c.key)
+	}
+	p.callsMu.Unlock()
+	p.calls.Done()
+}
+
+// recover turns a panic while serving the call into a tool error.
+func (c *call) recover() {
+	if r := recover(); r != nil {
+		c.p.log.Error("panic serving a tool call", "tool", c.req.Name, "panic", r)
+		c.finish(made(toolError("toolwarden: internal error serving %s: %v", c.req.Name, r)))
+	}
+}
+
+// cancel stops the call: its upstream request, or its wait.
+func (c *call) cancel() {
+	c.mu.Lock()
+	c.cancelled = true
+	pd, stop := c.pending, c.stop
+	c.mu.Unlock()
+	if pd != nil {
+		pd.Cancel()
+	}
+	if stop != nil {
+		stop()
+	}
 }
 
 // cancelCall cancels an in-flight call (notifications/cancelled).
 func (p *Proxy) cancelCall(id json.RawMessage) {
-	key := string(id)
 	p.callsMu.Lock()
-	cancel := p.inflight[key]
+	c := p.inflight[string(id)]
 	p.callsMu.Unlock()
-	if cancel != nil {
-		cancel()
+	if c != nil {
+		c.cancel()
 	}
+}
+
+// stopCalls cancels every call in flight and waits for them to be answered;
+// no call starts after it.
+func (p *Proxy) stopCalls() {
+	p.callsMu.Lock()
+	p.stopping = true
+	cs := make([]*call, 0, len(p.inflight))
+	for _, c := range p.inflight {
+		cs = append(cs, c)
+	}
+	p.callsMu.Unlock()
+	for _, c := range cs {
+		c.cancel()
+	}
+	p.calls.Wait()
 }
 
 // startAll starts every upstream at once; one that fails keeps being

@@ -124,14 +124,15 @@ func (in *intake) next() ([]byte, error) {
 }
 
 // take looks at a message before mcp-go does. tools/call is served by the
-// proxy itself and not passed on (see Proxy.serve); for tools/list the id
+// proxy itself and not passed on (see Proxy.dispatch); for tools/list the id
 // is noted so that output can rewrite the answer; notifications/cancelled
 // also cancels the proxy's call.
 func (in *intake) take(line []byte) bool {
 	in.note(line)
 	if bytes.Contains(line, callMarker) {
-		if req, ok := parseCall(line); ok {
-			in.p.dispatch(req)
+		c := &call{p: in.p}
+		if parseCallInto(line, &c.req) {
+			in.p.dispatch(c)
 			return true
 		}
 	}

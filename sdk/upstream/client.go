@@ -1,6 +1,7 @@
 package upstream
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -18,6 +19,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/toolwarden/toolwarden/host"
+	"github.com/toolwarden/toolwarden/sdk/internal/rawjson"
 )
 
 // Errors a Call can return besides *RPCError.
@@ -115,6 +117,7 @@ type Client struct {
 type conn struct {
 	mc           *client.Client
 	tr           transport.Interface
+	st           *stdioTransport // a stdio server's (tools/call skips mcp-go); nil over HTTP
 	cancel       context.CancelFunc
 	dead         atomic.Bool
 	instructions string
@@ -296,10 +299,15 @@ func (c *Client) dial() (*conn, []*host.Tool, error) {
 			return nil, nil, err
 		}
 		tr = h
-	} else {
-		tr = transport.NewStdioWithOptions(c.spec.Command, nil, c.spec.Args,
-			transport.WithCommandFunc(c.command),
-			transport.WithCommandLogger(c.log))
+	}
+	cn := &conn{}
+	if tr == nil {
+		cmd, err := c.command(ctx, c.spec.Command, nil, c.spec.Args)
+		if err != nil {
+			return nil, nil, err
+		}
+		cn.st = newStdioTransport(cmd, c.log, func(err error) { c.lost(cn, err) })
+		tr = cn.st
 	}
 	// The connection outlives the startup timeout: mcp-go keeps this context
 	// for the listener and for requests the server sends us.
@@ -308,7 +316,7 @@ func (c *Client) dial() (*conn, []*host.Tool, error) {
 	// to 5 s against servers that ignore it), and raw requests need no
 	// per-request _meta. Every 2026-07-28 server still serves it.
 	mc := client.NewClient(tr, client.WithProtocolVersion(mcp.LATEST_LEGACY_PROTOCOL_VERSION))
-	cn := &conn{mc: mc, tr: tr, cancel: stop}
+	cn.mc, cn.tr, cn.cancel = mc, tr, stop
 	if err := mc.Start(life); err != nil {
 		stop()
 		return nil, nil, fmt.Errorf("starting %s: %w", c.spec.Describe(), err)
@@ -359,7 +367,7 @@ func (c *Client) command(_ context.Context, command string, _ []string, args []s
 // collide with the numeric IDs mcp-go's own client uses on the same
 // transport.
 func (c *Client) send(ctx context.Context, cn *conn, method string, params any) (json.RawMessage, error) {
-	id := mcp.NewRequestId("tw-" + strconv.FormatUint(c.ids.Add(1), 10))
+	id := mcp.NewRequestId(callID(c.ids.Add(1)))
 	resp, err := cn.tr.SendRequest(ctx, transport.JSONRPCRequest{JSONRPC: mcp.JSONRPC_VERSION, ID: id, Method: method, Params: params})
 	if err != nil {
 		if ctx.Err() != nil {
@@ -438,15 +446,243 @@ func (c *Client) Call(ctx context.Context, name string, args json.RawMessage) (j
 	if err != nil {
 		return nil, err
 	}
+	if cn.st != nil {
+		return c.callStdio(ctx, cn, name, args)
+	}
 	ctx, release := c.deadlines.watch(ctx, c.spec.toolTimeout())
 	defer release()
 	res, err := c.send(ctx, cn, string(mcp.MethodToolsCall), callParams{Name: name, Arguments: args})
 	if err == nil {
-		c.mu.Lock()
-		c.failures = 0
-		c.mu.Unlock()
+		c.succeeded()
 	}
 	return res, err
+}
+
+// succeeded resets the restart backoff after a call that worked.
+func (c *Client) succeeded() {
+	c.mu.Lock()
+	c.failures = 0
+	c.mu.Unlock()
+}
+
+type callResult struct {
+	raw json.RawMessage
+	err error
+}
+
+// resultChan is a Receiver that hands the outcome to a waiting Call.
+type resultChan chan callResult
+
+func (ch resultChan) Receive(raw json.RawMessage, err error) { ch <- callResult{raw, err} }
+
+// callStdio is Call on a stdio connection: Begin's path, waited for.
+func (c *Client) callStdio(ctx context.Context, cn *conn, name string, args json.RawMessage) (json.RawMessage, error) {
+	ch := make(resultChan, 1)
+	pd := &Pending{c: c, done: ch}
+	pd.start(cn, name, args)
+	select {
+	case r := <-ch:
+		return r.raw, r.err
+	case <-ctx.Done():
+		pd.Cancel()
+		r := <-ch
+		if r.err == context.Canceled {
+			r.err = ctx.Err()
+		}
+		return r.raw, r.err
+	}
+}
+
+// A Receiver gets the outcome of a call started with Begin: what Call
+// would return.
+type Receiver interface {
+	Receive(result json.RawMessage, err error)
+}
+
+// ReceiverFunc is a func as a Receiver.
+type ReceiverFunc func(result json.RawMessage, err error)
+
+// Receive calls f.
+func (f ReceiverFunc) Receive(result json.RawMessage, err error) { f(result, err) }
+
+// Pending is a tools/call in flight, started by Begin.
+type Pending struct {
+	c     *Client
+	done  Receiver
+	fired atomic.Bool
+
+	// On a live stdio connection: the request's id and its deadline.
+	cn *conn
+	id uint64
+	dl deadline
+
+	// Otherwise (starting the server first, or HTTP): stops the goroutine
+	// that makes the call.
+	stop context.CancelFunc
+}
+
+// Begin starts tools/call for the tool the server calls name, within the
+// tool timeout, and returns at once; done receives what Call would return,
+// exactly once. On a live stdio connection the request is written before
+// Begin returns and done runs on the connection's reader (or on the
+// timeout watcher's goroutine, or in Cancel), so it must not block for
+// long and must not wait for another call. Otherwise (the server is
+// starting or restarting, or is reached over HTTP) the call runs on a
+// goroutine of its own. done may run before Begin returns.
+func (c *Client) Begin(name string, args json.RawMessage, done Receiver) *Pending {
+	pd := &Pending{c: c, done: done}
+	c.mu.Lock()
+	cn := c.conn
+	c.mu.Unlock()
+	if cn != nil && cn.st != nil && !cn.dead.Load() {
+		pd.start(cn, name, args)
+		return pd
+	}
+	ctx, stop := context.WithCancel(context.Background())
+	pd.stop = stop
+	go func() {
+		defer stop()
+		raw, err := c.Call(ctx, name, args)
+		pd.finish(raw, err)
+	}()
+	return pd
+}
+
+// start writes the request on a stdio connection.
+func (pd *Pending) start(cn *conn, name string, args json.RawMessage) {
+	c := pd.c
+	if len(args) > 0 && !rawjson.Valid(args) {
+		pd.finish(nil, errors.New("the arguments are not valid JSON"))
+		return
+	}
+	pd.cn = cn
+	pd.id = c.ids.Add(1)
+	pd.dl = deadline{at: time.Now().Add(c.spec.toolTimeout()), e: pd}
+	c.deadlines.add(&pd.dl)
+	if err := cn.st.sendCall(pd.id, callLine(pd.id, name, args), pd); err != nil {
+		c.lost(cn, err)
+		pd.finish(nil, &TransportError{Server: c.spec.Name, Err: err})
+	}
+}
+
+// answer implements waiter: the server's answer, or the connection's end.
+func (pd *Pending) answer(_, result, rpcErr []byte, err error) {
+	c := pd.c
+	switch {
+	case err != nil:
+		c.lost(pd.cn, err)
+		pd.finish(nil, &TransportError{Server: c.spec.Name, Err: err})
+	case rpcErr != nil:
+		pd.finish(nil, parseRPCError(rpcErr))
+	case len(result) == 0:
+		pd.finish(nil, &RPCError{Code: mcp.INTERNAL_ERROR, Message: "response has neither result nor error"})
+	default:
+		c.succeeded()
+		pd.finish(append(json.RawMessage(nil), result...), nil)
+	}
+}
+
+func parseRPCError(raw []byte) *RPCError {
+	var e struct {
+		Code    int             `json:"code"`
+		Message string          `json:"message"`
+		Data    json.RawMessage `json:"data"`
+	}
+	if err := json.Unmarshal(raw, &e); err != nil {
+		return &RPCError{Code: mcp.INTERNAL_ERROR, Message: "the server answered with a malformed error: " + string(raw)}
+	}
+	if string(e.Data) == "null" {
+		e.Data = nil
+	}
+	return &RPCError{Code: e.Code, Message: e.Message, Data: e.Data}
+}
+
+func (pd *Pending) finish(raw json.RawMessage, err error) {
+	if pd.fired.Swap(true) {
+		return
+	}
+	pd.done.Receive(raw, err)
+	// After the answer, off its critical path: a deadline that comes
+	// meanwhile finds the call answered.
+	if pd.dl.e != nil {
+		pd.c.deadlines.remove(&pd.dl)
+	}
+}
+
+// expire ends a call that ran past the tool timeout.
+func (pd *Pending) expire() {
+	if !pd.cn.st.forgetCall(pd.id) {
+		return // answered meanwhile
+	}
+	pd.cancelUpstream(errDeadline)
+	pd.finish(nil, ErrTimeout)
+}
+
+// Cancel abandons the call: done gets context.Canceled (unless the answer
+// came first) and the server is sent notifications/cancelled.
+func (pd *Pending) Cancel() {
+	if pd.stop != nil {
+		pd.stop()
+		return
+	}
+	if pd.cn == nil || !pd.cn.st.forgetCall(pd.id) {
+		return
+	}
+	pd.cancelUpstream(context.Canceled)
+	pd.finish(nil, context.Canceled)
+}
+
+// cancelUpstream tells the server to stop work we no longer wait for.
+func (pd *Pending) cancelUpstream(reason error) {
+	b, err := json.Marshal(mcp.JSONRPCNotification{
+		JSONRPC: mcp.JSONRPC_VERSION,
+		Notification: mcp.Notification{
+			Method: string(mcp.MethodNotificationCancelled),
+			Params: mcp.NotificationParams{AdditionalFields: map[string]any{"requestId": callID(pd.id), "reason": reason.Error()}},
+		},
+	})
+	if err == nil {
+		pd.cn.st.notify(append(b, '\n'))
+	}
+}
+
+// callIDPrefix starts the ids of our own requests ("tw-1", "tw-2"...):
+// strings, so they never collide with the numbers mcp-go's client uses on
+// the same connection.
+const callIDPrefix = "tw-"
+
+func callID(id uint64) string { return callIDPrefix + strconv.FormatUint(id, 10) }
+
+// callLine is a tools/call request as one line.
+func callLine(id uint64, name string, args json.RawMessage) []byte {
+	b := make([]byte, 0, len(name)+len(args)+112)
+	b = append(b, `{"jsonrpc":"2.0","id":"`+callIDPrefix...)
+	b = strconv.AppendUint(b, id, 10)
+	b = append(b, `","method":"tools/call","params":{"name":`...)
+	b = appendString(b, name)
+	if len(args) > 0 {
+		b = append(b, `,"arguments":`...)
+		if bytes.ContainsAny(args, "\r\n") {
+			var buf bytes.Buffer
+			_ = json.Compact(&buf, args)
+			args = buf.Bytes()
+		}
+		b = append(b, args...)
+	}
+	return append(b, "}}\n"...)
+}
+
+// appendString appends s as a JSON string.
+func appendString(b []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c >= 0x80 || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
+			q, _ := json.Marshal(s)
+			return append(b, q...)
+		}
+	}
+	b = append(b, '"')
+	b = append(b, s...)
+	return append(b, '"')
 }
 
 // ToolTimeout is the per-call timeout.

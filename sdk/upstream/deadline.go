@@ -16,36 +16,58 @@ type deadlines struct {
 	tick time.Duration
 
 	mu      sync.Mutex
-	calls   map[*pendingCall]struct{}
+	calls   map[*deadline]struct{}
 	running bool
 }
 
-type pendingCall struct {
-	at     time.Time
-	cancel context.CancelCauseFunc
+// deadline is one watched call: its expire runs (once, on a goroutine of
+// its own) if the call is still watched at its time.
+type deadline struct {
+	at time.Time
+	e  expirer
 }
+
+type expirer interface{ expire() }
+
+// expireFunc is a func as an expirer.
+type expireFunc func()
+
+func (f expireFunc) expire() { f() }
 
 // errDeadline is the cause given to a call's context when it times out.
 var errDeadline = context.DeadlineExceeded
 
-// watch returns ctx bounded by d; release must be called when the call ends.
-func (w *deadlines) watch(ctx context.Context, d time.Duration) (context.Context, func()) {
-	ctx, cancel := context.WithCancelCause(ctx)
-	pc := &pendingCall{at: time.Now().Add(d), cancel: cancel}
+// add watches a call that must end by dl.at; stop it with remove.
+func (w *deadlines) add(dl *deadline) {
 	w.mu.Lock()
 	if w.calls == nil {
-		w.calls = map[*pendingCall]struct{}{}
+		w.calls = map[*deadline]struct{}{}
 	}
-	w.calls[pc] = struct{}{}
+	w.calls[dl] = struct{}{}
 	if !w.running {
 		w.running = true
 		go w.run()
 	}
 	w.mu.Unlock()
+}
+
+// remove stops watching a call. It reports whether the call was still
+// watched (false: its time came, and expire runs or ran).
+func (w *deadlines) remove(dl *deadline) bool {
+	w.mu.Lock()
+	_, ok := w.calls[dl]
+	delete(w.calls, dl)
+	w.mu.Unlock()
+	return ok
+}
+
+// watch returns ctx bounded by d; release must be called when the call ends.
+func (w *deadlines) watch(ctx context.Context, d time.Duration) (context.Context, func()) {
+	ctx, cancel := context.WithCancelCause(ctx)
+	dl := &deadline{at: time.Now().Add(d), e: expireFunc(func() { cancel(errDeadline) })}
+	w.add(dl)
 	return ctx, func() {
-		w.mu.Lock()
-		delete(w.calls, pc)
-		w.mu.Unlock()
+		w.remove(dl)
 		cancel(context.Canceled)
 	}
 }
@@ -57,6 +79,7 @@ func (w *deadlines) run() {
 	t := time.NewTicker(w.tick)
 	defer t.Stop()
 	idleSince := time.Time{}
+	var due []*deadline
 	for now := range t.C {
 		w.mu.Lock()
 		if len(w.calls) == 0 {
@@ -70,12 +93,20 @@ func (w *deadlines) run() {
 		} else {
 			idleSince = time.Time{}
 		}
-		for pc := range w.calls {
-			if !now.Before(pc.at) {
-				pc.cancel(errDeadline)
-				delete(w.calls, pc)
+		for dl := range w.calls {
+			if !now.Before(dl.at) {
+				due = append(due, dl)
+				delete(w.calls, dl)
 			}
 		}
 		w.mu.Unlock()
+		// Each on its own goroutine: expiring a call finishes it, which
+		// answers the client, and a slow client must not hold up the
+		// other deadlines.
+		for i, dl := range due {
+			go dl.e.expire()
+			due[i] = nil
+		}
+		due = due[:0]
 	}
 }

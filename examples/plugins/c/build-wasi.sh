@@ -10,6 +10,6 @@ CC=${CC:-clang}
 command -v "$CC" >/dev/null 2>&1 || { echo "$CC: not found (install clang and lld)" >&2; exit 3; }
 echo 'int x;' | "$CC" --target=wasm32-wasi -mexec-model=reactor -x c -o /dev/null - 2>/dev/null ||
 	{ echo "wasi-libc or the wasm32 compiler-rt builtins are missing (install wasi-libc and libclang-rt-14-dev-wasm32)" >&2; exit 3; }
-"$CC" --target=wasm32-wasi -mexec-model=reactor -O2 -mbulk-memory -Wall -Wextra -Werror -I../../../pdk/c \
+"$CC" --target=wasm32-wasi -mexec-model=reactor -Os -mbulk-memory -Wall -Wextra -Werror -I../../../pdk/c \
 	-Wl,--strip-debug -o "$out" rootguard.c
 if command -v wasm-strip >/dev/null 2>&1; then wasm-strip "$out"; fi

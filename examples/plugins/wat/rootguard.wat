@@ -92,9 +92,8 @@
   ;; and returns the position after what it scanned, or 0 when the input is
   ;; malformed there (the heap starts at 64 KiB, so 0 is never a position).
 
-  ;; The host sends no white space, so the common case must not enter a
-  ;; loop: the host compiles guests with a deadline check at every loop
-  ;; iteration (and loop entry), which costs more than a step's work.
+  ;; The host sends no white space, so the common case does not enter a
+  ;; loop (every loop iteration also runs the host's deadline check).
   (func $ws (param $p i32) (param $e i32) (result i32)
     (local $c i32)
     (if (i32.ge_u (local.get $p) (local.get $e)) (then (return (local.get $p))))

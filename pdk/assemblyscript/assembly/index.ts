@@ -79,9 +79,8 @@ export enum Kind { Missing, Null, Bool, Number, String, Array, Object }
 // @ts-ignore: decorator
 @inline function isWS(c: u32): bool { return c == 0x20 || c == 0x09 || c == 0x0A || c == 0x0D; }
 
-// ws skips white space. The host sends none, so the common case must not
-// enter a loop: the host compiles guests with a deadline check at every
-// loop iteration (and loop entry), which costs more than a step's work.
+// ws skips white space. The host sends none, so the common case does not
+// enter a loop (every loop iteration also runs the host's deadline check).
 // @ts-ignore: decorator
 @inline function ws(p: usize, e: usize): usize {
   return p < e && <u32>load<u8>(p) <= 0x20 ? wsLoop(p, e) : p;

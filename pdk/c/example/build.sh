@@ -6,4 +6,4 @@ cd "$(dirname "$0")"
 out=${1:-example.wasm}
 CC=${CC:-clang}
 command -v "$CC" >/dev/null 2>&1 || { echo "$CC: not found (install clang and lld)" >&2; exit 3; }
-"$CC" --target=wasm32 -O2 -mbulk-memory -nostdlib -Wall -Wextra -Werror -Wl,--no-entry -Wl,--strip-debug -o "$out" example.c
+"$CC" --target=wasm32 -Os -mbulk-memory -nostdlib -Wall -Wextra -Werror -Wl,--no-entry -Wl,--strip-debug -o "$out" example.c

@@ -12,5 +12,5 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 flags="--edition 2021 --target wasm32-unknown-unknown -C opt-level=s -C panic=abort -C target-feature=+bulk-memory"
 "$RUSTC" $flags --crate-type rlib --crate-name toolwarden_pdk --cfg 'feature="panic-handler"' -o "$tmp/libtoolwarden_pdk.rlib" ../src/lib.rs
-"$RUSTC" $flags --crate-type cdylib --crate-name example -C lto -C strip=symbols \
+"$RUSTC" $flags --crate-type cdylib --crate-name example -C lto -C strip=symbols -C link-arg=-zstack-size=65536 \
 	--extern toolwarden_pdk="$tmp/libtoolwarden_pdk.rlib" -o "$out" src/lib.rs

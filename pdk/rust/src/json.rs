@@ -256,9 +256,8 @@ impl<'a> Iterator for Elements<'a> {
     }
 }
 
-/// Skips white space. The host sends none, so the common case must not
-/// enter a loop: the host compiles guests with a deadline check at every
-/// loop iteration (and loop entry), which costs more than a step's work.
+/// Skips white space. The host sends none, so the common case does not
+/// enter a loop (every loop iteration also runs the host's deadline check).
 #[inline]
 pub(crate) fn ws(b: &[u8], i: usize) -> usize {
     if i < b.len() && b[i] <= b' ' {

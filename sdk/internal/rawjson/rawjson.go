@@ -1,0 +1,380 @@
+// Package rawjson reads the few fields the proxy needs from JSON-RPC
+// messages without decoding them: one strict validation pass over a
+// message, then cheap walks over the members of the objects it needs,
+// handing out the raw bytes of each value. Values the proxy relays (tool
+// arguments, tool results) are never decoded or re-encoded.
+//
+// Keys are matched as encoding/json matches struct fields (case-insensitive,
+// escapes decoded), so what the proxy reads of a message is what a Go
+// decoder reads of it.
+package rawjson
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"unicode/utf8"
+	"unsafe"
+)
+
+// maxDepth bounds nesting, as encoding/json does.
+const maxDepth = 10000
+
+// Valid reports whether b is exactly one JSON value, optionally surrounded
+// by whitespace. It accepts what json.Valid accepts.
+func Valid(b []byte) bool {
+	i := skipWS(b, 0)
+	end, ok := validValue(b, i, 0)
+	if !ok {
+		return false
+	}
+	return skipWS(b, end) == len(b)
+}
+
+func skipWS(b []byte, i int) int {
+	for i < len(b) {
+		switch b[i] {
+		case ' ', '\t', '\n', '\r':
+			i++
+		default:
+			return i
+		}
+	}
+	return i
+}
+
+// validValue validates the value starting at b[i] and returns the index just
+// past it.
+func validValue(b []byte, i, depth int) (int, bool) {
+	if i >= len(b) {
+		return 0, false
+	}
+	switch c := b[i]; {
+	case c == '{':
+		if depth >= maxDepth {
+			return 0, false
+		}
+		i = skipWS(b, i+1)
+		if i < len(b) && b[i] == '}' {
+			return i + 1, true
+		}
+		for {
+			if i >= len(b) || b[i] != '"' {
+				return 0, false
+			}
+			var ok bool
+			if i, ok = validString(b, i); !ok {
+				return 0, false
+			}
+			i = skipWS(b, i)
+			if i >= len(b) || b[i] != ':' {
+				return 0, false
+			}
+			if i, ok = validValue(b, skipWS(b, i+1), depth+1); !ok {
+				return 0, false
+			}
+			i = skipWS(b, i)
+			if i >= len(b) {
+				return 0, false
+			}
+			if b[i] == '}' {
+				return i + 1, true
+			}
+			if b[i] != ',' {
+				return 0, false
+			}
+			i = skipWS(b, i+1)
+		}
+	case c == '[':
+		if depth >= maxDepth {
+			return 0, false
+		}
+		i = skipWS(b, i+1)
+		if i < len(b) && b[i] == ']' {
+			return i + 1, true
+		}
+		for {
+			var ok bool
+			if i, ok = validValue(b, i, depth+1); !ok {
+				return 0, false
+			}
+			i = skipWS(b, i)
+			if i >= len(b) {
+				return 0, false
+			}
+			if b[i] == ']' {
+				return i + 1, true
+			}
+			if b[i] != ',' {
+				return 0, false
+			}
+			i = skipWS(b, i+1)
+		}
+	case c == '"':
+		return validString(b, i)
+	case c == '-' || (c >= '0' && c <= '9'):
+		return validNumber(b, i)
+	case c == 't':
+		return literal(b, i, "true")
+	case c == 'f':
+		return literal(b, i, "false")
+	case c == 'n':
+		return literal(b, i, "null")
+	}
+	return 0, false
+}
+
+func literal(b []byte, i int, lit string) (int, bool) {
+	if len(b)-i >= len(lit) && string(b[i:i+len(lit)]) == lit {
+		return i + len(lit), true
+	}
+	return 0, false
+}
+
+// validString validates the string starting at the quote b[i].
+func validString(b []byte, i int) (int, bool) {
+	i++
+	for i < len(b) {
+		c := b[i]
+		switch {
+		case c == '"':
+			return i + 1, true
+		case c < 0x20:
+			return 0, false
+		case c == '\\':
+			if i+1 >= len(b) {
+				return 0, false
+			}
+			switch b[i+1] {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+				i += 2
+			case 'u':
+				if len(b)-i < 6 {
+					return 0, false
+				}
+				for _, h := range b[i+2 : i+6] {
+					if !isHex(h) {
+						return 0, false
+					}
+				}
+				i += 6
+			default:
+				return 0, false
+			}
+		default:
+			i++
+		}
+	}
+	return 0, false
+}
+
+func isHex(c byte) bool {
+	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F')
+}
+
+func isDigit(c byte) bool { return c >= '0' && c <= '9' }
+
+// validNumber validates -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?.
+func validNumber(b []byte, i int) (int, bool) {
+	if b[i] == '-' {
+		i++
+	}
+	if i >= len(b) || !isDigit(b[i]) {
+		return 0, false
+	}
+	if b[i] == '0' {
+		i++
+	} else {
+		for i < len(b) && isDigit(b[i]) {
+			i++
+		}
+	}
+	if i < len(b) && b[i] == '.' {
+		i++
+		if i >= len(b) || !isDigit(b[i]) {
+			return 0, false
+		}
+		for i < len(b) && isDigit(b[i]) {
+			i++
+		}
+	}
+	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
+		i++
+		if i < len(b) && (b[i] == '+' || b[i] == '-') {
+			i++
+		}
+		if i >= len(b) || !isDigit(b[i]) {
+			return 0, false
+		}
+		for i < len(b) && isDigit(b[i]) {
+			i++
+		}
+	}
+	return i, true
+}
+
+// skip returns the index just past the value at b[i], which must be valid
+// JSON: it only follows strings and brackets.
+func skip(b []byte, i int) int {
+	switch b[i] {
+	case '"':
+		return skipString(b, i)
+	case '{', '[':
+		depth := 0
+		for i < len(b) {
+			switch b[i] {
+			case '"':
+				i = skipString(b, i)
+				continue
+			case '{', '[':
+				depth++
+			case '}', ']':
+				depth--
+				if depth == 0 {
+					return i + 1
+				}
+			}
+			i++
+		}
+		return i
+	}
+	for i < len(b) {
+		switch b[i] {
+		case ',', '}', ']', ' ', '\t', '\n', '\r':
+			return i
+		}
+		i++
+	}
+	return i
+}
+
+func skipString(b []byte, i int) int {
+	i++
+	for i < len(b) {
+		switch b[i] {
+		case '"':
+			return i + 1
+		case '\\':
+			i += 2
+			continue
+		}
+		i++
+	}
+	return i
+}
+
+// Members calls fn with the key and the raw value of each member of the
+// object obj, in order, until fn returns false. obj must be valid JSON
+// (see Valid); surrounding whitespace is allowed. The key is the raw
+// content between the quotes (escapes not decoded: match it with KeyIs).
+// Members reports whether obj is an object.
+func Members(obj []byte, fn func(key, val []byte) bool) bool {
+	i := skipWS(obj, 0)
+	if i >= len(obj) || obj[i] != '{' {
+		return false
+	}
+	i = skipWS(obj, i+1)
+	for i < len(obj) && obj[i] == '"' {
+		ks := i + 1
+		i = skipString(obj, i)
+		key := obj[ks : i-1]
+		i = skipWS(obj, i)
+		i = skipWS(obj, i+1) // past ':'
+		vs := i
+		i = skip(obj, i)
+		if !fn(key, obj[vs:i]) {
+			return true
+		}
+		i = skipWS(obj, i)
+		if i < len(obj) && obj[i] == ',' {
+			i = skipWS(obj, i+1)
+		}
+	}
+	return true
+}
+
+// Elements calls fn with each element of the array arr, in order, until fn
+// returns false. arr must be valid JSON. Elements reports whether arr is
+// an array.
+func Elements(arr []byte, fn func(val []byte) bool) bool {
+	i := skipWS(arr, 0)
+	if i >= len(arr) || arr[i] != '[' {
+		return false
+	}
+	i = skipWS(arr, i+1)
+	for i < len(arr) && arr[i] != ']' {
+		vs := i
+		i = skip(arr, i)
+		if !fn(arr[vs:i]) {
+			return true
+		}
+		i = skipWS(arr, i)
+		if i < len(arr) && arr[i] == ',' {
+			i = skipWS(arr, i+1)
+		}
+	}
+	return true
+}
+
+// KeyIs reports whether a raw key (as Members gives it) names field the
+// way encoding/json matches a struct field's name: escapes decoded, then
+// case-insensitively (Unicode simple folding, as bytes.EqualFold).
+func KeyIs(key []byte, field string) bool {
+	if bytes.IndexByte(key, '\\') >= 0 {
+		var s string
+		q := make([]byte, 0, len(key)+2)
+		q = append(append(append(q, '"'), key...), '"')
+		if json.Unmarshal(q, &s) != nil {
+			return false
+		}
+		return strings.EqualFold(s, field)
+	}
+	// A view of key, not a copy: nothing keeps it.
+	return strings.EqualFold(unsafe.String(unsafe.SliceData(key), len(key)), field)
+}
+
+// Kind is the type of a raw JSON value by its first byte: one of
+// '{', '[', '"', 'n' (null), 't', 'f' (booleans) or '0' (a number).
+func Kind(val []byte) byte {
+	if len(val) == 0 {
+		return 0
+	}
+	switch c := val[0]; c {
+	case '{', '[', '"', 'n', 't', 'f':
+		return c
+	}
+	return '0'
+}
+
+// String decodes a raw JSON value that must be a string or null (null is
+// ""), as encoding/json decodes it into a Go string. ok is false for any
+// other kind of value.
+func String(val []byte) (s string, ok bool) {
+	switch Kind(val) {
+	case 'n':
+		return "", true
+	case '"':
+	default:
+		return "", false
+	}
+	inner := val[1 : len(val)-1]
+	if bytes.IndexByte(inner, '\\') < 0 && utf8.Valid(inner) {
+		return string(inner), true
+	}
+	if json.Unmarshal(val, &s) != nil {
+		return "", false
+	}
+	return s, true
+}
+
+// Bool decodes a raw JSON value that must be a boolean or null (null is
+// false). ok is false for any other kind of value.
+func Bool(val []byte) (v, ok bool) {
+	switch Kind(val) {
+	case 't':
+		return true, true
+	case 'f', 'n':
+		return false, true
+	}
+	return false, false
+}

@@ -1,0 +1,96 @@
+package rawjson
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+var corpus = []string{
+	`{}`, `[]`, `""`, `0`, `-0`, `1.5e-3`, `true`, `false`, `null`, ` {"a" : [1, 2, {"b":"c\"d"}] } `,
+	`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"message":"hello"}}}`,
+	`{"a":"\u00e9\n\\\/"}`, `"\ud800"`, "\"\xff\"", `{"A":1,"a":2}`,
+	// invalid
+	``, ` `, `{`, `}`, `[1,]`, `{"a":1,}`, `{"a"}`, `{a:1}`, `01`, `1.`, `.5`, `1e`, `-`, `+1`, `tru`, `nul`, `"a`,
+	`"\x"`, `"\u12"`, "\"\x01\"", `{} {}`, `[1 2]`, `{"a":1 "b":2}`, `1 2`, `"\`, `[`, `{"a":`,
+}
+
+func TestValidAgreesWithEncodingJSON(t *testing.T) {
+	t.Parallel()
+	for _, c := range corpus {
+		if got, want := Valid([]byte(c)), json.Valid([]byte(c)); got != want {
+			t.Errorf("Valid(%q) = %v, want %v", c, got, want)
+		}
+	}
+	deep := strings.Repeat("[", maxDepth+1) + strings.Repeat("]", maxDepth+1)
+	if Valid([]byte(deep)) {
+		t.Error("nesting past the depth limit accepted")
+	}
+}
+
+func TestMembersAndElements(t *testing.T) {
+	t.Parallel()
+	obj := ` { "id" : 7 , "m\u0065thod":"x", "params" : {"a":[1,{"b":"}"}]}, "n":null } `
+	var keys, vals []string
+	Members([]byte(obj), func(k, v []byte) bool {
+		keys = append(keys, string(k))
+		vals = append(vals, string(v))
+		return true
+	})
+	if strings.Join(keys, "|") != `id|m\u0065thod|params|n` || strings.Join(vals, "|") != `7|"x"|{"a":[1,{"b":"}"}]}|null` {
+		t.Fatalf("keys %q vals %q", keys, vals)
+	}
+	if !KeyIs([]byte(`m\u0065thod`), "method") || !KeyIs([]byte(`METHOD`), "method") || KeyIs([]byte(`methods`), "method") {
+		t.Fatal("KeyIs")
+	}
+	var els []string
+	Elements([]byte(` [ 1 , "a,]" , {"x":[2]} ] `), func(v []byte) bool {
+		els = append(els, string(v))
+		return true
+	})
+	if strings.Join(els, "|") != `1|"a,]"|{"x":[2]}` {
+		t.Fatalf("elements %q", els)
+	}
+	if Members([]byte(`[1]`), func(k, v []byte) bool { return true }) {
+		t.Fatal("an array is not an object")
+	}
+}
+
+func FuzzValid(f *testing.F) {
+	for _, c := range corpus {
+		f.Add([]byte(c))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if got, want := Valid(b), json.Valid(b); got != want {
+			t.Fatalf("Valid(%q) = %v, encoding/json says %v", b, got, want)
+		}
+		if !json.Valid(b) {
+			return
+		}
+		// Members sees what encoding/json sees (last duplicate wins).
+		var m map[string]json.RawMessage
+		isObj := json.Unmarshal(b, &m) == nil && m != nil
+		got := map[string]string{}
+		if Members(b, func(k, v []byte) bool {
+			var ks string
+			if err := json.Unmarshal(append(append([]byte{'"'}, k...), '"'), &ks); err != nil {
+				t.Fatalf("key %q: %v", k, err)
+			}
+			got[ks] = string(v)
+			return true
+		}) != isObj {
+			t.Fatalf("Members(%q): object = %v", b, !isObj)
+		}
+		for k, v := range m {
+			if got[k] != string(v) {
+				t.Fatalf("Members(%q)[%q] = %q, want %q", b, k, got[k], v)
+			}
+		}
+		var s string
+		sv, sok := String(bytes.TrimSpace(b))
+		if err := json.Unmarshal(b, &s); (err == nil) != sok || sv != s {
+			t.Fatalf("String(%q) = %q %v, want %q %v", b, sv, sok, s, err)
+		}
+	})
+}
