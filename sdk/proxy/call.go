@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
@@ -73,11 +74,11 @@ func parseCallInto(line []byte, r *callRequest) bool {
 		return false
 	}
 	var (
-		id, method             []byte
-		hasParams, bad         bool
-		name, state, pv        string
+		id, method              []byte
+		hasParams, bad          bool
+		name, state, pv         string
 		args, responses, elicit []byte
-		hasCaps                bool
+		hasCaps                 bool
 	)
 	setString := func(dst *string, v []byte) {
 		switch rawjson.Kind(v) {
@@ -218,14 +219,23 @@ func (p *Proxy) respond(req *callRequest, out outcome) {
 	} else if req.Modern {
 		body = withResultType(body)
 	}
-	line := make([]byte, 0, len(body)+len(req.ID)+40)
-	line = append(line, `{"jsonrpc":"2.0","id":`...)
+	bp := linePool.Get().(*[]byte)
+	line := append((*bp)[:0], `{"jsonrpc":"2.0","id":`...)
 	line = append(line, req.ID...)
 	line = append(line, `,"result":`...)
 	line = appendOneLine(line, body)
 	line = append(line, "}\n"...)
-	_, _ = p.out.Write(line)
+	_, _ = p.out.Write(line) // which keeps nothing of line
+	if cap(line) <= maxPooledLine {
+		*bp = line
+		linePool.Put(bp)
+	}
 }
+
+// linePool holds buffers for response lines.
+var linePool = sync.Pool{New: func() any { b := make([]byte, 0, 512); return &b }}
+
+const maxPooledLine = 64 << 10
 
 // withResultType adds "resultType":"complete" to a raw result that has none.
 func withResultType(raw json.RawMessage) json.RawMessage {

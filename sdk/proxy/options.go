@@ -83,6 +83,8 @@ func (o Options) WithLogger(l *slog.Logger) Options { o.log = l; return o }
 // once and tools/list waits for the upstreams instead.
 func (o Options) WithWaitForUpstreams(on bool) Options { o.waitForUpstreams = on; return o }
 
-// WithWorkers sets how many tool calls run at once (each waiting approval
-// holds one).
+// WithWorkers sets how many long-lived goroutines serve the calls that wait
+// for a human (an ask, or its answer); when all are busy, such a call gets
+// a goroutine of its own. Calls that need no human take none: they are
+// decided as they are read and relayed as the upstream answers.
 func (o Options) WithWorkers(n int) Options { o.workers = n; return o }

@@ -45,10 +45,11 @@ type Proxy struct {
 
 	out      *output
 	runCtx   context.Context
-	work     chan workItem // to idle workers
-	calls    sync.WaitGroup
+	work     chan workItem  // to idle workers
+	inflight sync.WaitGroup // calls admitted and not yet answered
 	callsMu  sync.Mutex
-	inflight map[string]*call // by request id
+	active   int   // calls admitted and not yet answered
+	head     *call // the calls that can be cancelled (see track)
 	stopping bool
 
 	rebuildMu sync.Mutex
@@ -67,15 +68,14 @@ type route struct {
 // New builds a proxy over the given upstreams. Nothing starts until Run.
 func New(h *host.Host, specs []upstream.Spec, opts Options) *Proxy {
 	p := &Proxy{
-		h:        h,
-		opts:     opts,
-		session:  opts.sessionID,
-		signer:   approval.NewSigner(opts.stateTTL, 1024),
-		log:      opts.log,
-		routes:   map[string]*route{},
-		started:  make(chan struct{}),
-		inflight: map[string]*call{},
-		work:     make(chan workItem),
+		h:       h,
+		opts:    opts,
+		session: opts.sessionID,
+		signer:  approval.NewSigner(opts.stateTTL, 1024),
+		log:     opts.log,
+		routes:  map[string]*route{},
+		started: make(chan struct{}),
+		work:    make(chan workItem),
 	}
 	if p.session == "" {
 		var b [12]byte
@@ -172,16 +172,17 @@ func (p *Proxy) Run(ctx context.Context, in io.Reader, out io.Writer) error {
 type call struct {
 	p    *Proxy
 	req  callRequest
-	key  string // its id, for notifications/cancelled
 	dc   decided
 	done atomic.Bool
 
 	retried bool // the one retry of an idempotent call was made
 
-	mu        sync.Mutex
-	cancelled bool
-	pending   *upstream.Pending  // while it runs upstream (allowed outright)
-	stop      context.CancelFunc // while it runs on a worker
+	// Guarded by p.callsMu.
+	prev, next *call // in p.head's list while it can be cancelled
+	listed     bool
+	cancelled  bool
+	pending    *upstream.Pending  // while it runs upstream (allowed outright)
+	stop       context.CancelFunc // while it waits on a worker
 }
 
 // maxInFlight bounds concurrent calls; past it a call gets a tool error.
@@ -190,18 +191,17 @@ const maxInFlight = 256
 // dispatch serves a tools/call, on the reader's goroutine as far as it can:
 // the decision (host.Check, which does not wait) and, for a call allowed
 // outright, writing it upstream. The upstream's answer is then relayed by
-// the upstream connection's reader (see forwardAsync), so a call that runs
+// the upstream connection's reader (see Receive), so a call that runs
 // takes no goroutine hand-off in the proxy, as in a plain byte relay. A
 // call that must wait for a human (an ask, an answer to one) continues on
 // a worker. notifications/cancelled for its id cancels it.
 func (p *Proxy) dispatch(c *call) {
 	req := &c.req
-	c.key = string(req.ID)
 	p.callsMu.Lock()
-	stopping, n := p.stopping, len(p.inflight)
+	stopping, n := p.stopping, p.active
 	if !stopping && n < maxInFlight {
-		p.inflight[c.key] = c
-		p.calls.Add(1)
+		p.active++
+		p.inflight.Add(1)
 	}
 	p.callsMu.Unlock()
 	switch {
@@ -218,13 +218,41 @@ func (p *Proxy) dispatch(c *call) {
 	case stepDone:
 		c.finish(out)
 	case stepForward:
-		p.forwardAsync(c)
+		// Nothing can have cancelled it yet: notifications/cancelled is
+		// read by this goroutine.
+		pd := c.dc.rt.up.Begin(c.dc.rt.tool.Name, c.dc.call.Arguments, c)
+		// Only now, off the call's critical path, is it made cancellable.
+		p.track(c, pd)
 	default:
+		p.track(c, nil)
 		select {
 		case p.work <- workItem{c, next}:
 		default:
 			go p.wait(c, next)
 		}
+	}
+}
+
+// track lists the call as cancellable, with its upstream request if it
+// has one, unless it was answered already; once the proxy is stopping, it
+// cancels the call instead.
+func (p *Proxy) track(c *call, pd *upstream.Pending) {
+	p.callsMu.Lock()
+	if c.pending == nil { // else a retry (see Receive) came first
+		c.pending = pd
+	}
+	stopping := p.stopping
+	if !c.done.Load() && !c.listed {
+		c.listed = true
+		c.next = p.head
+		if p.head != nil {
+			p.head.prev = c
+		}
+		p.head = c
+	}
+	p.callsMu.Unlock()
+	if stopping {
+		c.cancel()
 	}
 }
 
@@ -253,54 +281,52 @@ func (p *Proxy) wait(c *call, next step) {
 	defer c.recover()
 	ctx, stop := context.WithCancel(p.runCtx)
 	defer stop()
-	c.mu.Lock()
+	p.callsMu.Lock()
 	c.stop = stop
 	cancelled := c.cancelled
-	c.mu.Unlock()
+	p.callsMu.Unlock()
 	if cancelled {
 		stop()
 	}
 	c.finish(p.proceed(ctx, &c.req, &c.dc, next))
 }
 
-// forwardAsync makes an allowed call upstream without waiting for it: the
-// upstream's answer (or its failure, its timeout, a cancellation) arrives
-// in Receive.
-func (p *Proxy) forwardAsync(c *call) {
-	c.mu.Lock()
-	cancelled := c.cancelled
-	c.mu.Unlock()
-	if cancelled {
-		c.finish(p.settle(p.runCtx, c.dc.rt, c.dc.call, &c.dc.d, nil, context.Canceled))
-		return
-	}
-	pd := c.dc.rt.up.Begin(c.dc.rt.tool.Name, c.dc.call.Arguments, c)
-	c.mu.Lock()
-	c.pending = pd
-	cancelled = c.cancelled
-	c.mu.Unlock()
-	if cancelled {
-		pd.Cancel()
-	}
-}
-
-// Receive gets the upstream's answer to a call forwardAsync made
+// Receive gets the upstream's answer to a call dispatch made
 // (upstream.Receiver): it retries an idempotent call once after a
 // transport failure, runs Observe and relays the result. It runs on the
-// upstream connection's reader.
+// upstream connection's reader, and raw is a view of its buffer: the
+// result is written to the client before Receive returns, and not kept.
 func (c *call) Receive(raw json.RawMessage, err error) {
 	p, dc := c.p, &c.dc
 	if err != nil && !c.retried && retriable(err, &dc.d) {
 		c.retried = true
 		p.log.Info("retrying idempotent call after transport failure", "server", dc.rt.up.Name(), "tool", dc.rt.tool.Name, "err", err)
-		go func() {
-			defer c.recover()
-			p.forwardAsync(c)
-		}()
+		go c.retry()
 		return
 	}
 	defer c.recover()
 	c.finish(p.settle(p.runCtx, dc.rt, dc.call, &dc.d, raw, err))
+}
+
+// retry makes the call upstream again, unless it was cancelled meanwhile.
+func (c *call) retry() {
+	defer c.recover()
+	p := c.p
+	p.callsMu.Lock()
+	cancelled := c.cancelled
+	p.callsMu.Unlock()
+	if cancelled {
+		c.finish(p.settle(p.runCtx, c.dc.rt, c.dc.call, &c.dc.d, nil, context.Canceled))
+		return
+	}
+	pd := c.dc.rt.up.Begin(c.dc.rt.tool.Name, c.dc.call.Arguments, c)
+	p.callsMu.Lock()
+	c.pending = pd
+	cancelled = c.cancelled
+	p.callsMu.Unlock()
+	if cancelled {
+		pd.Cancel()
+	}
 }
 
 // finish answers the call (once) and forgets it.
@@ -311,11 +337,20 @@ func (c *call) finish(out outcome) {
 	p := c.p
 	p.respond(&c.req, out)
 	p.callsMu.Lock()
-	if p.inflight[c.key] == c {
-		delete(p.inflight, c.key)
+	if c.listed {
+		if c.prev != nil {
+			c.prev.next = c.next
+		} else {
+			p.head = c.next
+		}
+		if c.next != nil {
+			c.next.prev = c.prev
+		}
+		c.prev, c.next, c.listed = nil, nil, false
 	}
+	p.active--
 	p.callsMu.Unlock()
-	p.calls.Done()
+	p.inflight.Done()
 }
 
 // recover turns a panic while serving the call into a tool error.
@@ -328,10 +363,11 @@ func (c *call) recover() {
 
 // cancel stops the call: its upstream request, or its wait.
 func (c *call) cancel() {
-	c.mu.Lock()
+	p := c.p
+	p.callsMu.Lock()
 	c.cancelled = true
 	pd, stop := c.pending, c.stop
-	c.mu.Unlock()
+	p.callsMu.Unlock()
 	if pd != nil {
 		pd.Cancel()
 	}
@@ -340,12 +376,20 @@ func (c *call) cancel() {
 	}
 }
 
-// cancelCall cancels an in-flight call (notifications/cancelled).
+// cancelCall cancels the in-flight calls with this id
+// (notifications/cancelled). Cancellations are rare and at most
+// maxInFlight calls are in flight, so they are looked for in a list rather
+// than kept in a map, which would cost every call.
 func (p *Proxy) cancelCall(id json.RawMessage) {
+	var cs []*call
 	p.callsMu.Lock()
-	c := p.inflight[string(id)]
+	for c := p.head; c != nil; c = c.next {
+		if string(c.req.ID) == string(id) {
+			cs = append(cs, c)
+		}
+	}
 	p.callsMu.Unlock()
-	if c != nil {
+	for _, c := range cs {
 		c.cancel()
 	}
 }
@@ -353,17 +397,17 @@ func (p *Proxy) cancelCall(id json.RawMessage) {
 // stopCalls cancels every call in flight and waits for them to be answered;
 // no call starts after it.
 func (p *Proxy) stopCalls() {
+	var cs []*call
 	p.callsMu.Lock()
 	p.stopping = true
-	cs := make([]*call, 0, len(p.inflight))
-	for _, c := range p.inflight {
+	for c := p.head; c != nil; c = c.next {
 		cs = append(cs, c)
 	}
 	p.callsMu.Unlock()
 	for _, c := range cs {
 		c.cancel()
 	}
-	p.calls.Wait()
+	p.inflight.Wait()
 }
 
 // startAll starts every upstream at once; one that fails keeps being

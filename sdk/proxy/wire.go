@@ -19,10 +19,10 @@ import (
 //
 //   - intake reads the client's messages. It bounds their size (answering
 //     an oversized message itself, so a huge call never reaches mcp-go or
-//     policy), serves tools/call itself (one decode, arguments and results
-//     relayed raw; mcp-go's path decodes a call five times and re-encodes
-//     the result, which costs more than policy does), and notes the IDs of
-//     tools/list requests. Everything else goes to mcp-go: the handshake,
+//     policy), serves tools/call itself (read without decoding, see
+//     parseCall; arguments and results relayed raw; mcp-go's path decodes a
+//     call five times and re-encodes the result, which costs more than
+//     policy does), and notes the IDs of tools/list requests. Everything else goes to mcp-go: the handshake,
 //     ping, server/discover, the answers to our elicitation/create requests.
 //   - output serialises everything written to the client and, for those
 //     IDs, replaces the "tools" of mcp-go's answer with the visible tools'
@@ -128,14 +128,15 @@ func (in *intake) next() ([]byte, error) {
 // is noted so that output can rewrite the answer; notifications/cancelled
 // also cancels the proxy's call.
 func (in *intake) take(line []byte) bool {
-	in.note(line)
 	if bytes.Contains(line, callMarker) {
 		c := &call{p: in.p}
 		if parseCallInto(line, &c.req) {
+			in.waitForUpstreams()
 			in.p.dispatch(c)
 			return true
 		}
 	}
+	in.note(line)
 	if bytes.Contains(line, cancelMarker) {
 		var n struct {
 			Method string `json:"method"`
@@ -163,12 +164,8 @@ var (
 // answer. The first tools/list or tools/call waits (up to listWait) for the
 // upstreams to start, so that neither sees a partial list.
 func (in *intake) note(line []byte) {
-	if !in.waited && bytes.Contains(line, toolsMarker) {
-		in.waited = true
-		select {
-		case <-in.p.started:
-		case <-time.After(listWait):
-		}
+	if bytes.Contains(line, toolsMarker) {
+		in.waitForUpstreams()
 	}
 	if !bytes.Contains(line, listMarker) {
 		return
@@ -181,6 +178,18 @@ func (in *intake) note(line []byte) {
 		return
 	}
 	in.out.expectList(idKey(m.ID))
+}
+
+// waitForUpstreams waits, once, for the upstreams to start (see note).
+func (in *intake) waitForUpstreams() {
+	if in.waited {
+		return
+	}
+	in.waited = true
+	select {
+	case <-in.p.started:
+	case <-time.After(listWait):
+	}
 }
 
 // oversized answers a message larger than the cap: a tool error for a
@@ -324,7 +333,7 @@ func (o *output) rewriteList(line []byte) ([]byte, bool) {
 // appendOneLine appends raw JSON, compacted only if it spans lines (which
 // a stdio message must not).
 func appendOneLine(b []byte, raw json.RawMessage) []byte {
-	if bytes.ContainsAny(raw, "\r\n") {
+	if bytes.IndexByte(raw, '\n') >= 0 || bytes.IndexByte(raw, '\r') >= 0 {
 		var buf bytes.Buffer
 		if json.Compact(&buf, raw) == nil {
 			return append(b, buf.Bytes()...)

@@ -85,11 +85,14 @@ func IsTransport(err error) bool {
 // relists on notifications/tools/list_changed, and restarts a server that
 // died, with exponential backoff. It is safe for concurrent use.
 //
-// Requests go through mcp-go's transport raw: tools/list so that tool
-// definitions reach the client byte for byte (mcp.Tool drops schema keywords
-// and unknown annotations), tools/call so that the result is relayed as the
-// upstream wrote it and mcp-go's multi round-trip loop never runs on a
-// client that has no one to ask.
+// mcp-go's client runs the handshake. Requests go through the transport
+// raw: tools/list so that tool definitions reach the client byte for byte
+// (mcp.Tool drops schema keywords and unknown annotations), tools/call so
+// that the result is relayed as the upstream wrote it and mcp-go's multi
+// round-trip loop never runs on a client that has no one to ask. A stdio
+// server's transport is toolwarden's own (see stdioTransport), on which a
+// tools/call is one line written and one line routed back by id (Begin):
+// no decoding of the result, no goroutine hand-off, no timer.
 type Client struct {
 	spec     Spec
 	onChange func(*Client)
@@ -105,6 +108,11 @@ type Client struct {
 	retryAt    time.Time
 	lastErr    error
 	closed     bool
+
+	// live mirrors conn, for calls to read without the lock; failing is
+	// set while failures is not 0.
+	live    atomic.Pointer[conn]
+	failing atomic.Bool
 
 	refreshMu  sync.Mutex
 	refreshing bool
@@ -199,6 +207,7 @@ func (c *Client) Close() error {
 	c.closed = true
 	cn := c.conn
 	c.conn = nil
+	c.live.Store(nil)
 	c.mu.Unlock()
 	if cn != nil {
 		cn.close()
@@ -248,6 +257,7 @@ func (c *Client) ready(ctx context.Context) (*conn, error) {
 		c.connecting = done
 		old := c.conn
 		c.conn = nil
+		c.live.Store(nil)
 		c.mu.Unlock()
 
 		if old != nil {
@@ -260,6 +270,7 @@ func (c *Client) ready(ctx context.Context) (*conn, error) {
 		close(done)
 		if err != nil {
 			c.failures++
+			c.failing.Store(true)
 			c.lastErr = err
 			c.retryAt = time.Now().Add(max(backoff(c.failures+1), time.Second))
 			c.mu.Unlock()
@@ -272,6 +283,7 @@ func (c *Client) ready(ctx context.Context) (*conn, error) {
 			return nil, ErrClosed
 		}
 		c.conn = cn
+		c.live.Store(cn)
 		c.lastErr = nil
 		changed := !c.listed || !sameTools(c.tools, tools)
 		c.tools, c.listed = tools, true
@@ -424,6 +436,7 @@ func (c *Client) lost(cn *conn, err error) {
 	}
 	c.mu.Lock()
 	c.failures++
+	c.failing.Store(true)
 	c.lastErr = err
 	c.retryAt = time.Now().Add(backoff(c.failures))
 	c.mu.Unlock()
@@ -460,8 +473,12 @@ func (c *Client) Call(ctx context.Context, name string, args json.RawMessage) (j
 
 // succeeded resets the restart backoff after a call that worked.
 func (c *Client) succeeded() {
+	if !c.failing.Load() {
+		return
+	}
 	c.mu.Lock()
 	c.failures = 0
+	c.failing.Store(false)
 	c.mu.Unlock()
 }
 
@@ -473,7 +490,9 @@ type callResult struct {
 // resultChan is a Receiver that hands the outcome to a waiting Call.
 type resultChan chan callResult
 
-func (ch resultChan) Receive(raw json.RawMessage, err error) { ch <- callResult{raw, err} }
+func (ch resultChan) Receive(raw json.RawMessage, err error) {
+	ch <- callResult{append(json.RawMessage(nil), raw...), err}
+}
 
 // callStdio is Call on a stdio connection: Begin's path, waited for.
 func (c *Client) callStdio(ctx context.Context, cn *conn, name string, args json.RawMessage) (json.RawMessage, error) {
@@ -494,7 +513,9 @@ func (c *Client) callStdio(ctx context.Context, cn *conn, name string, args json
 }
 
 // A Receiver gets the outcome of a call started with Begin: what Call
-// would return.
+// would return. A result from a stdio server is a view of the
+// connection's read buffer, valid until Receive returns: copy what you
+// keep (relaying it as it came costs no copy).
 type Receiver interface {
 	Receive(result json.RawMessage, err error)
 }
@@ -511,10 +532,11 @@ type Pending struct {
 	done  Receiver
 	fired atomic.Bool
 
-	// On a live stdio connection: the request's id and its deadline.
+	// On a live stdio connection: the request's id and when it times out
+	// (the connection's watcher ends it then).
 	cn *conn
 	id uint64
-	dl deadline
+	at time.Time
 
 	// Otherwise (starting the server first, or HTTP): stops the goroutine
 	// that makes the call.
@@ -531,10 +553,7 @@ type Pending struct {
 // goroutine of its own. done may run before Begin returns.
 func (c *Client) Begin(name string, args json.RawMessage, done Receiver) *Pending {
 	pd := &Pending{c: c, done: done}
-	c.mu.Lock()
-	cn := c.conn
-	c.mu.Unlock()
-	if cn != nil && cn.st != nil && !cn.dead.Load() {
+	if cn := c.live.Load(); cn != nil && cn.st != nil && !cn.dead.Load() {
 		pd.start(cn, name, args)
 		return pd
 	}
@@ -557,9 +576,15 @@ func (pd *Pending) start(cn *conn, name string, args json.RawMessage) {
 	}
 	pd.cn = cn
 	pd.id = c.ids.Add(1)
-	pd.dl = deadline{at: time.Now().Add(c.spec.toolTimeout()), e: pd}
-	c.deadlines.add(&pd.dl)
-	if err := cn.st.sendCall(pd.id, callLine(pd.id, name, args), pd); err != nil {
+	pd.at = time.Now().Add(c.spec.toolTimeout())
+	bp := linePool.Get().(*[]byte)
+	line := appendCallLine((*bp)[:0], pd.id, name, args)
+	err := cn.st.sendCall(pd, line) // which keeps nothing of line
+	if cap(line) <= maxPooledLine {
+		*bp = line
+		linePool.Put(bp)
+	}
+	if err != nil {
 		c.lost(cn, err)
 		pd.finish(nil, &TransportError{Server: c.spec.Name, Err: err})
 	}
@@ -578,7 +603,7 @@ func (pd *Pending) answer(_, result, rpcErr []byte, err error) {
 		pd.finish(nil, &RPCError{Code: mcp.INTERNAL_ERROR, Message: "response has neither result nor error"})
 	default:
 		c.succeeded()
-		pd.finish(append(json.RawMessage(nil), result...), nil)
+		pd.finish(result, nil) // a view: see Receiver
 	}
 }
 
@@ -602,18 +627,11 @@ func (pd *Pending) finish(raw json.RawMessage, err error) {
 		return
 	}
 	pd.done.Receive(raw, err)
-	// After the answer, off its critical path: a deadline that comes
-	// meanwhile finds the call answered.
-	if pd.dl.e != nil {
-		pd.c.deadlines.remove(&pd.dl)
-	}
 }
 
-// expire ends a call that ran past the tool timeout.
-func (pd *Pending) expire() {
-	if !pd.cn.st.forgetCall(pd.id) {
-		return // answered meanwhile
-	}
+// timedOut ends a call that ran past the tool timeout (the watcher took
+// it off the connection).
+func (pd *Pending) timedOut() {
 	pd.cancelUpstream(errDeadline)
 	pd.finish(nil, ErrTimeout)
 }
@@ -653,9 +671,13 @@ const callIDPrefix = "tw-"
 
 func callID(id uint64) string { return callIDPrefix + strconv.FormatUint(id, 10) }
 
-// callLine is a tools/call request as one line.
-func callLine(id uint64, name string, args json.RawMessage) []byte {
-	b := make([]byte, 0, len(name)+len(args)+112)
+// linePool holds buffers for request lines.
+var linePool = sync.Pool{New: func() any { b := make([]byte, 0, 512); return &b }}
+
+const maxPooledLine = 64 << 10
+
+// appendCallLine appends a tools/call request as one line.
+func appendCallLine(b []byte, id uint64, name string, args json.RawMessage) []byte {
 	b = append(b, `{"jsonrpc":"2.0","id":"`+callIDPrefix...)
 	b = strconv.AppendUint(b, id, 10)
 	b = append(b, `","method":"tools/call","params":{"name":`...)

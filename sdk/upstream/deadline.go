@@ -72,9 +72,6 @@ func (w *deadlines) watch(ctx context.Context, d time.Duration) (context.Context
 	}
 }
 
-// idleStop is how long the watcher lingers with nothing to watch.
-const idleStop = 10 * time.Second
-
 func (w *deadlines) run() {
 	t := time.NewTicker(w.tick)
 	defer t.Stop()

@@ -2,13 +2,16 @@
 // server: an mcp-go client that starts the server (stdio) or opens a session
 // (streamable HTTP), keeps its raw tool list, relists on
 // notifications/tools/list_changed, bounds every call with the tool
-// timeout, and restarts a server that died, with backoff.
+// timeout, and restarts a server that died, with backoff. Over stdio, tool
+// calls bypass mcp-go: Begin writes the request line and the connection's
+// reader hands the result, undecoded, to a Receiver.
 //
 //	c := upstream.New(upstream.Spec{Name: "fs", Command: "npx",
 //		Args: []string{"-y", "@modelcontextprotocol/server-filesystem", "/tmp"}}, "dev", nil)
 //	if err := c.Start(ctx); err != nil { ... }
 //	for _, t := range c.Tools() { fmt.Println(t.Name, t.HashHex) }
 //	res, err := c.Call(ctx, "read_file", json.RawMessage(`{"path":"/tmp/x"}`))
+//	c.Begin("read_file", args, upstream.ReceiverFunc(func(res json.RawMessage, err error) { ... }))
 //
 // FromConfig builds a Spec from an [mcp_servers.<name>] table as Codex
 // would (environment, headers, bearer token, timeouts).

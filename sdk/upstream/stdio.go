@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math"
 	"os"
 	"os/exec"
 	"sync"
@@ -40,11 +41,13 @@ type stdioTransport struct {
 
 	wmu sync.Mutex // whole lines, one writer at a time
 
-	mu      sync.Mutex
-	calls   map[uint64]waiter // tools/calls, by the number in their id "tw-N"
-	waiting map[string]waiter // other requests, by id key (see idKey)
-	closed  error             // why the connection ended, once it has
-	done    chan struct{}
+	mu       sync.Mutex
+	calls    map[uint64]*Pending // tools/calls, by the number in their id "tw-N"
+	waiting  map[string]waiter   // other requests, by id key (see idKey)
+	closed   error               // why the connection ended, once it has
+	done     chan struct{}
+	watching bool          // the timeout watcher runs (see watch)
+	tick     time.Duration // how often it looks
 
 	hmu       sync.RWMutex
 	onNotify  func(mcp.JSONRPCNotification)
@@ -57,7 +60,6 @@ type stdioTransport struct {
 	closing   chan struct{}
 	closeOnce sync.Once
 	exited    chan struct{}
-	waitErr   error
 }
 
 // waiter gets the answer to one request: the response line and, inside it,
@@ -74,7 +76,8 @@ func newStdioTransport(cmd *exec.Cmd, log *slog.Logger, onLost func(error)) *std
 	return &stdioTransport{
 		cmd:     cmd,
 		log:     log,
-		calls:   map[uint64]waiter{},
+		calls:   map[uint64]*Pending{},
+		tick:    50 * time.Millisecond,
 		waiting: map[string]waiter{},
 		done:    make(chan struct{}),
 		closing: make(chan struct{}),
@@ -112,7 +115,7 @@ func (s *stdioTransport) Start(ctx context.Context) error {
 	}
 	s.stdin, s.stdout = rawio.Wrap(inW), rawio.Wrap(outR)
 	go func() {
-		s.waitErr = s.cmd.Wait()
+		_ = s.cmd.Wait()
 		close(s.exited)
 	}()
 	go s.read()
@@ -228,13 +231,9 @@ func parseCallID(id []byte) (uint64, bool) {
 	if len(id) < len(prefix)+2 || id[len(id)-1] != '"' || string(id[:len(prefix)]) != prefix {
 		return 0, false
 	}
-	digits := id[len(prefix) : len(id)-1]
-	if len(digits) > 19 {
-		return 0, false
-	}
 	var n uint64
-	for _, c := range digits {
-		if c < '0' || c > '9' {
+	for _, c := range id[len(prefix) : len(id)-1] {
+		if c < '0' || c > '9' || n > (math.MaxUint64-uint64(c-'0'))/10 {
 			return 0, false
 		}
 		n = n*10 + uint64(c-'0')
@@ -357,22 +356,77 @@ func (s *stdioTransport) send(key string, line []byte, w waiter) error {
 	return nil
 }
 
-// sendCall is send for a tools/call with id "tw-<id>".
-func (s *stdioTransport) sendCall(id uint64, line []byte, w waiter) error {
+// sendCall is send for a tools/call (id "tw-<pd.id>"), which times out at
+// pd.at.
+func (s *stdioTransport) sendCall(pd *Pending, line []byte) error {
 	s.mu.Lock()
 	if s.closed != nil {
 		err := s.closed
 		s.mu.Unlock()
 		return err
 	}
-	s.calls[id] = w
+	s.calls[pd.id] = pd
+	if !s.watching {
+		s.watching = true
+		go s.watch()
+	}
 	s.mu.Unlock()
 	if err := s.write(line); err != nil {
-		if s.forgetCall(id) {
+		if s.forgetCall(pd.id) {
 			return fmt.Errorf("writing to the server: %w", err)
 		}
 	}
 	return nil
+}
+
+// idleStop is how long the timeout watcher lingers with nothing to watch.
+const idleStop = 10 * time.Second
+
+// watch ends the calls that run past their tool timeout. Tool timeouts
+// are seconds to minutes, so looking every tick is precise enough, and it
+// costs a call nothing: a timer per call (or a watcher of its own, with
+// its own lock and map) measured as a tenth of the proxy's CPU per round
+// trip. It runs while calls are in flight, and a little after, so a steady
+// stream of calls does not restart it each time.
+func (s *stdioTransport) watch() {
+	t := time.NewTicker(s.tick)
+	defer t.Stop()
+	var idleSince time.Time
+	var due []*Pending
+	for {
+		var now time.Time
+		select {
+		case <-s.done:
+			return // end failed every call
+		case now = <-t.C:
+		}
+		s.mu.Lock()
+		if len(s.calls) == 0 {
+			if idleSince.IsZero() {
+				idleSince = now
+			} else if now.Sub(idleSince) > idleStop {
+				s.watching = false
+				s.mu.Unlock()
+				return
+			}
+		} else {
+			idleSince = time.Time{}
+		}
+		for id, pd := range s.calls {
+			if !now.Before(pd.at) {
+				due = append(due, pd)
+				delete(s.calls, id)
+			}
+		}
+		s.mu.Unlock()
+		// Each on its own goroutine: ending a call answers the client, and
+		// a slow client must not hold up the other timeouts.
+		for i, pd := range due {
+			go pd.timedOut()
+			due[i] = nil
+		}
+		due = due[:0]
+	}
 }
 
 // forget removes the waiter for key and reports whether it was there.
