@@ -195,7 +195,9 @@ func (h *Host) Check(ctx context.Context, c Call) Decision {
 	}
 	s.Count(d.Decision == policy.Ask, d.Decision == policy.Deny)
 	if h.audit != nil {
-		h.audit.Write(audit.Record{Time: h.now(), Event: "check", Session: c.Session, Decision: &d, Labels: added})
+		// A copy, so that d itself stays off the heap when there is no log.
+		logged := d
+		h.audit.Write(audit.Record{Time: h.now(), Event: "check", Session: c.Session, Decision: &logged, Labels: added})
 	}
 	return d
 }

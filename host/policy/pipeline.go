@@ -210,7 +210,7 @@ func (r *Rules) Decide(ctx context.Context, in *Input) Decision {
 }
 
 func (s *state) hintsStep() Step {
-	st := Step{Step: StepHints, Outcome: "trust " + s.trust.String(), Source: s.trustSrc}
+	st := Step{Step: StepHints, Outcome: trustOutcome[s.trust], Source: s.trustSrc}
 	switch {
 	case s.notes.Distrusted:
 		st.Detail = "definition drifted from its pin: relaxing hints ignored until approved"
@@ -231,6 +231,9 @@ func (s *state) hintsStep() Step {
 	}
 	return st
 }
+
+// trustOutcome spells each trust level once so tracing allocates nothing.
+var trustOutcome = [...]string{hints.Pinned: "trust pinned", hints.Full: "trust full", hints.None: "trust none"}
 
 func capsStep(c hints.Capabilities) Step {
 	return Step{Step: StepCapabilities, Outcome: capsOutcome[b2i(c.ReadsPrivateData)|b2i(c.SeesUntrustedContent)<<1|b2i(c.CanExfiltrate)<<2]}
@@ -267,15 +270,14 @@ func (s *state) visibility() (bool, Reason, Step) {
 		}
 	}
 	if srv := s.server; srv != nil {
-		p := "mcp_servers." + quoteKey(srv.name)
 		if !srv.enabled {
-			return hide(p+".enabled", "server is disabled")
+			return hide(srv.enabledSrc, "server is disabled")
 		}
 		if srv.enabledTools != nil && !srv.enabledTools[s.tool.Name] {
-			return hide(p+".enabled_tools", "tool is not in enabled_tools")
+			return hide(srv.enabledToolsSrc, "tool is not in enabled_tools")
 		}
 		if srv.disabledTools[s.tool.Name] {
-			return hide(p+".disabled_tools", "tool is in disabled_tools")
+			return hide(srv.disabledToolsSrc, "tool is in disabled_tools")
 		}
 	}
 	src := ""

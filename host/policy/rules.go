@@ -59,17 +59,19 @@ type toolRules struct {
 }
 
 type serverRules struct {
-	name          string
-	enabled       bool
-	enabledTools  map[string]bool // nil: all
-	disabledTools map[string]bool
-	mode          config.Mode
-	modeSrc       string
-	tools         map[string]*toolRules // approval_mode only
-	trust         hints.Trust
-	hasTrust      bool
-	trustSrc      string
-	connectors    bool
+	name string
+	// Config paths for the trace, rendered once.
+	enabledSrc, enabledToolsSrc, disabledToolsSrc string
+	enabled                                       bool
+	enabledTools                                  map[string]bool // nil: all
+	disabledTools                                 map[string]bool
+	mode                                          config.Mode
+	modeSrc                                       string
+	tools                                         map[string]*toolRules // approval_mode only
+	trust                                         hints.Trust
+	hasTrust                                      bool
+	trustSrc                                      string
+	connectors                                    bool
 }
 
 // Compile turns a loaded Config into Rules. It fails only on values that
@@ -180,11 +182,14 @@ func (r *Rules) compileApp(id string, a *config.App) (*appRules, error) {
 func compileServer(name string, s *config.Server) (*serverRules, error) {
 	p := "mcp_servers." + quoteKey(name)
 	sr := &serverRules{
-		name:       name,
-		enabled:    config.Bool(s.Enabled, true),
-		mode:       s.DefaultToolsApprovalMode,
-		modeSrc:    p + ".default_tools_approval_mode",
-		connectors: s.Connectors,
+		name:             name,
+		enabledSrc:       p + ".enabled",
+		enabledToolsSrc:  p + ".enabled_tools",
+		disabledToolsSrc: p + ".disabled_tools",
+		enabled:          config.Bool(s.Enabled, true),
+		mode:             s.DefaultToolsApprovalMode,
+		modeSrc:          p + ".default_tools_approval_mode",
+		connectors:       s.Connectors,
 	}
 	if s.EnabledTools != nil {
 		sr.enabledTools = make(map[string]bool, len(s.EnabledTools))
