@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/toolwarden/toolwarden/host/config"
 	"github.com/toolwarden/toolwarden/host/hints"
@@ -18,10 +19,14 @@ import (
 // Benchmarks put every plugin call beside its native-Go twin in the same
 // run; docs/plugins.md quotes them as ratios. Run with -benchmem.
 //
-//   wasm    Plugin.Check: envelope, one guest call under a deadline, output parse.
-//   native  the same pipeline with the guest's Go code run natively: the
-//           same envelope, the same pdk.Plugin.Handle, the same output parse.
-//   struct  the rule itself on already-decoded Go values (the floor).
+//   wasm            Plugin.Check: envelope, one guest call under a deadline,
+//                   output parse.
+//   wasm-nodeadline the same without deadlines: the module as built, no
+//                   timer (a measurement only; the host always enforces them).
+//   native          the same pipeline with the guest's Go code run natively:
+//                   the same envelope, the same pdk.Plugin.Handle, the same
+//                   output parse.
+//   struct          the rule itself on already-decoded Go values (the floor).
 
 // trifectaCall is the trifecta ask path: both labels, an exfiltrating tool.
 func trifectaCall() *policy.CheckInput {
@@ -41,7 +46,7 @@ var argguardConfig = map[string]any{"rules": []any{
 	map[string]any{"tool": "*", "arg": "command", "ask_regex": `rm\s+-rf`},
 }}
 
-func loadBuiltin(b *testing.B, rt *Runtime, name string, cfg map[string]any) *Plugin {
+func loadBuiltin(b testing.TB, rt *Runtime, name string, cfg map[string]any) *Plugin {
 	p, err := Load(context.Background(), rt, &config.Policy{Name: name, Builtin: name, Config: cfg}, nil)
 	if err != nil {
 		b.Fatal(err)
@@ -101,6 +106,11 @@ func BenchmarkTrifectaCheck(b *testing.B) {
 		warm(p, in)
 		benchCheck(b, policy.Ask, func() policy.PluginVerdict { return p.Check(ctx, in) })
 	})
+	b.Run("wasm-nodeadline", func(b *testing.B) {
+		p := loadBuiltin(b, newRuntime(b, Options{PoolSize: 1, noDeadlines: true}), "trifecta", nil)
+		warm(p, in)
+		benchCheck(b, policy.Ask, func() policy.PluginVerdict { return p.Check(ctx, in) })
+	})
 	b.Run("native", func(b *testing.B) {
 		twin := newTwin(p, trifecta.New())
 		benchCheck(b, policy.Ask, func() policy.PluginVerdict { return twin.check(in) })
@@ -125,6 +135,11 @@ func BenchmarkArgguardCheck(b *testing.B) {
 		warm(p, in)
 		benchCheck(b, policy.Ask, func() policy.PluginVerdict { return p.Check(ctx, in) })
 	})
+	b.Run("wasm-nodeadline", func(b *testing.B) {
+		p := loadBuiltin(b, newRuntime(b, Options{PoolSize: 1, noDeadlines: true}), "argguard", argguardConfig)
+		warm(p, in)
+		benchCheck(b, policy.Ask, func() policy.PluginVerdict { return p.Check(ctx, in) })
+	})
 	b.Run("native", func(b *testing.B) {
 		gp := argguard.New()
 		twin := newTwin(p, gp)
@@ -136,7 +151,10 @@ func BenchmarkArgguardCheck(b *testing.B) {
 // noop WAT plugin (envelope, deadline, one call, no output) and the WAT
 // conformance plugin (a C-class guest that parses its input).
 func BenchmarkGuestFloor(b *testing.B) {
-	rt := newRuntime(b, Options{PoolSize: 1})
+	runtimes := map[bool]*Runtime{
+		false: newRuntime(b, Options{PoolSize: 1}),
+		true:  newRuntime(b, Options{PoolSize: 1, noDeadlines: true}),
+	}
 	ctx := context.Background()
 	in := trifectaCall()
 	in.Labels = append(in.Labels, "tainted")
@@ -147,16 +165,53 @@ func BenchmarkGuestFloor(b *testing.B) {
 		{"noop-wat", "testdata/wat/noop.wasm", policy.Abstain},
 		{"example-wat", "../../pdk/testdata/conformance/example.wasm", policy.Ask},
 	} {
-		b.Run(c.name, func(b *testing.B) {
-			abs, _ := filepath.Abs(c.file)
-			p, err := Load(ctx, rt, &config.Policy{Name: c.name, Wasm: abs, Config: map[string]any{"blocked_tool": "x"}}, nil)
-			if err != nil {
-				b.Fatal(err)
+		for _, nodeadline := range []bool{false, true} {
+			name := c.name
+			if nodeadline {
+				name += "-nodeadline"
 			}
-			warm(p, in)
-			benchCheck(b, c.want, func() policy.PluginVerdict { return p.Check(ctx, in) })
-		})
+			b.Run(name, func(b *testing.B) {
+				abs, _ := filepath.Abs(c.file)
+				p, err := Load(ctx, runtimes[nodeadline], &config.Policy{Name: c.name, Wasm: abs, Config: map[string]any{"blocked_tool": "x"}}, nil)
+				if err != nil {
+					b.Fatal(err)
+				}
+				warm(p, in)
+				benchCheck(b, c.want, func() policy.PluginVerdict { return p.Check(ctx, in) })
+			})
+		}
 	}
+}
+
+// BenchmarkDeadline is the per-event cost of arming and disarming a
+// deadline (one timer per instance, Reset and Stop), beside reading the
+// clock, the least a shared watchdog goroutine would need per event to
+// know when an event started.
+func BenchmarkDeadline(b *testing.B) {
+	rt := newRuntime(b, Options{PoolSize: 1})
+	p, err := loadWasm(b, rt, config.Policy{Name: "noop"}, filepath.Join("testdata", "wat", "noop.wasm"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	in := <-p.pool.idle
+	defer func() { p.pool.idle <- in }()
+	b.Run("timer", func(b *testing.B) {
+		b.ReportAllocs()
+		for i := 0; i < b.N; i++ {
+			in.arm(time.Second)
+			if in.disarm() {
+				b.Fatal("fired")
+			}
+		}
+	})
+	b.Run("clock", func(b *testing.B) {
+		b.ReportAllocs()
+		var t time.Time
+		for i := 0; i < b.N; i++ {
+			t = time.Now()
+		}
+		_ = t
+	})
 }
 
 // BenchmarkTrifectaCheckParallel runs BenchmarkTrifectaCheck from every

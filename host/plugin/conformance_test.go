@@ -36,23 +36,32 @@ func TestConformance(t *testing.T) {
 	if len(f.Cases) < 20 {
 		t.Fatalf("only %d vectors", len(f.Cases))
 	}
-	rt, err := plugin.NewRuntime(context.Background(), plugin.Options{CacheDir: t.TempDir(), Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rt.Close(context.Background())
-	for name, build := range examples {
-		t.Run(name, func(t *testing.T) {
-			results, err := f.Run(context.Background(), rt, build(t), "example", nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			for _, r := range results {
-				for _, p := range r.Problems {
-					t.Errorf("%s: %s", r.Name, p)
+	// With the deadline instrumentation (as the host runs plugins) and
+	// without it: the instrumented module answers every vector as the
+	// module as built does.
+	opts := plugin.Options{CacheDir: t.TempDir(), Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	for _, mode := range []struct {
+		name string
+		opts plugin.Options
+	}{{"", opts}, {" without deadlines", plugin.WithoutDeadlines(opts)}} {
+		rt, err := plugin.NewRuntime(context.Background(), mode.opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer rt.Close(context.Background())
+		for name, build := range examples {
+			t.Run(name+mode.name, func(t *testing.T) {
+				results, err := f.Run(context.Background(), rt, build(t), "example", nil)
+				if err != nil {
+					t.Fatal(err)
 				}
-			}
-		})
+				for _, r := range results {
+					for _, p := range r.Problems {
+						t.Errorf("%s: %s", r.Name, p)
+					}
+				}
+			})
+		}
 	}
 }
 

@@ -9,10 +9,14 @@
 // before any guest code runs, one warm instance answers describe, and later
 // events draw instances from a pool (at most GOMAXPROCS per plugin), each
 // with its function handle, call stack and buffers cached, so a warm event
-// makes no allocations of its own.
+// makes no allocations.
 //
-// Every event runs under a deadline that interrupts guest code (wazero's
-// WithCloseOnContextDone), with caps on memory, input and output. Any
+// Every event runs under a deadline that interrupts guest code, with caps
+// on memory, input and output. The deadline is a stop flag that every
+// module gets at load (instrument.go: a check at each loop header, at the
+// entry of each function that makes calls, after bulk memory instructions),
+// set by a timer per instance; it stops loops, recursion and call trees,
+// and a spinning guest still lets Go's stop-the-world phases run. Any
 // failure — trap, timeout, memory limit, bad output, error code — discards
 // the instance and becomes the policy's on_error verdict with a reason that
 // names the plugin and the fault:

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -28,29 +29,26 @@ func TestHostilePluginsFailClosedAndRecover(t *testing.T) {
 		reason  string
 	}{
 		{"loop", "deny", FaultTimeout, "timeout after 50ms"},
+		{"recurse", "deny", FaultTimeout, "timeout after 50ms"},
+		{"calltree", "deny", FaultTimeout, "timeout after 50ms"},
+		{"bulkloop", "deny", FaultTimeout, "timeout after 50ms"},
 		{"membomb", "ask", FaultMemory, "memory limit 4 MiB exceeded"},
 		{"trap", "deny", FaultTrap, "trap: wasm error: unreachable"},
 		{"garbage", "abstain", FaultBadOutput, `bad output: not a JSON object: "not json {{{ at all"`},
 		{"bigout", "deny", FaultOutputTooLarge, "output exceeds 64 KiB"},
 		{"badptr", "deny", FaultTrap, "trap: output_write: [2147483632, +64) is outside guest memory (131072 bytes)"},
 		{"errcode", "ask", FaultErrorCode, "error code 3 (internal error): internal error: kaboom"},
-		{"recurse", "deny", FaultTrap, "stack overflow"},
 		{"exit", "deny", FaultExit, "exited with code 2"},
 		{"badlabel", "deny", FaultBadOutput, `bad output: decision "maybe" is not allow, ask, deny or abstain`},
 	}
 	for _, tc := range cases {
 		t.Run(tc.file, func(t *testing.T) {
 			t.Parallel()
-			// Only the loop needs a tight deadline; the others get room for
-			// a loaded CI machine under -race.
+			// Only the guests that never end need a tight deadline; the
+			// others get room for a loaded CI machine under -race.
 			timeout, bound := 2000, 5*time.Second
-			switch tc.file {
-			case "loop":
-				timeout, bound = 50, time.Second
-			case "recurse":
-				// Recursion has no loop, so wazero's deadline checks never
-				// run; the stack limit ends it (docs/plugins.md).
-				bound = 20 * time.Second
+			if tc.kind == FaultTimeout {
+				timeout, bound = 50, 2*time.Second
 			}
 			pol := config.Policy{Name: "hostile-" + tc.file, OnError: tc.onError, TimeoutMs: timeout, MemoryLimitMB: 4}
 			p, err := loadWasm(t, rt, pol, filepath.Join("testdata", "hostile", tc.file+".wasm"))
@@ -86,6 +84,82 @@ func TestHostilePluginsFailClosedAndRecover(t *testing.T) {
 			}
 		})
 	}
+}
+
+// A Go guest spinning in a loop without calls is stopped at its deadline
+// too: the Go compiler turns every jump into a branch to its function's
+// loop header, which carries a check.
+func TestGoGuestSpinIsInterrupted(t *testing.T) {
+	rt := newRuntime(t, Options{})
+	bin := buildGuest(t, "./testdata/gospin")
+	p, err := FromBytes(context.Background(), rt, &config.Policy{Name: "hostile-gospin", TimeoutMs: 50}, bin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for round := 0; round < 3; round++ {
+		start := time.Now()
+		v := p.Check(context.Background(), checkInput(`{"path":"BOOM"}`))
+		var f *Fault
+		if !errors.As(v.Err, &f) || f.Kind != FaultTimeout || v.Reason != `plugin "hostile-gospin": timeout after 50ms` {
+			t.Fatalf("round %d: %+v", round, v)
+		}
+		if d := time.Since(start); d > 2*time.Second {
+			t.Errorf("round %d: took %v", round, d)
+		}
+		if ok := p.Check(context.Background(), checkInput(`{"path":"/tmp/x"}`)); ok.Verdict != policy.Allow || ok.Code != "fine" {
+			t.Fatalf("round %d: call after the timeout: %+v", round, ok)
+		}
+	}
+}
+
+// A guest that spins does not hold up the host's garbage collector (or any
+// stop-the-world) until its deadline: compiled wasm cannot be preempted, so
+// the instrumentation exits to Go every 1024 loop iterations, calls, or
+// 64 KiB of bulk memory work (instrument.go). Without that, runtime.GC()
+// would wait for the deadline, which itself needs a goroutine to fire, and
+// the process would hang for good.
+func TestSpinningGuestDoesNotBlockStopTheWorld(t *testing.T) {
+	rt := newRuntime(t, Options{})
+	guests := map[string][]byte{"gospin": buildGuest(t, "./testdata/gospin")}
+	for _, name := range []string{"loop", "calltree", "bulkloop"} {
+		guests[name] = readFile(t, filepath.Join("testdata", "hostile", name+".wasm"))
+	}
+	for name, bin := range guests {
+		t.Run(name, func(t *testing.T) {
+			const timeout = 3 * time.Second
+			p, err := FromBytes(context.Background(), rt, &config.Policy{Name: "spin-" + name, TimeoutMs: int(timeout / time.Millisecond), MemoryLimitMB: 4}, bin)
+			if err != nil {
+				t.Fatal(err)
+			}
+			start := time.Now()
+			done := make(chan policy.PluginVerdict)
+			go func() { done <- p.Check(context.Background(), checkInput(`{"path":"BOOM"}`)) }()
+			time.Sleep(100 * time.Millisecond)
+			gcStart := time.Now()
+			runtime.GC()
+			var ms runtime.MemStats
+			runtime.ReadMemStats(&ms) // stops the world as well
+			if d := time.Since(gcStart); d > time.Second {
+				t.Errorf("runtime.GC and ReadMemStats took %v while the guest spun", d)
+			}
+			v := <-done
+			if v.Err == nil || time.Since(start) < timeout/2 {
+				t.Errorf("the guest ended early (%v): %+v", time.Since(start), v)
+			}
+		})
+	}
+}
+
+// buildGuest builds a Go guest package as the ABI asks.
+func buildGuest(t testing.TB, pkg string) []byte {
+	t.Helper()
+	out := filepath.Join(t.TempDir(), "guest.wasm")
+	cmd := exec.Command("go", "build", "-buildmode=c-shared", "-trimpath", "-o", out, pkg)
+	cmd.Env = append(os.Environ(), "GOOS=wasip1", "GOARCH=wasm", "CGO_ENABLED=0")
+	if msg, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go build %s: %v\n%s", pkg, err, msg)
+	}
+	return readFile(t, out)
 }
 
 // Plugins that break the ABI are refused at load, before any guest code

@@ -83,7 +83,10 @@ func (c *callCtx) Value(key any) any {
 func (in *instance) fire() {
 	in.stop.Set(1)
 	in.fuel.Set(0)
-	in.fireDone <- struct{}{}
+	select {
+	case in.fireDone <- struct{}{}:
+	default: // never: one fire per instance; but never block a timer goroutine
+	}
 }
 
 // arm starts the deadline of one guest call.

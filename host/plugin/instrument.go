@@ -11,47 +11,54 @@ import (
 // costs a watchdog goroutine per call and an exit to Go at every loop
 // back-edge (wazero #2466): 4-15x on our plugins. Instead, every module is
 // rewritten at load time. Two mutable i32 globals are added after all
-// others: the stop flag, exported as __toolwarden_stop, and a countdown,
-// __toolwarden_fuel. A check is inserted
+// others: the stop flag, exported as __toolwarden_stop, which only the host
+// writes, and a countdown, __toolwarden_fuel. Checks are inserted:
 //
-//   - at the start of every loop body,
-//   - at the start of every function that calls another guest function
-//     (unless its body starts with a loop, whose check comes first), and
-//   - after every bulk memory or table instruction, weighted (it counts as
-//     bulkWeight checks: one such instruction can take milliseconds).
+//   - at the start of every loop body:
+//     if stop | (++c & (fuelTicks-1)) == 0 { tick }
+//     where c is a local added to the function (0 at entry, like every
+//     local);
+//   - at the start of every function that calls another guest function:
+//     if --fuel <= 0 { tick; fuel = fuelTicks }
+//   - after every bulk memory or table instruction, weighted by its size n
+//     (saved in a second added local):
+//     if (fuel -= 1 + n>>16) <= 0 { tick; fuel = fuelTicks }
+//
+// and tick is
+//
+//	memory.grow 0            ;; an exit to Go: a safepoint
+//	if stop { unreachable }  ;; the deadline passed: trap
 //
 // Every unbounded execution iterates a loop without end or makes calls
 // without end (recursion, or an exponential call tree), so it passes checks
-// without end. A check is
+// without end. When an event's deadline passes, the host sets stop to 1 and
+// fuel to 0 from a timer (instance.go): the guest traps at its next loop
+// header or function entry.
 //
-//	fuel -= weight
-//	if fuel <= 0 {
-//		memory.grow 0            ;; an exit to Go: a safepoint
-//		if stop { unreachable }  ;; the deadline passed: trap
-//		fuel = fuelTicks
-//	}
-//
-// When an event's deadline passes, the host sets stop to 1 and fuel to 0
-// from a timer (instance.go), so the guest traps at its next check. The
-// countdown exists because the timer needs a goroutine, and Go cannot run
-// one while another goroutine, spinning in compiled wasm, holds up a
+// The countdowns exist because the timer needs a goroutine, and Go cannot
+// run one while another goroutine, spinning in compiled wasm, holds up a
 // stop-the-world (a GC phase, ReadMemStats): native code is never preempted
 // (wazero's RATIONALE.md, "Why context cancellation is handled in Go code";
-// wazero #1409). So every fuelTicks checks the guest exits to Go, where the
-// scheduler can park it; memory.grow 0 is the cheapest exit (the ABI
-// requires a memory; it changes nothing). The guest's own writes to fuel
-// may overwrite the host's 0; the guest then traps at the latest fuelTicks
-// checks later, since stop is never written by the guest.
+// wazero #1409). So every fuelTicks loop iterations, calls, or 64 KiB of
+// bulk memory work, the guest exits to Go, where the scheduler can park it;
+// memory.grow 0 is the cheapest exit (the ABI requires a memory; it changes
+// nothing). Loops count in a local: a global written in every iteration
+// chains each iteration to the previous one's store, which cost Go guests,
+// whose every jump passes their function's loop header, 10% more (a
+// hand-written WAT scanner fares a little better with the global). The
+// guest's writes to fuel may overwrite
+// the host's 0; stop is never written by the guest, so the guest then
+// traps at its next loop header or, at the latest, fuelTicks calls later.
 //
 // A start section is removed and its function exported as
 // __toolwarden_start, so that the host runs it under the deadline too (it
 // would run inside InstantiateModule, before the host could reach the flag).
 //
-// Nothing else changes: no index of an existing function, global, local,
-// type, table or label moves, custom sections (names, DWARF) are copied as
-// they are (a function body's code offsets move, its instructions do not).
-// Export names starting with __toolwarden_ are reserved (pdk/ABI.md section
-// 1).
+// Nothing else changes: no index of an existing function, global, type,
+// table, label or local moves (added locals come after all others), custom
+// sections (names, DWARF) are copied as they are (a function body's code
+// offsets move, its instructions do not). Export names starting with
+// __toolwarden_ are reserved (pdk/ABI.md section 1).
 //
 // To find the loops, every instruction is decoded, with its immediates: the
 // WebAssembly 2.0 set (MVP, sign extension, saturating truncation, bulk
@@ -61,6 +68,11 @@ import (
 // refused with an error that names the opcode and its offset rather than
 // guessed at: a wrong guess about an immediate's length would put the
 // inserted code inside an instruction.
+//
+// Every module passes through here before wazero sees it, so the decoder
+// also checks every vector length against the bytes left (count): wazero
+// v1.12 allocates a vector before it reads the elements, and a 400-byte
+// module could make it allocate tens of gigabytes and kill the host.
 
 const (
 	// reservedPrefix starts every export name the host adds.
@@ -107,16 +119,16 @@ var sectionRank = [...]int{
 	secCode: 11, secData: 12,
 }
 
-// fuelTicks is the number of checks between two exits to Go, and
-// bulkWeight what a bulk memory or table instruction counts for. An exit
-// costs about as much as a call into the guest (~0.1 µs); a check costs a
-// few cycles. 1024 checks of a tight loop take microseconds, so a guest
-// holds up a stop-the-world no longer than that (a GC pause), or 16 bulk
-// instructions.
-const (
-	fuelTicks  = 1024
-	bulkWeight = 64
-)
+// fuelTicks (a power of two) is the number of loop iterations (per
+// function call) or calls between two exits to Go. An exit costs about as
+// much as a call into the guest (~0.1 µs); a check costs a few cycles; 1024
+// iterations of a tight loop take microseconds, so a spinning guest holds
+// up a stop-the-world no longer than a GC pause does.
+const fuelTicks = 1024
+
+// maxLocals bounds the parameters and locals of one function, as browsers
+// do (V8 and SpiderMonkey allow 50000).
+const maxLocals = 50000
 
 type section struct {
 	id         byte
@@ -177,6 +189,27 @@ func instrument(bin []byte) (out []byte, err error) {
 		return &decoder{b: bin[:secs[i].end], pos: secs[i].start}, true
 	}
 
+	for _, s := range secs {
+		d := &decoder{b: bin[:s.end], pos: s.start}
+		switch s.id {
+		case secCustom:
+			d.custom()
+		case secTable:
+			d.tables()
+		case secMemory:
+			d.memories()
+		case secGlobal:
+			d.globals()
+		case secElement:
+			d.elements()
+		case secData:
+			d.data()
+		case secDataCount:
+			d.u32()
+			d.expectEnd("data count section")
+		}
+	}
+
 	// The new globals' indices: after every imported and defined global.
 	var nGlobals uint64
 	var importedFuncs uint32
@@ -191,9 +224,28 @@ func instrument(bin []byte) (out []byte, err error) {
 	if d, ok := sub(secMemory); ok && d.u32() > 0 {
 		hasMemory = true
 	}
+	// Parameter counts of the defined functions: added locals come after
+	// parameters and locals.
+	var typeParams []uint32
+	if d, ok := sub(secType); ok {
+		typeParams = d.types()
+		d.expectEnd("type section")
+	}
+	var funcParams []uint32
+	if d, ok := sub(secFunction); ok {
+		funcParams = make([]uint32, d.count())
+		for i := range funcParams {
+			t := d.u32()
+			if uint64(t) >= uint64(len(typeParams)) {
+				fail(d.pos, "function type index out of range")
+			}
+			funcParams[i] = typeParams[t]
+		}
+		d.expectEnd("function section")
+	}
 	var definedGlobals uint32
 	if d, ok := sub(secGlobal); ok {
-		definedGlobals = d.u32()
+		definedGlobals = d.count()
 	}
 	nGlobals += uint64(definedGlobals)
 	if nGlobals >= 1<<32-2 {
@@ -201,12 +253,12 @@ func instrument(bin []byte) (out []byte, err error) {
 	}
 	stopIdx, fuelIdx := uint32(nGlobals), uint32(nGlobals)+1
 
-	// Exports: refuse reserved names; add the stop flag and the start
-	// function.
+	// Exports: refuse reserved names; add the stop flag, the countdown and
+	// the start function.
 	var nExports uint32
 	var exportsBody []byte
 	if d, ok := sub(secExport); ok {
-		nExports = d.u32()
+		nExports = d.count()
 		bodyStart := d.pos
 		for i := uint32(0); i < nExports; i++ {
 			at := d.pos
@@ -230,10 +282,7 @@ func instrument(bin []byte) (out []byte, err error) {
 		d.expectEnd("start section")
 	}
 
-	checks := [2][]byte{
-		appendCheck(nil, stopIdx, fuelIdx, 1, hasMemory),
-		appendCheck(nil, stopIdx, fuelIdx, bulkWeight, hasMemory),
-	}
+	in := &instrumenter{stop: stopIdx, fuel: fuelIdx, memory: hasMemory, importedFuncs: importedFuncs, params: funcParams}
 
 	out = make([]byte, 0, len(bin)+len(bin)/16+64)
 	out = append(out, bin[:8]...)
@@ -301,7 +350,7 @@ func instrument(bin []byte) (out []byte, err error) {
 		case secCode:
 			emitBefore(sectionRank[secCode])
 			d := &decoder{b: bin[:s.end], pos: s.start}
-			out = d.code(out, &checks, importedFuncs)
+			out = in.code(out, d)
 		default:
 			emitBefore(sectionRank[s.id])
 			out = appendSection(out, s.id, bin[s.start:s.end])
@@ -309,29 +358,6 @@ func instrument(bin []byte) (out []byte, err error) {
 	}
 	emitBefore(len(sectionRank) + 1)
 	return out, nil
-}
-
-// appendCheck appends a check (see above) of a weight.
-func appendCheck(b []byte, stop, fuel uint32, weight int32, memory bool) []byte {
-	b = append(b, 0x23) // global.get fuel
-	b = appendU32(b, fuel)
-	b = append(b, 0x41) // i32.const weight
-	b = appendS32(b, weight)
-	b = append(b, 0x6b, 0x24) // i32.sub; global.set fuel
-	b = appendU32(b, fuel)
-	b = append(b, 0x23) // global.get fuel
-	b = appendU32(b, fuel)
-	b = append(b, 0x41, 0x00, 0x4c, 0x04, 0x40) // i32.const 0; i32.le_s; if
-	if memory {
-		b = append(b, 0x41, 0x00, 0x40, 0x00, 0x1a) // i32.const 0; memory.grow; drop
-	}
-	b = append(b, 0x23) // global.get stop
-	b = appendU32(b, stop)
-	b = append(b, 0x04, 0x40, 0x00, 0x0b, 0x41) // if; unreachable; end; i32.const fuelTicks
-	b = appendS32(b, fuelTicks)
-	b = append(b, 0x24) // global.set fuel
-	b = appendU32(b, fuel)
-	return append(b, 0x0b) // end
 }
 
 func appendS32(b []byte, v int32) []byte {
@@ -403,26 +429,41 @@ func (d *decoder) u32() uint32 {
 	panic("unreachable")
 }
 
-// skipSigned skips a signed LEB128 number of bits bits (32, 33 or 64) and
-// reports whether it is negative.
-func (d *decoder) skipSigned(bits int) bool {
+// signed reads a signed LEB128 number of at most bits bits (32, 33 or
+// 64). Only the length is checked (at most ceil(bits/7) bytes): wazero
+// does not insist that the unused bits of the last byte copy the sign, and
+// an instruction's length depends only on the continuation bits.
+func (d *decoder) signed(bits int) int64 {
 	at := d.pos
-	for shift := 0; ; shift += 7 {
+	var v int64
+	shift := 0
+	for {
 		c := d.byte()
-		if shift+7 >= bits {
-			// The last byte: its bits past the number's width must all
-			// equal the sign bit, and it must not continue.
-			used := bits - shift // 1..7 bits of the number in this byte
-			mask := byte(0x7f) &^ (1<<(used-1) - 1)
-			if c&0x80 != 0 || c&mask != 0 && c&mask != mask {
-				fail(at, "malformed s"+strconv.Itoa(bits))
-			}
-			return c&0x40 != 0
-		}
+		v |= int64(c&0x7f) << shift
+		shift += 7
 		if c&0x80 == 0 {
-			return c&0x40 != 0
+			if shift < 64 && c&0x40 != 0 {
+				v |= -1 << shift
+			}
+			return v
+		}
+		if shift >= bits {
+			fail(at, "malformed s"+strconv.Itoa(bits))
 		}
 	}
+}
+
+// count reads the length of a vector whose elements take at least a byte
+// each, and refuses one longer than the bytes left: wazero allocates a
+// vector's elements before reading them, so a forged length would make it
+// allocate gigabytes (and the host die of it) for a few bytes of input.
+func (d *decoder) count() uint32 {
+	at := d.pos
+	n := d.u32()
+	if uint64(n) > uint64(len(d.b)-d.pos) {
+		fail(at, "vector length "+strconv.FormatUint(uint64(n), 10)+" is longer than the bytes left")
+	}
+	return n
 }
 
 func (d *decoder) skip(n int) {
@@ -452,10 +493,169 @@ func (d *decoder) limits() {
 	}
 }
 
+// types reads a type section and returns each type's parameter count.
+func (d *decoder) types() []uint32 {
+	params := make([]uint32, d.count())
+	for i := range params {
+		if f := d.byte(); f != 0x60 {
+			fail(d.pos-1, "unsupported type form 0x"+strconv.FormatUint(uint64(f), 16))
+		}
+		params[i] = d.count()
+		for j := uint32(0); j < params[i]; j++ {
+			d.valType()
+		}
+		results := d.count()
+		for j := uint32(0); j < results; j++ {
+			d.valType()
+		}
+	}
+	return params
+}
+
+// The section readers below check what wazero will read, before it
+// allocates: every vector length against the bytes left (see count).
+
+func (d *decoder) tables() {
+	for n := d.count(); n > 0; n-- {
+		d.refType()
+		d.limits()
+	}
+	d.expectEnd("table section")
+}
+
+func (d *decoder) memories() {
+	for n := d.count(); n > 0; n-- {
+		d.limits()
+	}
+	d.expectEnd("memory section")
+}
+
+func (d *decoder) globals() {
+	for n := d.count(); n > 0; n-- {
+		d.valType()
+		if m := d.byte(); m > 1 {
+			fail(d.pos-1, "bad global mutability")
+		}
+		d.constExpr()
+	}
+	d.expectEnd("global section")
+}
+
+func (d *decoder) elements() {
+	for n := d.count(); n > 0; n-- {
+		at := d.pos
+		flags := d.u32()
+		if flags > 7 {
+			fail(at, "unsupported element segment flags "+strconv.FormatUint(uint64(flags), 10))
+		}
+		if flags == 2 || flags == 6 {
+			d.u32() // table index
+		}
+		if flags&1 == 0 {
+			d.constExpr() // offset
+		}
+		exprs := flags&4 != 0
+		if flags&3 != 0 {
+			if exprs {
+				d.refType()
+			} else if k := d.byte(); k != 0 {
+				fail(d.pos-1, "unsupported element kind")
+			}
+		}
+		for m := d.count(); m > 0; m-- {
+			if exprs {
+				d.constExpr()
+			} else {
+				d.u32()
+			}
+		}
+	}
+	d.expectEnd("element section")
+}
+
+func (d *decoder) data() {
+	for n := d.count(); n > 0; n-- {
+		at := d.pos
+		switch flags := d.u32(); flags {
+		case 0:
+			d.constExpr()
+		case 1:
+		case 2:
+			d.u32() // memory index
+			d.constExpr()
+		default:
+			fail(at, "unsupported data segment flags "+strconv.FormatUint(uint64(flags), 10))
+		}
+		d.skip(int(d.count()))
+	}
+	d.expectEnd("data section")
+}
+
+// constExpr skips a constant expression: instructions up to an end.
+func (d *decoder) constExpr() {
+	for {
+		at := d.pos
+		op := d.byte()
+		switch immediates[op] {
+		case immEnd:
+			return
+		case immNone:
+		case immU32:
+			d.u32()
+		case immS32:
+			d.signed(32)
+		case immS64:
+			d.signed(64)
+		case immF32:
+			d.skip(4)
+		case immF64:
+			d.skip(8)
+		case immRefNull:
+			d.refType()
+		case immSIMD:
+			d.simd(at)
+		default:
+			fail(at, "unsupported opcode 0x"+strconv.FormatUint(uint64(op), 16)+" in a constant expression")
+		}
+	}
+}
+
+// custom checks the custom section wazero decodes, "name", the way wazero
+// reads it (internal/wasm/binary/names.go). Other custom sections are
+// opaque.
+func (d *decoder) custom() {
+	if string(d.name()) != "name" {
+		return
+	}
+	for d.pos < len(d.b) {
+		id := d.byte()
+		size := int(d.u32())
+		switch id {
+		case 0: // module name
+			d.name()
+		case 1: // function names
+			for n := d.count(); n > 0; n-- {
+				d.u32()
+				d.name()
+			}
+		case 2: // local names
+			for n := d.count(); n > 0; n-- {
+				d.u32()
+				for m := d.count(); m > 0; m-- {
+					d.u32()
+					d.name()
+				}
+			}
+		default:
+			d.skip(size)
+		}
+	}
+}
+
 // imports reads an import section and counts its functions, globals and
 // memories.
 func (d *decoder) imports() (funcs, globals, mems uint32) {
-	n := d.u32()
+	n := d.count()
 	for i := uint32(0); i < n; i++ {
 		d.name()
 		d.name()
@@ -498,18 +698,18 @@ func (d *decoder) refType() {
 	}
 }
 
-// blockType skips a block type: empty (0x40), one value type, or a type
-// index (s33, not negative).
+// blockType skips a block type, an s33: empty (0x40, -64), one value type
+// (0x7f..0x7b, 0x70, 0x6f: -1..-5, -16, -17) or a type index.
 func (d *decoder) blockType() {
-	if d.pos < len(d.b) {
-		switch d.b[d.pos] {
-		case 0x40, 0x7f, 0x7e, 0x7d, 0x7c, 0x7b, 0x70, 0x6f:
-			d.pos++
-			return
-		}
-	}
 	at := d.pos
-	if d.skipSigned(33) {
+	// The 33-bit value, as wazero reads it.
+	v := d.signed(33) & (1<<33 - 1)
+	if v&(1<<32) != 0 {
+		v -= 1 << 33
+	}
+	switch {
+	case v >= 0, v == -64, v >= -5 && v <= -1, v == -16, v == -17:
+	default:
 		fail(at, "unsupported block type")
 	}
 }
@@ -529,16 +729,35 @@ func (d *decoder) memarg() {
 	d.u32()
 }
 
-// mark is where a check goes in a function body: an offset in the module,
-// and whether the check is weighted (after a bulk instruction).
-type mark struct {
-	pos  int
-	bulk bool
+// instrumenter rewrites function bodies.
+type instrumenter struct {
+	stop, fuel    uint32 // global indices
+	memory        bool   // the module has a memory (tick can use memory.grow)
+	importedFuncs uint32
+	params        []uint32 // parameter count of each defined function
+	marks         []mark
+	body          []byte // scratch: one rewritten body
 }
 
+// mark is where inserted code goes in a function body: an offset in the
+// module and what goes there.
+type mark struct {
+	pos  int
+	kind uint8
+}
+
+const (
+	markLoop       uint8 = iota // a loop check, at the start of a loop body
+	markBulkBefore              // save a bulk instruction's size, before it
+	markBulkAfter               // a weighted fuel check, after it
+)
+
 // code rewrites a code section and appends it, with its id and size, to out.
-func (d *decoder) code(out []byte, checks *[2][]byte, importedFuncs uint32) []byte {
-	n := d.u32()
+func (in *instrumenter) code(out []byte, d *decoder) []byte {
+	n := d.count()
+	if uint64(n) != uint64(len(in.params)) {
+		fail(d.pos, "the code and function sections differ in length")
+	}
 	// The new section goes straight into out, after a 5-byte gap for its
 	// size; once the size is known, the gap is closed to the size's
 	// LEB128 length.
@@ -547,34 +766,22 @@ func (d *decoder) code(out []byte, checks *[2][]byte, importedFuncs uint32) []by
 	out = append(out, 0, 0, 0, 0, 0)
 	start := len(out)
 	out = appendU32(out, n)
-	var marks []mark // of the current body
 	for i := uint32(0); i < n; i++ {
 		size := int(d.u32())
 		if size > len(d.b)-d.pos {
 			fail(d.pos, "function body runs past the end of the code section")
 		}
-		body := &decoder{b: d.b[:d.pos+size], pos: d.pos}
-		marks = body.function(marks[:0], importedFuncs)
-		newSize := size
-		for _, m := range marks {
-			newSize += len(checks[b2i(m.bulk)])
-		}
-		if newSize > 1<<32-1 {
+		in.function(d.b[:d.pos+size], d.pos, in.params[i])
+		if uint64(len(in.body)) > 1<<32-1 {
 			fail(d.pos, "function body too large")
 		}
-		out = appendU32(out, uint32(newSize))
-		at := d.pos
-		for _, m := range marks {
-			out = append(out, d.b[at:m.pos]...)
-			out = append(out, checks[b2i(m.bulk)]...)
-			at = m.pos
-		}
-		out = append(out, d.b[at:d.pos+size]...)
+		out = appendU32(out, uint32(len(in.body)))
+		out = append(out, in.body...)
 		d.pos += size
 	}
 	d.expectEnd("code section")
 	size := len(out) - start
-	if size > 1<<32-1 {
+	if uint64(size) > 1<<32-1 {
 		fail(0, "code section too large")
 	}
 	leb := appendU32(nil, uint32(size))
@@ -586,28 +793,124 @@ func (d *decoder) code(out []byte, checks *[2][]byte, importedFuncs uint32) []by
 	return out
 }
 
-func b2i(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
-}
-
-// function decodes one function body (locals and instructions) and appends
-// to marks the places where checks go: after each loop's block type, after
-// each bulk instruction, and at the start of the instructions when the
-// function calls other guest functions (calls to imports, the host's
-// functions, return without calling back) and does not start with a loop.
-func (d *decoder) function(marks []mark, importedFuncs uint32) []mark {
-	n := d.u32()
-	for i := uint32(0); i < n; i++ {
-		d.u32()
+// function rewrites the body b[pos:] of a function with params parameters
+// into in.body.
+func (in *instrumenter) function(b []byte, pos int, params uint32) {
+	d := &decoder{b: b, pos: pos}
+	nEntries := d.count()
+	entries := d.pos
+	locals := uint64(params)
+	for i := uint32(0); i < nEntries; i++ {
+		locals += uint64(d.u32())
 		d.valType()
 	}
-	startsWithLoop := d.pos < len(d.b) && d.b[d.pos] == 0x03
-	calls := false
-	entry := len(marks)
-	marks = append(marks, mark{pos: d.pos}) // provisional: the entry check
+	// wazero allocates a byte per local before it looks at the code.
+	if locals > maxLocals {
+		fail(pos, "too many locals ("+strconv.FormatUint(locals, 10)+", at most "+strconv.Itoa(maxLocals)+")")
+	}
+	first := d.pos
+	calls, loops, bulk := in.scan(d)
+
+	// Added locals: the loop counter c, the bulk size t.
+	var added uint32
+	c, t := uint32(locals), uint32(locals)
+	if loops {
+		added++
+		t++
+	}
+	if bulk {
+		added++
+	}
+	if locals+uint64(added) > 1<<32-1 || added > 0 && nEntries == 1<<32-1 {
+		fail(pos, "too many locals")
+	}
+
+	body := in.body[:0]
+	if added > 0 {
+		// One more locals entry: `added` i32s.
+		body = appendU32(body, nEntries+1)
+		body = append(body, b[entries:first]...)
+		body = appendU32(body, added)
+		body = append(body, 0x7f)
+	} else {
+		body = append(body, b[pos:first]...)
+	}
+	if calls {
+		body = in.appendFuelCheck(body, 0, false)
+	}
+	at := first
+	for _, m := range in.marks {
+		body = append(body, b[at:m.pos]...)
+		at = m.pos
+		switch m.kind {
+		case markLoop:
+			body = in.appendLoopCheck(body, c)
+		case markBulkBefore:
+			body = append(body, 0x22) // local.tee t
+			body = appendU32(body, t)
+		case markBulkAfter:
+			body = in.appendFuelCheck(body, t, true)
+		}
+	}
+	in.body = append(body, b[at:]...)
+}
+
+// appendTick appends `memory.grow 0; drop; if stop { unreachable }`.
+func (in *instrumenter) appendTick(b []byte) []byte {
+	if in.memory {
+		b = append(b, 0x41, 0x00, 0x40, 0x00, 0x1a) // i32.const 0; memory.grow; drop
+	}
+	b = append(b, 0x23) // global.get stop
+	b = appendU32(b, in.stop)
+	return append(b, 0x04, 0x40, 0x00, 0x0b) // if; unreachable; end
+}
+
+// appendLoopCheck appends `if stop | (++c & (fuelTicks-1)) == 0 { tick }`.
+func (in *instrumenter) appendLoopCheck(b []byte, c uint32) []byte {
+	b = append(b, 0x23) // global.get stop
+	b = appendU32(b, in.stop)
+	b = append(b, 0x20) // local.get c
+	b = appendU32(b, c)
+	b = append(b, 0x41, 0x01, 0x6a, 0x22) // i32.const 1; i32.add; local.tee c
+	b = appendU32(b, c)
+	b = append(b, 0x41) // i32.const fuelTicks-1
+	b = appendS32(b, fuelTicks-1)
+	b = append(b, 0x71, 0x45, 0x72, 0x04, 0x40) // i32.and; i32.eqz; i32.or; if
+	b = in.appendTick(b)
+	return append(b, 0x0b) // end
+}
+
+// appendFuelCheck appends `if (fuel -= w) <= 0 { tick; fuel = fuelTicks }`,
+// where w is 1, or 1 + t>>16 when sized.
+func (in *instrumenter) appendFuelCheck(b []byte, t uint32, sized bool) []byte {
+	b = append(b, 0x23) // global.get fuel
+	b = appendU32(b, in.fuel)
+	if sized {
+		b = append(b, 0x20) // local.get t; i32.const 16; i32.shr_u; i32.const 1; i32.add
+		b = appendU32(b, t)
+		b = append(b, 0x41, 0x10, 0x76, 0x41, 0x01, 0x6a)
+	} else {
+		b = append(b, 0x41, 0x01) // i32.const 1
+	}
+	b = append(b, 0x6b, 0x24) // i32.sub; global.set fuel
+	b = appendU32(b, in.fuel)
+	b = append(b, 0x23) // global.get fuel
+	b = appendU32(b, in.fuel)
+	b = append(b, 0x41, 0x00, 0x4c, 0x04, 0x40) // i32.const 0; i32.le_s; if
+	b = in.appendTick(b)
+	b = append(b, 0x41) // i32.const fuelTicks; global.set fuel
+	b = appendS32(b, fuelTicks)
+	b = append(b, 0x24)
+	b = appendU32(b, in.fuel)
+	return append(b, 0x0b) // end
+}
+
+// scan decodes the instructions of a function body, recording in in.marks
+// where code goes, and reports whether the function calls other guest
+// functions (calls to imports, the host's functions, return without calling
+// back), has loops, and has bulk instructions.
+func (in *instrumenter) scan(d *decoder) (calls, loops, bulk bool) {
+	in.marks = in.marks[:0]
 	depth := 1
 	for depth > 0 {
 		at := d.pos
@@ -620,12 +923,13 @@ func (d *decoder) function(marks []mark, importedFuncs uint32) []mark {
 			d.blockType()
 			depth++
 			if op == 0x03 {
-				marks = append(marks, mark{pos: d.pos})
+				in.marks = append(in.marks, mark{pos: d.pos, kind: markLoop})
+				loops = true
 			}
 		case immU32:
 			d.u32()
 		case immCall:
-			if d.u32() >= importedFuncs {
+			if d.u32() >= in.importedFuncs {
 				calls = true
 			}
 		case immCallIndirect:
@@ -633,7 +937,7 @@ func (d *decoder) function(marks []mark, importedFuncs uint32) []mark {
 			d.u32()
 			calls = true
 		case immBrTable:
-			targets := d.u32()
+			targets := d.count()
 			for j := uint32(0); j < targets; j++ {
 				d.u32()
 			}
@@ -648,9 +952,9 @@ func (d *decoder) function(marks []mark, importedFuncs uint32) []mark {
 		case immZeroByte:
 			d.zeroByte("memory.size/grow")
 		case immS32:
-			d.skipSigned(32)
+			d.signed(32)
 		case immS64:
-			d.skipSigned(64)
+			d.signed(64)
 		case immF32:
 			d.skip(4)
 		case immF64:
@@ -659,7 +963,8 @@ func (d *decoder) function(marks []mark, importedFuncs uint32) []mark {
 			d.refType()
 		case immMisc:
 			if d.misc(at) {
-				marks = append(marks, mark{pos: d.pos, bulk: true})
+				in.marks = append(in.marks, mark{pos: at, kind: markBulkBefore}, mark{pos: d.pos, kind: markBulkAfter})
+				bulk = true
 			}
 		case immSIMD:
 			d.simd(at)
@@ -670,11 +975,7 @@ func (d *decoder) function(marks []mark, importedFuncs uint32) []mark {
 	if d.pos != len(d.b) {
 		fail(d.pos, "function body continues after its end")
 	}
-	if !calls || startsWithLoop {
-		// Drop the provisional entry mark.
-		marks = append(marks[:entry], marks[entry+1:]...)
-	}
-	return marks
+	return calls, loops, bulk
 }
 
 // misc skips the 0xFC instructions: saturating truncation, bulk memory and

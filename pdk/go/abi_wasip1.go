@@ -7,6 +7,17 @@ import (
 	"unsafe"
 )
 
+// writeBarrier is the runtime's write barrier switch, on while a garbage
+// collection cycle is marking. The runtime exports it for linkname
+// (go.dev/issue/67401: "Do not remove or change the type signature").
+//
+//go:linkname writeBarrier runtime.writeBarrier
+var writeBarrier struct {
+	enabled bool
+	pad     [3]byte
+	alignme uint64
+}
+
 // The wasm glue: the ABI marker, toolwarden_handle and the host imports.
 
 //go:wasmimport toolwarden input_read
@@ -27,11 +38,8 @@ var inputBuf []byte
 
 //go:wasmexport toolwarden_handle
 func handle(event, inputLen uint32) (code uint32) {
-	// Without a yield at the end of every export, Go's background GC
-	// workers never run in a long-lived reactor: a GC cycle that started
-	// never finishes and memory grows without bound (docs/plugins.md).
 	// Deferred first, so it runs last, after any panic was recovered.
-	defer runtime.Gosched()
+	defer yield()
 	p := registered
 	if p == nil {
 		msg := "pdk: no plugin registered (call pdk.Register in init)"
@@ -55,6 +63,20 @@ func handle(event, inputLen uint32) (code uint32) {
 		return CodeInternal
 	}
 	return code
+}
+
+// yield lets the runtime's other goroutines run, while a garbage
+// collection is marking. Once an export returns, the Go runtime schedules
+// no other goroutine until the next export (golang/go#65199), so without a
+// yield the background mark workers never run: a GC cycle that started
+// never finishes and memory grows without bound (docs/plugins.md). Outside
+// a cycle there is nothing to wait for, and a yield (a switch through the
+// scheduler, which unwinds the wasm stack) would cost more than most
+// events.
+func yield() {
+	if writeBarrier.enabled {
+		runtime.Gosched()
+	}
 }
 
 // Log writes a message to the host's log (capped by the host).

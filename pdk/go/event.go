@@ -7,22 +7,53 @@ package pdk
 // a plugin that decides from capabilities never scans the arguments. Key
 // order is never relied on for correctness, only for speed.
 
-// envelope is the input of one event.
+// envelope is the input of one event, with what its accessors have found
+// so far: the members of the top-level object and of "call" (each scanned
+// once, as far as needed) and the session's labels. It belongs to the
+// Plugin and is reset for each event.
 type envelope struct {
 	in      Value
+	root    object
+	call    object
+	callOK  bool
 	session Value
-	call    Value
+	labels  Value
+	sessOK  bool
+	labOK   bool
 }
 
-func (e *envelope) get(key string) Value { return e.in.Get(key) }
+func (e *envelope) reset(in Value) {
+	// Field by field: zeroing the whole struct (its caches) would cost a
+	// guest more than most events.
+	e.in = in
+	e.root.reset(in)
+	e.callOK, e.sessOK, e.labOK = false, false, false
+}
+
+func (e *envelope) get(key string) Value {
+	if e == nil {
+		return Value{}
+	}
+	return e.root.get(key)
+}
+
+func (e *envelope) sessionValue() Value {
+	if !e.sessOK {
+		e.session, e.sessOK = e.get("session"), true
+	}
+	return e.session
+}
+
+func (e *envelope) callObject() *object {
+	if !e.callOK {
+		e.call.reset(e.get("call"))
+		e.callOK = true
+	}
+	return &e.call
+}
 
 // Session is the agent conversation an event belongs to.
-func (e *envelope) Session() Session {
-	if !e.session.Exists() {
-		e.session = e.get("session")
-	}
-	return Session{e.session}
-}
+func (e *envelope) Session() Session { return Session{e} }
 
 // Time is the host's wall clock (RFC 3339, UTC). Guests have no real clock.
 func (e *envelope) Time() string { return e.get("time").String() }
@@ -31,67 +62,86 @@ func (e *envelope) Time() string { return e.get("time").String() }
 func (e *envelope) Policy() string { return e.get("plugin").Get("name").String() }
 
 // Raw is the whole input envelope.
-func (e *envelope) Raw() Value { return e.in }
-
-func (e *envelope) callValue() Call {
-	if !e.call.Exists() {
-		e.call = e.get("call")
+func (e *envelope) Raw() Value {
+	if e == nil {
+		return Value{}
 	}
-	return Call{e.call}
+	return e.in
 }
 
 // Session is the agent conversation an event belongs to.
-type Session struct{ v Value }
+type Session struct{ e *envelope }
 
-// ID is the session id ("" when the host has none).
-func (s Session) ID() string { return s.v.Get("id").String() }
-
-// Labels is the array of session labels (sorted, no duplicates).
-func (s Session) Labels() Value { return s.v.Get("labels") }
-
-// HasLabel reports whether the session carries a label.
-func (s Session) HasLabel(label string) bool {
-	it := s.Labels().array()
-	for it.next() {
-		if it.val.StrEquals(label) {
-			return true
-		}
+func (s Session) value() Value {
+	if s.e == nil {
+		return Value{}
 	}
-	return false
+	return s.e.sessionValue()
 }
 
-// Call is one tool call.
-type Call struct{ v Value }
+// ID is the session id ("" when the host has none).
+func (s Session) ID() string { return s.value().Get("id").String() }
 
-func (c Call) Server() string    { return c.v.Get("server").String() }
-func (c Call) App() string       { return c.v.Get("app").String() }
-func (c Call) Connector() string { return c.v.Get("connector").String() }
+// Labels is the array of session labels (sorted, no duplicates).
+func (s Session) Labels() Value {
+	e := s.e
+	if e == nil {
+		return Value{}
+	}
+	if !e.labOK {
+		e.labels, e.labOK = e.sessionValue().Get("labels"), true
+	}
+	return e.labels
+}
+
+// HasLabel reports whether the session carries a label.
+func (s Session) HasLabel(label string) bool { return s.Labels().HasString(label) }
+
+// Call is one tool call.
+type Call struct{ e *envelope }
+
+func (c Call) get(key string) Value {
+	if c.e == nil {
+		return Value{}
+	}
+	return c.e.callObject().get(key)
+}
+
+func (c Call) Server() string    { return c.get("server").String() }
+func (c Call) App() string       { return c.get("app").String() }
+func (c Call) Connector() string { return c.get("connector").String() }
 
 // Tool identifies the tool called.
-func (c Call) Tool() Tool { return parseTool(c.v.Get("tool")) }
+func (c Call) Tool() Tool { return parseTool(c.get("tool")) }
 
 // ToolName is Tool().Name without reading the rest.
-func (c Call) ToolName() string { return c.v.Get("tool").Get("name").String() }
+func (c Call) ToolName() string { return c.get("tool").Get("name").String() }
 
 // Arguments are the call's arguments as the client sent them.
-func (c Call) Arguments() Value { return c.v.Get("arguments") }
+func (c Call) Arguments() Value { return c.get("arguments") }
 
 // Hints are the effective hints (after trust and config overrides).
-func (c Call) Hints() Hints { return Hints{c.v.Get("hints")} }
+func (c Call) Hints() Hints { return Hints{c.get("hints")} }
 
 // Capabilities are the lethal-trifecta legs of the tool.
 func (c Call) Capabilities() Capabilities {
 	var caps Capabilities
-	it := c.v.Get("capabilities").object()
-	for it.next() {
-		switch string(it.key) {
-		case "reads_private_data":
-			caps.ReadsPrivateData = it.val.True()
-		case "sees_untrusted_content":
-			caps.SeesUntrustedContent = it.val.True()
-		case "can_exfiltrate":
-			caps.CanExfiltrate = it.val.True()
+	b := c.get("capabilities").b
+	for i := first(b, '{'); i >= 0; {
+		k0, k1, esc, val := key(b, i)
+		if val < 0 {
+			break
 		}
+		k, t := b[k0:k1], b[val] == 't'
+		switch {
+		case (esc || len(k) == len("reads_private_data")) && is(k, esc, "reads_private_data"):
+			caps.ReadsPrivateData = t
+		case (esc || len(k) == len("sees_untrusted_content")) && is(k, esc, "sees_untrusted_content"):
+			caps.SeesUntrustedContent = t
+		case (esc || len(k) == len("can_exfiltrate")) && is(k, esc, "can_exfiltrate"):
+			caps.CanExfiltrate = t
+		}
+		i = skip(b, val)
 	}
 	return caps
 }
@@ -105,16 +155,22 @@ type Tool struct {
 
 func parseTool(v Value) Tool {
 	var t Tool
-	it := v.object()
-	for it.next() {
-		switch string(it.key) {
-		case "name":
-			t.Name = it.val.String()
-		case "title":
-			t.Title = it.val.String()
-		case "definition_hash":
-			t.DefinitionHash = it.val.String()
+	b := v.b
+	for i := first(b, '{'); i >= 0; {
+		k0, k1, esc, val := key(b, i)
+		if val < 0 {
+			break
 		}
+		k := b[k0:k1]
+		switch v := (Value{b: b[val:]}); {
+		case (esc || len(k) == len("name")) && is(k, esc, "name"):
+			t.Name = v.String()
+		case (esc || len(k) == len("title")) && is(k, esc, "title"):
+			t.Title = v.String()
+		case (esc || len(k) == len("definition_hash")) && is(k, esc, "definition_hash"):
+			t.DefinitionHash = v.String()
+		}
+		i = skip(b, val)
 	}
 	return t
 }
@@ -152,45 +208,57 @@ type Baseline struct {
 }
 
 // Check is the check event: a tool call about to run.
-type Check struct{ envelope }
+type Check struct{ *envelope }
 
 // Call is the call about to run.
-func (c *Check) Call() Call { return c.callValue() }
+func (c *Check) Call() Call { return Call{c.envelope} }
 
 // Baseline is the host's decision before plugins.
 func (c *Check) Baseline() Baseline {
-	var b Baseline
-	it := c.get("baseline").object()
-	for it.next() {
-		switch string(it.key) {
-		case "decision":
-			b.Decision = it.val.String()
-		case "mode":
-			b.Mode = it.val.String()
-		case "rememberable":
-			b.Rememberable = it.val.True()
+	var bl Baseline
+	b := c.get("baseline").b
+	for i := first(b, '{'); i >= 0; {
+		k0, k1, esc, val := key(b, i)
+		if val < 0 {
+			break
 		}
+		k := b[k0:k1]
+		switch v := (Value{b: b[val:]}); {
+		case (esc || len(k) == len("decision")) && is(k, esc, "decision"):
+			bl.Decision = v.String()
+		case (esc || len(k) == len("mode")) && is(k, esc, "mode"):
+			bl.Mode = v.String()
+		case (esc || len(k) == len("rememberable")) && is(k, esc, "rememberable"):
+			bl.Rememberable = v.True()
+		}
+		i = skip(b, val)
 	}
-	return b
+	return bl
 }
 
 // Observe is the observe event: a tool call that ran.
-type Observe struct{ envelope }
+type Observe struct{ *envelope }
 
 // Call is the call that ran.
-func (o *Observe) Call() Call { return o.callValue() }
+func (o *Observe) Call() Call { return Call{o.envelope} }
 
 // Result summarises what the tool returned.
 func (o *Observe) Result() Result {
 	var r Result
-	it := o.get("result").object()
-	for it.next() {
-		switch string(it.key) {
-		case "is_error":
-			r.IsError = it.val.True()
-		case "text":
-			r.Text = it.val.String()
+	b := o.get("result").b
+	for i := first(b, '{'); i >= 0; {
+		k0, k1, esc, val := key(b, i)
+		if val < 0 {
+			break
 		}
+		k := b[k0:k1]
+		switch v := (Value{b: b[val:]}); {
+		case (esc || len(k) == len("is_error")) && is(k, esc, "is_error"):
+			r.IsError = v.True()
+		case (esc || len(k) == len("text")) && is(k, esc, "text"):
+			r.Text = v.String()
+		}
+		i = skip(b, val)
 	}
 	return r
 }
@@ -203,16 +271,17 @@ type Result struct {
 }
 
 // List is the list event: a server's tool list.
-type List struct{ envelope }
+type List struct{ *envelope }
 
 func (l *List) Server() string { return l.get("server").String() }
 func (l *List) App() string    { return l.get("app").String() }
 
 // Tools calls fn for each listed tool until fn returns false.
 func (l *List) Tools(fn func(t ListTool) bool) {
-	it := l.get("tools").array()
-	for it.next() {
-		if !fn(ListTool{Tool: parseTool(it.val), DeclaredHints: Hints{it.val.Get("declared_hints")}}) {
+	b := l.get("tools").b
+	for j := first(b, '['); j >= 0; j = skip(b, j) {
+		v := Value{b: b[j:]}
+		if !fn(ListTool{Tool: parseTool(v), DeclaredHints: Hints{v.Get("declared_hints")}}) {
 			return
 		}
 	}
@@ -233,4 +302,61 @@ func input(b []byte) (Value, bool) {
 		return Value{}, false
 	}
 	return Value{b: b[i:]}, true
+}
+
+// object caches the members of one object as a forward scan finds them,
+// so that reading several keys of an object scans it once, and only as
+// far as the last key read.
+type object struct {
+	b    []byte
+	n    int // members recorded in keys
+	more int // the first unrecorded member; -1: none; -2: after keys[n-1]'s value
+	keys [12]memberAt
+}
+
+type memberAt struct {
+	k0, k1, val int
+	escaped     bool
+}
+
+func (o *object) reset(v Value) {
+	o.b, o.n, o.more = v.b, 0, first(v.b, '{')
+}
+
+// get returns the member name, or a missing Value.
+func (o *object) get(name string) Value {
+	b := o.b
+	for i := 0; i < o.n; i++ {
+		if m := &o.keys[i]; (m.escaped || m.k1-m.k0 == len(name)) && is(b[m.k0:m.k1], m.escaped, name) {
+			return Value{b: b[m.val:]}
+		}
+	}
+	if o.more == -2 {
+		o.more = skip(b, o.keys[o.n-1].val)
+	}
+	// Past the cache's capacity, members are scanned again each time.
+	for i := o.more; i >= 0; {
+		k0, k1, esc, val := key(b, i)
+		recording := i == o.more && o.n < len(o.keys)
+		if val < 0 {
+			if recording {
+				o.more = -1
+			}
+			break
+		}
+		if recording {
+			m := &o.keys[o.n]
+			m.k0, m.k1, m.val, m.escaped = k0, k1, val, esc
+			o.n++
+			o.more = -2
+		}
+		if (esc || k1-k0 == len(name)) && is(b[k0:k1], esc, name) {
+			return Value{b: b[val:]}
+		}
+		i = skip(b, val)
+		if recording {
+			o.more = i
+		}
+	}
+	return Value{}
 }

@@ -93,22 +93,27 @@ func (v Value) Kind() Kind {
 
 // Get returns the member key of an object, or a missing Value. It scans
 // members only up to the one it finds.
-func (v Value) Get(key string) Value {
-	it := v.object()
-	for it.next() {
-		if string(it.key) == key {
-			return it.val
+func (v Value) Get(name string) Value {
+	b := v.b
+	for i := first(b, '{'); i >= 0; {
+		k0, k1, esc, val := key(b, i)
+		if val < 0 {
+			break
 		}
+		if (esc || k1-k0 == len(name)) && is(b[k0:k1], esc, name) {
+			return Value{b: b[val:]}
+		}
+		i = skip(b, val)
 	}
 	return Value{}
 }
 
 // Index returns element i of an array, or a missing Value.
 func (v Value) Index(i int) Value {
-	it := v.array()
-	for n := 0; it.next(); n++ {
+	b := v.b
+	for j, n := first(b, '['), 0; j >= 0; j, n = skip(b, j), n+1 {
 		if n == i {
-			return it.val
+			return Value{b: b[j:]}
 		}
 	}
 	return Value{}
@@ -116,22 +121,30 @@ func (v Value) Index(i int) Value {
 
 // Len is the number of elements of an array or members of an object.
 func (v Value) Len() int {
-	it := v.object()
-	if v.Kind() == Array {
-		it = v.array()
-	}
+	b := v.b
 	n := 0
-	for it.next() {
-		n++
+	switch v.Kind() {
+	case Array:
+		for j := first(b, '['); j >= 0; j = skip(b, j) {
+			n++
+		}
+	case Object:
+		for i := first(b, '{'); i >= 0; n++ {
+			_, _, _, val := key(b, i)
+			if val < 0 {
+				break
+			}
+			i = skip(b, val)
+		}
 	}
 	return n
 }
 
 // Each calls fn for every element of an array until fn returns false.
 func (v Value) Each(fn func(i int, v Value) bool) {
-	it := v.array()
-	for i := 0; it.next(); i++ {
-		if !fn(i, it.val) {
+	b := v.b
+	for j, n := first(b, '['), 0; j >= 0; j, n = skip(b, j), n+1 {
+		if !fn(n, Value{b: b[j:]}) {
 			return
 		}
 	}
@@ -139,12 +152,45 @@ func (v Value) Each(fn func(i int, v Value) bool) {
 
 // Members calls fn for every member of an object until fn returns false.
 func (v Value) Members(fn func(key string, v Value) bool) {
-	it := v.object()
-	for it.next() {
-		if !fn(string(it.key), it.val) {
+	b := v.b
+	for i := first(b, '{'); i >= 0; {
+		k0, k1, esc, val := key(b, i)
+		if val < 0 {
 			return
 		}
+		name := string(b[k0:k1])
+		if esc {
+			var ok bool
+			if name, ok = decodeString(b[k0:k1]); !ok {
+				return
+			}
+		}
+		if !fn(name, Value{b: b[val:]}) {
+			return
+		}
+		i = skip(b, val)
 	}
+}
+
+// HasString reports whether v is an array with a string element equal to
+// s. It reads each element once and allocates nothing.
+func (v Value) HasString(s string) bool {
+	b := v.b
+	for j := first(b, '['); j >= 0; {
+		if b[j] != '"' {
+			j = skip(b, j)
+			continue
+		}
+		end, esc := str(b, j)
+		if end < 0 {
+			return false
+		}
+		if (esc || end-j-2 == len(s)) && is(b[j+1:end-1], esc, s) {
+			return true
+		}
+		j = sep(b, end)
+	}
+	return false
 }
 
 // Pointer resolves an RFC 6901 JSON pointer ("/options/path", "/paths/0",
@@ -244,16 +290,8 @@ func (v Value) StrEquals(s string) bool {
 	if len(b) < 2 || b[0] != '"' {
 		return false
 	}
-	if len(b) >= len(s)+2 && b[len(s)+1] == '"' && string(b[1:len(s)+1]) == s {
-		if end, escaped := skipStr(b, 0); end == len(s)+2 && !escaped {
-			return true // the same bytes, none of them an escape
-		}
-	}
-	if _, escaped := skipStr(b, 0); !escaped {
-		return false // a plain string that differs
-	}
-	str, _ := v.Str()
-	return str == s
+	end, escaped := str(b, 0)
+	return end >= 0 && (escaped || end-2 == len(s)) && is(b[1:end-1], escaped, s)
 }
 
 // Bool returns the value of a boolean.
@@ -279,89 +317,133 @@ func (v Value) Float() (float64, bool) {
 	return f, err == nil
 }
 
-// iter walks the members of an object or the elements of an array. It
-// skips a value only when asked for the next one, so stopping at a member
-// never scans that member's value.
-type iter struct {
-	b   []byte
-	i   int
-	obj bool
-	key []byte
-	val Value
-	ok  bool // false at the end or after a syntax error
-}
+// Walking objects and arrays. In a guest, a Go function call costs tens of
+// nanoseconds and every branch a loop takes is a jump through the
+// function's dispatch table, so the helpers below do a member's work in
+// two calls (key, skip), take short strings and literals without further
+// calls, pass indices rather than iterator structs (copying a struct is a
+// bulk memory operation), and check the host's compact JSON first, white
+// space second.
 
-func (v Value) object() iter {
-	if len(v.b) == 0 || v.b[0] != '{' {
-		return iter{}
+// first returns the index of the first member (its key's quote) or element
+// of the object or array at b[0], whose opening bracket is open; -1 if b is
+// not one or is empty.
+func first(b []byte, open byte) int {
+	if len(b) < 2 || b[0] != open {
+		return -1
 	}
-	return iter{b: v.b, i: 1, obj: true, ok: true}
-}
-
-func (v Value) array() iter {
-	if len(v.b) == 0 || v.b[0] != '[' {
-		return iter{}
-	}
-	return iter{b: v.b, i: 1, ok: true}
-}
-
-// next advances to the next member or element.
-func (it *iter) next() bool {
-	if !it.ok {
-		return false
-	}
-	b, i := it.b, it.i
-	if it.val.b != nil {
-		// Skip the value handed out last time, then the separator.
-		if i = skipValue(b, i); i < 0 {
-			return it.stop()
+	i := 1
+	if b[i] <= ' ' {
+		if i = skipWS(b, i); i >= len(b) {
+			return -1
 		}
-		i = skipWS(b, i)
-		if i >= len(b) || b[i] != ',' {
-			return it.stop()
-		}
-		i++
-	}
-	i = skipWS(b, i)
-	if i >= len(b) {
-		return it.stop()
 	}
 	if c := b[i]; c == '}' || c == ']' {
-		return it.stop()
+		return -1
 	}
-	if it.obj {
-		if b[i] != '"' {
-			return it.stop()
-		}
-		end, escaped := skipStr(b, i)
-		if end < 0 {
-			return it.stop()
-		}
-		it.key = b[i+1 : end-1]
-		if escaped {
-			k, ok := decodeString(it.key)
-			if !ok {
-				return it.stop()
-			}
-			it.key = []byte(k)
-		}
-		i = skipWS(b, end)
-		if i >= len(b) || b[i] != ':' {
-			return it.stop()
-		}
-		i = skipWS(b, i+1)
-		if i >= len(b) {
-			return it.stop()
-		}
-	}
-	it.i = i
-	it.val = Value{b: b[i:]}
-	return true
+	return i
 }
 
-func (it *iter) stop() bool {
-	it.ok = false
-	return false
+// key reads the object member whose key starts at b[i]: the key's bounds
+// b[k0:k1], whether it holds escapes, and the index of the value; val is
+// -1 on a syntax error.
+func key(b []byte, i int) (k0, k1 int, escaped bool, val int) {
+	if b[i] != '"' {
+		return 0, 0, false, -1
+	}
+	end, escaped := str(b, i)
+	if end < 0 || end >= len(b) {
+		return 0, 0, false, -1
+	}
+	j := end
+	if b[j] != ':' {
+		if j = skipWS(b, j); j >= len(b) || b[j] != ':' {
+			return 0, 0, false, -1
+		}
+	}
+	j++
+	if j < len(b) && b[j] <= ' ' {
+		j = skipWS(b, j)
+	}
+	if j >= len(b) {
+		return 0, 0, false, -1
+	}
+	return i + 1, end - 1, escaped, j
+}
+
+// skip skips the value at b[i] and the comma after it, and returns the
+// index of the next member or element, or -1 at the end of the object or
+// array or on a syntax error.
+func skip(b []byte, i int) int {
+	var e int
+	switch c := b[i]; {
+	case c == '"':
+		e, _ = str(b, i)
+	case c == '{' || c == '[':
+		e = skipValue(b, i)
+	default:
+		e = i
+		for e < len(b) && b[e] != ',' && b[e] != '}' && b[e] != ']' && b[e] > ' ' {
+			e++
+		}
+		if e == i {
+			return -1
+		}
+	}
+	if e < 0 {
+		return -1
+	}
+	return sep(b, e)
+}
+
+// sep reads the separator after a value that ends before b[i]: it returns
+// the index of the next member or element, or -1 at the end of the object
+// or array.
+func sep(b []byte, i int) int {
+	if i >= len(b) {
+		return -1
+	}
+	if b[i] != ',' {
+		if i = skipWS(b, i); i >= len(b) || b[i] != ',' {
+			return -1
+		}
+	}
+	i++
+	if i < len(b) && b[i] <= ' ' {
+		i = skipWS(b, i)
+	}
+	if i >= len(b) {
+		return -1
+	}
+	return i
+}
+
+// str returns the index after the string at b[i] and whether it holds
+// escapes; -1 if it is malformed. A string of up to seven bytes takes one
+// eight-byte look.
+func str(b []byte, i int) (int, bool) {
+	if i+9 <= len(b) {
+		if m := specialMask(load64(b, i+1)); m != 0 {
+			if p := i + 1 + bits.TrailingZeros64(m)>>3; b[p] == '"' {
+				return p + 1, false
+			}
+		}
+	}
+	return skipStr(b, i)
+}
+
+// is reports whether a raw string (between its quotes; escaped says
+// whether it holds escapes) decodes to s.
+func is(raw []byte, escaped bool, s string) bool {
+	if escaped {
+		return escapedIs(raw, s)
+	}
+	return len(raw) == len(s) && eq(raw, s)
+}
+
+func escapedIs(raw []byte, s string) bool {
+	d, ok := decodeString(raw)
+	return ok && d == s
 }
 
 func skipWS(b []byte, i int) int {
@@ -408,11 +490,38 @@ func skipStr(b []byte, i int) (int, bool) {
 // skipValue returns the index after the value that starts at b[i], or -1.
 // It checks structure (brackets and strings), not the spelling of numbers
 // and literals: the host validates what it sends, and ParseValue validates
-// fully where that matters. No recursion, one function: cheap in a guest.
+// fully where that matters. No recursion; inside an object or array it
+// jumps eight bytes at a time to the next quote or bracket.
 func skipValue(b []byte, i int) int {
+	if i >= len(b) {
+		return -1
+	}
+	switch b[i] {
+	case '"':
+		i, _ = str(b, i)
+		return i
+	case '{', '[':
+	case ',', ':', ' ', '\t', '\n', '\r', '}', ']':
+		return -1
+	default:
+		for i < len(b) && b[i] != ',' && b[i] != '}' && b[i] != ']' && b[i] > ' ' {
+			i++
+		}
+		return i
+	}
 	depth := 0
-	for i < len(b) {
-		switch c := b[i]; c {
+	for {
+		for i+8 <= len(b) {
+			if m := structMask(load64(b, i)); m != 0 {
+				i += bits.TrailingZeros64(m) >> 3
+				break
+			}
+			i += 8
+		}
+		if i >= len(b) {
+			return -1
+		}
+		switch b[i] {
 		case '"':
 			if i, _ = skipStr(b, i); i < 0 {
 				return -1
@@ -420,29 +529,64 @@ func skipValue(b []byte, i int) int {
 		case '{', '[':
 			depth++
 			i++
-			continue
 		case '}', ']':
 			depth--
 			i++
-			if depth < 0 {
-				return -1
-			}
-		case ',', ':', ' ', '\t', '\n', '\r':
 			if depth == 0 {
-				return -1
+				return i
 			}
-			i++
-			continue
 		default:
-			for i < len(b) && b[i] != ',' && b[i] != '}' && b[i] != ']' && b[i] > ' ' {
-				i++
-			}
-		}
-		if depth == 0 {
-			return i
+			i++
 		}
 	}
-	return -1
+}
+
+// structMask has the high bit set in each byte of x that may be '"', '{',
+// '}', '[' or ']'. The lowest set byte is one of them or the control byte
+// 0x02, which callers step over.
+func structMask(x uint64) uint64 {
+	y := x | 0x20*lo8 // '[' -> '{', ']' -> '}'
+	q := y ^ ('"' * lo8)
+	o := y ^ ('{' * lo8)
+	c := y ^ ('}' * lo8)
+	return ((q-lo8)&^q | (o-lo8)&^o | (c-lo8)&^c) & hi8
+}
+
+// eq reports whether b holds the bytes of s. It compares eight (or four)
+// bytes at a time, the last word overlapping the one before, instead of
+// calling memequal, which costs a guest more than the comparison.
+func eq(b []byte, s string) bool {
+	n := len(s)
+	if len(b) != n {
+		return false
+	}
+	switch {
+	case n >= 8:
+		for i := 0; i+8 < n; i += 8 {
+			if load64(b, i) != load64s(s, i) {
+				return false
+			}
+		}
+		return load64(b, n-8) == load64s(s, n-8)
+	case n >= 4:
+		return load32(b, 0) == load32s(s, 0) && load32(b, n-4) == load32s(s, n-4)
+	}
+	for i := 0; i < n; i++ {
+		if b[i] != s[i] {
+			return false
+		}
+	}
+	return true
+}
+
+func load32(b []byte, i int) uint32 {
+	_ = b[i+3]
+	return *(*uint32)(unsafe.Pointer(&b[i]))
+}
+
+func load32s(s string, i int) uint32 {
+	_ = s[i+3]
+	return *(*uint32)(unsafe.Pointer(unsafe.StringData(s[i:])))
 }
 
 func load64(b []byte, i int) uint64 {

@@ -1,9 +1,11 @@
 package pdk
 
 import (
+	"bytes"
 	"encoding/json"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 func mustParse(t *testing.T, s string) Value {
@@ -82,7 +84,8 @@ func TestParseValueRejectsInvalidJSON(t *testing.T) {
 }
 
 func FuzzParseValueAgreesWithEncodingJSON(f *testing.F) {
-	for _, s := range []string{`{}`, `[1,"a",{"b":null}]`, `"\u00e9\ud83d\ude00"`, `{"a":[true,-1.5e3]}`, `{"a"}`, `"\ud800"`} {
+	for _, s := range []string{`{}`, `[1,"a",{"b":null}]`, `"\u00e9\ud83d\ude00"`, `{"a":[true,-1.5e3]}`, `{"a"}`, `"\ud800"`,
+		` { "c\u0061ll" : { "x" : [1, {"}":"]"}] } , "k" :"v\"w", "n": -0.5e+3 }`} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
@@ -97,10 +100,31 @@ func FuzzParseValueAgreesWithEncodingJSON(f *testing.F) {
 		if json.Unmarshal(b, &m) != nil {
 			return
 		}
-		for k := range m {
-			if raw := v.Get(k).Raw(); !json.Valid(raw) {
+		if !utf8.Valid(b) {
+			return // encoding/json replaces invalid UTF-8; Value keeps the bytes
+		}
+		dup := map[string]int{}
+		v.Members(func(k string, _ Value) bool { dup[k]++; return true })
+		for k, want := range m {
+			raw := v.Get(k).Raw()
+			if !json.Valid(raw) {
 				t.Errorf("Get(%q) of %q = %q", k, b, raw)
+				continue
 			}
+			// With duplicate keys encoding/json keeps the last, Get the first.
+			var g, w bytes.Buffer
+			if dup[k] == 1 && (json.Compact(&g, raw) != nil || json.Compact(&w, want) != nil || g.String() != w.String()) {
+				t.Errorf("Get(%q) of %q = %q, encoding/json says %q", k, b, raw, want)
+			}
+			if s, ok := v.Get(k).Str(); ok && dup[k] == 1 {
+				var ws string
+				if json.Unmarshal(want, &ws) != nil || ws != s || !v.Get(k).StrEquals(ws) {
+					t.Errorf("Get(%q).Str() of %q = %q, want %q", k, b, s, ws)
+				}
+			}
+		}
+		if len(dup) != len(m) {
+			t.Errorf("Members of %q found %d keys, encoding/json %d", b, len(dup), len(m))
 		}
 	})
 }

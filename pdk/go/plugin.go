@@ -92,6 +92,11 @@ type Plugin struct {
 	configured bool
 	configErr  error
 	out        []byte
+	// Per-event state, reused: an event allocates nothing of its own.
+	env     envelope
+	check   Check
+	observe Observe
+	list    List
 }
 
 // Error is a panic value that fails an event with a specific ABI code; its
@@ -142,8 +147,10 @@ func (p *Plugin) Handle(event uint32, in []byte) (code uint32, out []byte) {
 	if !ok {
 		return CodeBadInput, append(out, "input is not a JSON object"...)
 	}
+	e := &p.env
+	e.reset(root)
 	if !p.configured {
-		p.configure(root.Get("plugin").Get("config"))
+		p.configure(e.get("plugin").Get("config"))
 	}
 	if p.configErr != nil {
 		return CodeBadConfig, append(out, p.configErr.Error()...)
@@ -155,21 +162,21 @@ func (p *Plugin) Handle(event uint32, in []byte) (code uint32, out []byte) {
 		if p.Check == nil {
 			return CodeNotHandled, out
 		}
-		c := Check{envelope{in: root}}
-		v := p.Check(&c)
+		p.check.envelope = e
+		v := p.Check(&p.check)
 		out = appendVerdict(out, &v)
 	case EventObserve:
 		if p.Observe == nil {
 			return CodeNotHandled, out
 		}
-		o := Observe{envelope{in: root}}
-		out = appendList(out, "labels", p.Observe(&o))
+		p.observe.envelope = e
+		out = appendList(out, "labels", p.Observe(&p.observe))
 	case EventList:
 		if p.List == nil {
 			return CodeNotHandled, out
 		}
-		l := List{envelope{in: root}}
-		out = appendList(out, "hide", p.List(&l))
+		p.list.envelope = e
+		out = appendList(out, "hide", p.List(&p.list))
 	default:
 		return CodeNotHandled, out
 	}

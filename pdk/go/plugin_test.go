@@ -136,3 +136,66 @@ func BenchmarkCheckLookups(b *testing.B) {
 		p.Handle(EventCheck, in)
 	}
 }
+
+// The envelope remembers the top-level and call members it has seen; past
+// its capacity (12) and with escaped keys, lookups still find everything.
+func TestEnvelopeCacheFindsEveryKey(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(`{`)
+	for i := 0; i < 20; i++ {
+		b.WriteString(`"decoy` + string(rune('a'+i)) + `":{"call":{"tool":{"name":"no"}}},`)
+	}
+	b.WriteString(` "c\u0061ll" : {"x":1,"y":[1,2,{"z":"}"}],"tool":{"name":"t\"1"},"capabilities":{"can_exfiltrate":true}},`)
+	b.WriteString(`"session":{"labels":["a","b\u0063",3,{"l":"x"},"x"]},"time":"now"}`)
+	in := []byte(b.String())
+	p := &Plugin{Name: "t", Version: "1", Check: func(c *Check) Verdict {
+		for round := 0; round < 2; round++ {
+			call := c.Call()
+			if call.ToolName() != `t"1` || !call.Capabilities().CanExfiltrate || c.Time() != "now" ||
+				!c.Session().HasLabel("bc") || !c.Session().HasLabel("x") || c.Session().HasLabel("l") ||
+				c.Raw().Get("decoyt").Get("call").Get("tool").Get("name").String() != "no" || c.Raw().Get("decoyu").Exists() {
+				return DenyBecause("wrong", call.ToolName())
+			}
+		}
+		return AllowBecause("ok", "")
+	}}
+	for i := 0; i < 3; i++ { // the cache is reset between events
+		if code, out := p.Handle(EventCheck, in); code != CodeOK || string(out) != `{"decision":"allow","code":"ok"}` {
+			t.Fatalf("%d %s", code, out)
+		}
+	}
+	if code, out := p.Handle(EventCheck, []byte(`{"call":{"tool":{"name":"other"}}}`)); code != CodeOK || !strings.Contains(string(out), `"other"`) {
+		t.Errorf("a second envelope: %d %s", code, out)
+	}
+}
+
+// Zero values of the event types answer as missing, not panic.
+func TestZeroEventTypes(t *testing.T) {
+	var c Check
+	var s Session
+	var call Call
+	if c.Time() != "" || c.Raw().Exists() || c.Call().ToolName() != "" || c.Session().HasLabel("x") ||
+		s.ID() != "" || s.Labels().Exists() || call.Capabilities().CanExfiltrate || call.Arguments().Exists() {
+		t.Error("zero values")
+	}
+}
+
+func TestHasStringAndStrEquals(t *testing.T) {
+	v := mustParse(t, `["plain", "esc\u0061ped", 7, null, {"a":"b"}, ["x"], "a\"b", "", "long string of more than eight bytes"]`)
+	for _, s := range []string{"plain", "escaped", `a"b`, "", "long string of more than eight bytes"} {
+		if !v.HasString(s) {
+			t.Errorf("HasString(%q) = false", s)
+		}
+	}
+	for _, s := range []string{"7", "b", "x", "escaped ", "plai", "long string of more than eight byte"} {
+		if v.HasString(s) {
+			t.Errorf("HasString(%q) = true", s)
+		}
+	}
+	if !v.Index(1).StrEquals("escaped") || v.Index(1).StrEquals(`esc\u0061ped`) || !v.Index(7).StrEquals("") || v.Index(2).StrEquals("7") {
+		t.Error("StrEquals")
+	}
+	if mustParse(t, `{"a":1}`).HasString("a") {
+		t.Error("HasString on an object")
+	}
+}
