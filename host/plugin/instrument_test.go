@@ -320,6 +320,16 @@ func TestInstrumentRefuses(t *testing.T) {
 		{"tag section", wasmModule(wasmSection(13, 0)), "unsupported section id 13"},
 		{"section past the end", append(wasmModule(), secType, 10, 0), "runs past the end"},
 		{"code without functions", wasmModule(wasmSection(secCode, 1, 2, 0, 0x0b)), "differ in length"},
+		// Forged lengths that made wazero's decoder allocate gigabytes.
+		{"forged import count", wasmModule(wasmSection(secImport, 0xff, 0xff, 0xff, 0xff, 0x0f)), "vector length 4294967295 is longer than the bytes left"},
+		{"forged global count", wasmModule(wasmSection(secGlobal, 0x80, 0x80, 0x80, 0x80, 0x01)), "vector length"},
+		{"forged data size", wasmModule(wasmSection(secData, 1, 1, 0xff, 0xff, 0xff, 0xff, 0x0f)), "vector length"},
+		{"forged element count", wasmModule(wasmSection(secElement, 1, 1, 0x00, 0xff, 0xff, 0xff, 0x0f)), "vector length"},
+		{"forged function names", wasmModule(wasmSection(secCustom, append(appendName(nil, "name"), 1, 5, 0xff, 0xff, 0xff, 0xff, 0x0f)...)), "vector length"},
+		{"forged local count", wasmModule(
+			wasmSection(secType, 1, 0x60, 0, 0),
+			wasmSection(secFunction, 1, 0),
+			wasmSection(secCode, 1, 8, 1, 0xff, 0xff, 0xff, 0xff, 0x0f, 0x7f, 0x0b)), "too many locals (4294967295, at most 50000)"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			out, err := instrument(c.bin)
