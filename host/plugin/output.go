@@ -40,37 +40,21 @@ func notObject(out []byte) error {
 
 func parseDescribe(out []byte) (Description, error) {
 	var d Description
-	if err := notObject(out); err != nil {
-		return d, err
-	}
-	var r jreader
-	r.b = out
-	more, err := r.beginObject()
 	hasEvents := false
-	for err == nil && more {
-		var k []byte
-		if k, err = r.key(); err != nil {
-			break
-		}
-		switch {
-		case r.isNull():
-		case string(k) == "name":
+	err := members(out, func(r *jreader, k []byte) (err error) {
+		switch string(k) {
+		case "name":
 			d.Name, err = r.stringValue()
-		case string(k) == "version":
+		case "version":
 			d.Version, err = r.stringValue()
-		case string(k) == "events":
+		case "events":
 			hasEvents = true
 			d.Events, err = r.stringArray(nil, 16, func(s string) error { return nil })
 		default:
 			err = r.skip()
 		}
-		if err == nil {
-			more, err = r.more('}')
-		}
-	}
-	if err == nil {
-		err = r.end()
-	}
+		return err
+	})
 	if err != nil {
 		return d, err
 	}
@@ -89,56 +73,39 @@ func parseDescribe(out []byte) (Description, error) {
 // parseCheck reads a verdict.
 func parseCheck(out []byte) (policy.PluginVerdict, error) {
 	v := policy.PluginVerdict{Code: defaultCode}
-	if err := notObject(out); err != nil {
-		return v, err
-	}
-	var r jreader
-	r.b = out
-	more, err := r.beginObject()
 	hasDecision := false
-	for err == nil && more {
-		var k []byte
-		if k, err = r.key(); err != nil {
-			break
-		}
-		switch {
-		case r.isNull():
-		case string(k) == "decision":
+	err := members(out, func(r *jreader, k []byte) (err error) {
+		switch string(k) {
+		case "decision":
 			var s []byte
 			if r.peek() != '"' {
-				err = errors.New(`"decision" must be a string`)
-				break
+				return errors.New(`"decision" must be a string`)
 			}
 			if s, err = r.str(true); err != nil {
-				break
+				return err
 			}
 			var ok bool
 			if v.Verdict, ok = policy.ParseVerdict(string(s)); !ok {
-				err = fmt.Errorf("decision %q is not allow, ask, deny or abstain", truncate(string(s), 32))
+				return fmt.Errorf("decision %q is not allow, ask, deny or abstain", truncate(string(s), 32))
 			}
 			hasDecision = true
-		case string(k) == "code":
+		case "code":
 			if v.Code, err = r.stringValue(); err == nil && !validCode(v.Code) {
 				err = fmt.Errorf("code %q must match [a-z0-9_.:-]{1,64}", truncate(v.Code, 80))
 			}
-		case string(k) == "reason":
+		case "reason":
 			if v.Reason, err = r.stringValue(); err == nil {
 				v.Reason = cleanText(v.Reason, maxReason)
 			}
-		case string(k) == "remember":
+		case "remember":
 			v.Remember, err = r.boolValue()
-		case string(k) == "labels":
+		case "labels":
 			v.Labels, err = r.labels()
 		default:
 			err = r.skip()
 		}
-		if err == nil {
-			more, err = r.more('}')
-		}
-	}
-	if err == nil {
-		err = r.end()
-	}
+		return err
+	})
 	if err == nil && !hasDecision {
 		err = errors.New(`missing "decision"`)
 	}
@@ -148,20 +115,9 @@ func parseCheck(out []byte) (policy.PluginVerdict, error) {
 // parseList reads observe's {"labels":[..]} (key "labels") or list's
 // {"hide":[..]} (key "hide").
 func parseList(out []byte, key string) ([]string, error) {
-	if err := notObject(out); err != nil {
-		return nil, err
-	}
-	var r jreader
-	r.b = out
 	var list []string
-	more, err := r.beginObject()
-	for err == nil && more {
-		var k []byte
-		if k, err = r.key(); err != nil {
-			break
-		}
+	err := members(out, func(r *jreader, k []byte) (err error) {
 		switch {
-		case r.isNull():
 		case string(k) == key && key == "labels":
 			list, err = r.labels()
 		case string(k) == key:
@@ -169,14 +125,36 @@ func parseList(out []byte, key string) ([]string, error) {
 		default:
 			err = r.skip()
 		}
-		if err == nil {
-			more, err = r.more('}')
+		return err
+	})
+	return list, err
+}
+
+// members reads out as one JSON object and calls member for each key whose
+// value is not null, with the reader at the value; member must consume it.
+// Null members are read as absent.
+func members(out []byte, member func(r *jreader, k []byte) error) error {
+	if err := notObject(out); err != nil {
+		return err
+	}
+	r := jreader{b: out}
+	more, err := r.beginObject()
+	for err == nil && more {
+		var k []byte
+		if k, err = r.key(); err != nil {
+			break
 		}
+		if !r.isNull() {
+			if err = member(&r, k); err != nil {
+				break
+			}
+		}
+		more, err = r.more('}')
 	}
 	if err == nil {
 		err = r.end()
 	}
-	return list, err
+	return err
 }
 
 func (r *jreader) labels() ([]string, error) {
