@@ -42,6 +42,41 @@ func BenchmarkCheck(b *testing.B) {
 	}
 }
 
+// BenchmarkCheckWithPlugins is BenchmarkCheck with the first-party
+// plugins configured: "none" is the baseline in the same run, "trifecta"
+// the plugin the docs recommend for everyone, "trifecta+argguard" both.
+// The session has read private data and untrusted content, so trifecta
+// reads the labels and asks (the slow path, not its early exit).
+func BenchmarkCheckWithPlugins(b *testing.B) {
+	const trifecta = "\n[policies.trifecta]\nbuiltin = \"trifecta\"\n"
+	const argguard = "\n[policies.argguard]\nbuiltin = \"argguard\"\n" +
+		`config.rules = [{ tool = "*", arg = "path", deny_glob = "/etc/**" }, { tool = "*", arg = "command", ask_regex = 'rm\s+-rf' }]` + "\n"
+	for _, c := range []struct{ name, policies string }{
+		{"none", ""}, {"trifecta", trifecta}, {"trifecta+argguard", trifecta + argguard},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			h := newHost(b, benchConfig+"[apps.fs.hints]\nreads_private_data = true\nsees_untrusted_content = true\ncan_exfiltrate = true\n"+c.policies, host.Defaults())
+			tl := tool(b, writeFile)
+			call := host.Call{Session: "s", Server: "fs", Tool: tl, Arguments: json.RawMessage(`{"path":"/home/me/src/notes.txt","content":"hello"}`)}
+			ctx := context.Background()
+			d := h.Check(ctx, call) // pin
+			h.Observe(ctx, call, &d, host.Result{})
+			d = h.Check(ctx, call)
+			if c.policies != "" && (d.Rememberable || !hasCode(&d, "lethal_trifecta")) {
+				b.Fatalf("trifecta did not ask: %+v", d.Reasons)
+			}
+			want := host.Ask
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				if d := h.Check(ctx, call); d.Decision != want {
+					b.Fatalf("%+v", d)
+				}
+			}
+		})
+	}
+}
+
 // BenchmarkCheckParallel is BenchmarkCheck from every core at once, sharing
 // one session.
 func BenchmarkCheckParallel(b *testing.B) {
@@ -77,4 +112,13 @@ func BenchmarkBaselineDecodeCall(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+func hasCode(d *host.Decision, code string) bool {
+	for _, r := range d.Reasons {
+		if r.Code == code {
+			return true
+		}
+	}
+	return false
 }

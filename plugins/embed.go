@@ -1,7 +1,8 @@
-// Package plugins holds toolwarden's first-party policy plugins: their Go
-// sources (one folder each, written with pdk/go) and the WebAssembly
-// modules built from them, which are embedded in the binary and selected
-// with builtin = "<name>" in a [policies.<name>] table.
+// Package plugins holds toolwarden's first-party policy plugins: their
+// sources (one folder each: trifecta in Rust with pdk/rust, beside its Go
+// reference implementation; argguard in Go with pdk/go) and the
+// WebAssembly modules built from them, which are embedded in the binary
+// and selected with builtin = "<name>" in a [policies.<name>] table.
 //
 // The .wasm files are committed and rebuilt reproducibly by
 // scripts/build-plugins.sh; CI rebuilds them and fails if they differ.

@@ -44,7 +44,11 @@ func TestBuiltinsAreReproducible(t *testing.T) {
 		t.Skip(msg)
 	}
 	cmd := exec.Command("sh", "../scripts/build-plugins.sh", "--verify")
-	if out, err := cmd.CombinedOutput(); err != nil {
+	out, err := cmd.CombinedOutput()
+	if cmd.ProcessState != nil && cmd.ProcessState.ExitCode() == 3 && os.Getenv("TOOLWARDEN_REQUIRE_TOOLCHAINS") != "1" {
+		t.Skipf("a toolchain is missing:\n%s", out)
+	}
+	if err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
 }

@@ -4,26 +4,56 @@
 #   scripts/build-plugins.sh           rebuild plugins/*.wasm in place
 #   scripts/build-plugins.sh --verify  build once in a scratch dir; require the committed files
 #                                      to equal it (what `go test ./plugins` runs)
-#   scripts/build-plugins.sh --check   build twice, the second time with an empty build cache,
+#   scripts/build-plugins.sh --check   build twice, the second time with empty build caches,
 #                                      and require both builds to be byte-identical and equal
 #                                      to the committed files (slow: rebuilds the standard library)
 #
-# CI runs the first form, then `git diff --exit-code plugins/`.
+# trifecta is Rust (plugins/trifecta/rust, with pdk/rust); argguard is Go (plugins/argguard/guest,
+# with pdk/go). docs/RATIONALE.md ("First-party plugins are small modules") says why.
 #
-# Reproducibility: a pinned Go toolchain (GOTOOLCHAIN, downloaded by the go command when the
-# local one differs), -trimpath (no local paths), -buildvcs=false (no VCS stamp), an empty
-# build id and stripped symbols, no inherited GOFLAGS, and the module's go.sum.
+# Reproducibility:
+# - Go: a pinned toolchain (GOTOOLCHAIN, downloaded by the go command when the local one
+#   differs), -trimpath, -buildvcs=false, an empty build id, stripped symbols, no inherited
+#   GOFLAGS, and the module's go.sum.
+# - Rust: the pinned rustc release below (Debian's /usr/bin/rustc, with libstd-rust-dev-wasm32;
+#   scripts/setup.sh installs it), plain rustc with fixed flags, paths remapped, symbols stripped.
+# Exit 3 when a toolchain is missing.
 set -eu
 
-PLUGINS="trifecta argguard"
-# The Go release that produced the committed .wasm files. Bump it together with them.
+# The releases that produced the committed .wasm files. Bump them together with the files.
 PLUGIN_GO=go1.26.8
+PLUGIN_RUSTC=1.63.0
+GO_PLUGINS="argguard"
+RUST_PLUGINS="trifecta"
+PLUGINS="$RUST_PLUGINS $GO_PLUGINS"
 
 cd "$(dirname "$0")/.."
+root=$(pwd)
 export GOTOOLCHAIN="$PLUGIN_GO" GOOS=wasip1 GOARCH=wasm CGO_ENABLED=0 GOFLAGS= GOWASM=
 
+RUSTC=${RUSTC:-/usr/bin/rustc}
+[ -x "$RUSTC" ] || RUSTC=$(command -v rustc || true)
+[ -n "$RUSTC" ] || { echo "build-plugins: rustc not found (scripts/setup.sh installs Debian's rustc and libstd-rust-dev-wasm32)" >&2; exit 3; }
+case "$("$RUSTC" --version)" in
+"rustc $PLUGIN_RUSTC"*) ;;
+*) echo "build-plugins: $RUSTC is $("$RUSTC" --version), the committed plugins were built with rustc $PLUGIN_RUSTC (set RUSTC)" >&2; exit 3 ;;
+esac
+[ -d "$("$RUSTC" --print sysroot)/lib/rustlib/wasm32-unknown-unknown" ] ||
+	{ echo "build-plugins: $RUSTC has no wasm32-unknown-unknown standard library (install libstd-rust-dev-wasm32)" >&2; exit 3; }
+
 build() { # build <outdir>
-	for p in $PLUGINS; do
+	tmp=$(mktemp -d)
+	flags="--edition 2021 --target wasm32-unknown-unknown -C opt-level=s -C panic=abort
+		-C target-feature=+bulk-memory -C codegen-units=1 --remap-path-prefix=$root=."
+	"$RUSTC" $flags --crate-type rlib --crate-name toolwarden_pdk --cfg 'feature="panic-handler"' \
+		-o "$tmp/libtoolwarden_pdk.rlib" pdk/rust/src/lib.rs
+	for p in $RUST_PLUGINS; do
+		"$RUSTC" $flags --crate-type cdylib --crate-name "$p" -C lto -C strip=symbols \
+			-C link-arg=-zstack-size=65536 --extern toolwarden_pdk="$tmp/libtoolwarden_pdk.rlib" \
+			-o "$1/$p.wasm" "plugins/$p/rust/lib.rs"
+	done
+	rm -rf "$tmp"
+	for p in $GO_PLUGINS; do
 		go build -buildmode=c-shared -trimpath -buildvcs=false \
 			-ldflags='-s -w -buildid=' -o "$1/$p.wasm" "./plugins/$p/guest"
 	done
@@ -49,7 +79,7 @@ if [ "${1:-}" = "--check" ] || [ "${1:-}" = "--verify" ]; then
 			status=1
 		fi
 	done
-	[ $status -eq 0 ] && echo "build-plugins: up to date ($(go version | cut -d' ' -f3))"
+	[ $status -eq 0 ] && echo "build-plugins: up to date ($(go version | cut -d' ' -f3), rustc $PLUGIN_RUSTC)"
 	exit $status
 fi
 

@@ -253,7 +253,13 @@ func BenchmarkTrifectaCheckParallel(b *testing.B) {
 // compiling it (cold) versus reading the compiled code from the disk cache
 // (a restart), each in a fresh runtime.
 func BenchmarkCompile(b *testing.B) {
-	bin, _ := plugins.Builtin("trifecta")
+	for _, name := range []string{"trifecta", "argguard"} {
+		b.Run(name, func(b *testing.B) { benchCompile(b, name) })
+	}
+}
+
+func benchCompile(b *testing.B, name string) {
+	bin, _ := plugins.Builtin(name)
 	ctx := context.Background()
 	compile := func(b *testing.B, opts Options) {
 		rt, err := NewRuntime(ctx, opts)

@@ -464,8 +464,11 @@ func TestSteadyStateAllocations(t *testing.T) {
 		{"wat", func() (*Plugin, error) {
 			return loadWasm(t, rt, config.Policy{Name: "ex", Config: map[string]any{"blocked_tool": "x"}}, "../../pdk/testdata/conformance/example.wasm")
 		}},
-		{"trifecta", func() (*Plugin, error) {
+		{"trifecta (Rust)", func() (*Plugin, error) {
 			return Load(context.Background(), rt, &config.Policy{Name: "tri", Builtin: "trifecta"}, nil)
+		}},
+		{"argguard (Go)", func() (*Plugin, error) {
+			return Load(context.Background(), rt, &config.Policy{Name: "arg", Builtin: "argguard", Config: bodyRule}, nil)
 		}},
 	} {
 		p, err := c.load()
@@ -493,7 +496,7 @@ func TestGoGuestMemoryStaysFlat(t *testing.T) {
 		t.Skip("20000 events")
 	}
 	rt := newRuntime(t, Options{PoolSize: 1})
-	p, err := Load(context.Background(), rt, &config.Policy{Name: "tri", Builtin: "trifecta", MemoryLimitMB: 24}, nil)
+	p, err := Load(context.Background(), rt, &config.Policy{Name: "arg", Builtin: "argguard", Config: bodyRule, MemoryLimitMB: 24}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -521,3 +524,7 @@ func trifectaInput(body string) *policy.CheckInput {
 	in.Tool = &hints.Tool{Name: "send_mail"}
 	return in
 }
+
+// bodyRule is an argguard config that asks when the "body" argument holds
+// "xxx": a Go guest that reads a big argument and runs a regexp on it.
+var bodyRule = map[string]any{"rules": []any{map[string]any{"tool": "*", "arg": "body", "ask_regex": "x{3}"}}}

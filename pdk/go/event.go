@@ -107,6 +107,10 @@ func (c Call) get(key string) Value {
 	return c.e.callObject().get(key)
 }
 
+// Get returns a member of the call object as a Value: for keys without an
+// accessor here, and for reading a member without allocating a string.
+func (c Call) Get(key string) Value { return c.get(key) }
+
 func (c Call) Server() string    { return c.get("server").String() }
 func (c Call) App() string       { return c.get("app").String() }
 func (c Call) Connector() string { return c.get("connector").String() }

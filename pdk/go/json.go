@@ -173,22 +173,34 @@ func (v Value) Members(fn func(key string, v Value) bool) {
 }
 
 // HasString reports whether v is an array with a string element equal to
-// s. It reads each element once and allocates nothing.
+// s. It allocates nothing, and looks at an element that holds exactly s
+// without scanning it first.
 func (v Value) HasString(s string) bool {
 	b := v.b
-	for j := first(b, '['); j >= 0; {
+	n := len(s)
+	for j := first(b, '['); j >= 0; j = skip(b, j) {
 		if b[j] != '"' {
-			j = skip(b, j)
 			continue
 		}
-		end, esc := str(b, j)
-		if end < 0 {
-			return false
-		}
-		if (esc || end-j-2 == len(s)) && is(b[j+1:end-1], esc, s) {
+		// The common case: the element's bytes are s, unescaped. A quote
+		// or backslash in s could match bytes that are not one string.
+		if e := j + 1 + n; e < len(b) && b[e] == '"' && eq(b[j+1:e], s) && !hasSpecial(s) {
 			return true
 		}
-		j = sep(b, end)
+		if end, esc := str(b, j); esc && end > 0 && escapedIs(b[j+1:end-1], s) {
+			return true
+		}
+	}
+	return false
+}
+
+// hasSpecial reports whether s holds a quote, a backslash or a control
+// byte.
+func hasSpecial(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c == '"' || c == '\\' || c < 0x20 {
+			return true
+		}
 	}
 	return false
 }
@@ -346,16 +358,43 @@ func first(b []byte, open byte) int {
 
 // key reads the object member whose key starts at b[i]: the key's bounds
 // b[k0:k1], whether it holds escapes, and the index of the value; val is
-// -1 on a syntax error.
+// -1 on a syntax error. The key is scanned here, not by a call to skipStr:
+// in a guest the call costs more than a short key.
 func key(b []byte, i int) (k0, k1 int, escaped bool, val int) {
-	if b[i] != '"' {
+	if i >= len(b) || b[i] != '"' {
 		return 0, 0, false, -1
 	}
-	end, escaped := str(b, i)
-	if end < 0 || end >= len(b) {
+	j := i + 1
+	for {
+		for j+8 <= len(b) {
+			if m := specialMask(load64(b, j)); m != 0 {
+				j += bits.TrailingZeros64(m) >> 3
+				break
+			}
+			j += 8
+		}
+		if j >= len(b) {
+			return 0, 0, false, -1
+		}
+		c := b[j]
+		if c == '"' {
+			break
+		}
+		if c == '\\' {
+			escaped = true
+			j += 2
+			continue
+		}
+		if c < 0x20 {
+			return 0, 0, false, -1
+		}
+		j++
+	}
+	k1 = j
+	j++
+	if j >= len(b) {
 		return 0, 0, false, -1
 	}
-	j := end
 	if b[j] != ':' {
 		if j = skipWS(b, j); j >= len(b) || b[j] != ':' {
 			return 0, 0, false, -1
@@ -368,38 +407,108 @@ func key(b []byte, i int) (k0, k1 int, escaped bool, val int) {
 	if j >= len(b) {
 		return 0, 0, false, -1
 	}
-	return i + 1, end - 1, escaped, j
+	return i + 1, k1, escaped, j
 }
 
 // skip skips the value at b[i] and the comma after it, and returns the
 // index of the next member or element, or -1 at the end of the object or
-// array or on a syntax error.
+// array or on a syntax error. Strings, containers and the separator are
+// all scanned here, without further calls (see key).
 func skip(b []byte, i int) int {
-	var e int
-	switch c := b[i]; {
-	case c == '"':
-		e, _ = str(b, i)
-	case c == '{' || c == '[':
-		e = skipValue(b, i)
+	if i < 0 || i >= len(b) {
+		return -1
+	}
+	switch c := b[i]; c {
+	case '"':
+		i++
+		for {
+			for i+8 <= len(b) {
+				if m := specialMask(load64(b, i)); m != 0 {
+					i += bits.TrailingZeros64(m) >> 3
+					break
+				}
+				i += 8
+			}
+			if i >= len(b) {
+				return -1
+			}
+			c := b[i]
+			if c == '"' {
+				break
+			}
+			if c == '\\' {
+				i += 2
+				continue
+			}
+			if c < 0x20 {
+				return -1
+			}
+			i++
+		}
+		i++
+	case '{', '[':
+		depth := 0
+		for {
+			for i+8 <= len(b) {
+				if m := structMask(load64(b, i)); m != 0 {
+					i += bits.TrailingZeros64(m) >> 3
+					break
+				}
+				i += 8
+			}
+			if i >= len(b) {
+				return -1
+			}
+			switch b[i] {
+			case '"':
+				for i++; ; {
+					for i+8 <= len(b) {
+						if m := specialMask(load64(b, i)); m != 0 {
+							i += bits.TrailingZeros64(m) >> 3
+							break
+						}
+						i += 8
+					}
+					if i >= len(b) {
+						return -1
+					}
+					c := b[i]
+					if c == '"' {
+						break
+					}
+					if c == '\\' {
+						i += 2
+						continue
+					}
+					if c < 0x20 {
+						return -1
+					}
+					i++
+				}
+				i++
+			case '{', '[':
+				depth++
+				i++
+			case '}', ']':
+				depth--
+				i++
+			default:
+				i++
+			}
+			if depth == 0 {
+				break
+			}
+		}
+	case ',', ':', ' ', '\t', '\n', '\r', '}', ']':
+		return -1
 	default:
-		e = i
+		e := i
 		for e < len(b) && b[e] != ',' && b[e] != '}' && b[e] != ']' && b[e] > ' ' {
 			e++
 		}
-		if e == i {
-			return -1
-		}
+		i = e
 	}
-	if e < 0 {
-		return -1
-	}
-	return sep(b, e)
-}
-
-// sep reads the separator after a value that ends before b[i]: it returns
-// the index of the next member or element, or -1 at the end of the object
-// or array.
-func sep(b []byte, i int) int {
+	// The separator.
 	if i >= len(b) {
 		return -1
 	}

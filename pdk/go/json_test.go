@@ -84,7 +84,8 @@ func TestParseValueRejectsInvalidJSON(t *testing.T) {
 }
 
 func FuzzParseValueAgreesWithEncodingJSON(f *testing.F) {
-	for _, s := range []string{`{}`, `[1,"a",{"b":null}]`, `"\u00e9\ud83d\ude00"`, `{"a":[true,-1.5e3]}`, `{"a"}`, `"\ud800"`,
+	for _, s := range []string{`{}`, `[1,"a",{"b":null}]`,
+		`{"a":1,"b":2,"c":3,"d":4,"e":5,"f":6,"g":7,"h":8,"i":9,"j":10,"k":11,"l":12,"m":13,"n":{"o":[14]},"\u0070":"15"}`, `"\u00e9\ud83d\ude00"`, `{"a":[true,-1.5e3]}`, `{"a"}`, `"\ud800"`,
 		` { "c\u0061ll" : { "x" : [1, {"}":"]"}] } , "k" :"v\"w", "n": -0.5e+3 }`} {
 		f.Add([]byte(s))
 	}
@@ -105,6 +106,20 @@ func FuzzParseValueAgreesWithEncodingJSON(f *testing.F) {
 		}
 		dup := map[string]int{}
 		v.Members(func(k string, _ Value) bool { dup[k]++; return true })
+		// The envelope's caching reader agrees with Get, in any order of
+		// reads, past its cache's room, and for keys that are absent.
+		var e envelope
+		e.reset(v)
+		for range 2 {
+			for k := range m {
+				if g, w := e.get(k).Raw(), v.Get(k).Raw(); string(g) != string(w) {
+					t.Errorf("cached get(%q) of %q = %q, Get says %q", k, b, g, w)
+				}
+				if e.get(k + "\x00").Exists() {
+					t.Errorf("cached get found an absent key in %q", b)
+				}
+			}
+		}
 		for k, want := range m {
 			raw := v.Get(k).Raw()
 			if !json.Valid(raw) {
@@ -116,6 +131,18 @@ func FuzzParseValueAgreesWithEncodingJSON(f *testing.F) {
 			if dup[k] == 1 && (json.Compact(&g, raw) != nil || json.Compact(&w, want) != nil || g.String() != w.String()) {
 				t.Errorf("Get(%q) of %q = %q, encoding/json says %q", k, b, raw, want)
 			}
+			var arr []any
+			if dup[k] == 1 && json.Unmarshal(want, &arr) == nil {
+				el := v.Get(k)
+				if el.Len() != len(arr) {
+					t.Errorf("Len of %q = %d, encoding/json says %d", want, el.Len(), len(arr))
+				}
+				for _, x := range arr {
+					if s, ok := x.(string); ok && (!el.HasString(s) || el.HasString(s+"\x00") && !slicesContain(arr, s+"\x00")) {
+						t.Errorf("HasString(%q) of %q is wrong", s, want)
+					}
+				}
+			}
 			if s, ok := v.Get(k).Str(); ok && dup[k] == 1 {
 				var ws string
 				if json.Unmarshal(want, &ws) != nil || ws != s || !v.Get(k).StrEquals(ws) {
@@ -125,6 +152,43 @@ func FuzzParseValueAgreesWithEncodingJSON(f *testing.F) {
 		}
 		if len(dup) != len(m) {
 			t.Errorf("Members of %q found %d keys, encoding/json %d", b, len(dup), len(m))
+		}
+	})
+}
+
+func slicesContain(arr []any, s string) bool {
+	for _, x := range arr {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// The lazy accessors read the host's input without validating it first:
+// on any bytes at all they must return, without panicking.
+func FuzzLazyReaderSurvivesAnything(f *testing.F) {
+	for _, s := range []string{`{"a":[1,"x\"",{"b":null}],"b":"c"}`, `["a","b\\",`, `{"a":"`, `{"a":{"b":[}}}`, `[`, `{"a"`, `["\u0061"]`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		for _, v := range []Value{{b: b}, {b: append([]byte("["), b...)}, {b: append([]byte("{\"a\":"), b...)}} {
+			v.Get("a").Get("b")
+			v.Len()
+			v.HasString("x")
+			v.HasString(`a"`)
+			v.Index(2).Raw()
+			v.Members(func(string, Value) bool { return true })
+			v.Each(func(int, Value) bool { return true })
+			v.StrEquals("x")
+			v.Pointer("/a/0")
+			e := envelope{}
+			e.reset(v)
+			e.Session().HasLabel("x")
+			c := Call{&e}
+			c.Capabilities()
+			c.ToolName()
+			c.Hints().Or("readOnlyHint", false)
 		}
 	})
 }

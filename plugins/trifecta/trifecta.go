@@ -11,6 +11,14 @@
 // labels, gets ask (remember = false) or, with config mode = "deny", deny.
 //
 // Config: mode = "ask" (default) | "deny".
+//
+// The module toolwarden ships (plugins/trifecta.wasm) is built from the
+// Rust source in rust/lib.rs; this Go package is the rule's reference
+// implementation. A differential test in host/plugin
+// (TestTrifectaModuleMatchesGoReference) holds the module to this
+// package's output, byte for byte, and the benchmarks use this package as
+// the native twin. docs/RATIONALE.md ("First-party plugins are small
+// modules") says why the module is not built from this package.
 package trifecta
 
 import (

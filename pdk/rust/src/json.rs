@@ -70,10 +70,31 @@ impl<'a> Value<'a> {
     }
 
     /// The first member of an object named `key`, or a missing value.
+    /// Keys without escapes are compared as bytes, undecoded: this is the
+    /// loop plugins spend their time in.
     pub fn get(&self, key: &str) -> Value<'a> {
-        for (k, v) in self.members() {
-            if k == key {
-                return v;
+        // Raw bytes equal to key are the key; raw bytes that differ can only
+        // decode to it through U+FFFD replacing invalid UTF-8.
+        let fffd = key.contains('\u{FFFD}');
+        let mut it = Iter::new(self.b, b'{');
+        while it.step() {
+            let (b, i) = (it.b, it.i);
+            if b.get(i) != Some(&b'"') {
+                break;
+            }
+            let (end, escaped) = match skip_string(b, i) {
+                Some(x) => x,
+                None => break,
+            };
+            let j = ws(b, end);
+            if b.get(j) != Some(&b':') {
+                break;
+            }
+            let j = ws(b, j + 1);
+            it.val = j;
+            let body = &b[i + 1..end - 1];
+            if if escaped { decode(body) == key } else { body == key.as_bytes() || fffd && utf8(body) == key } {
+                return Value { b: &b[j..] };
             }
         }
         Value::default()
@@ -94,9 +115,20 @@ impl<'a> Value<'a> {
         string(self.b, 0).map(|(s, _)| s)
     }
 
-    /// Whether the value is a string equal to `s`.
+    /// Whether the value is a string equal to `s` (compared undecoded when
+    /// it has no escapes).
     pub fn str_eq(&self, s: &str) -> bool {
-        self.str() == Some(s)
+        if self.b.first() != Some(&b'"') {
+            return false;
+        }
+        match skip_string(self.b, 0) {
+            Some((end, false)) => {
+                let body = &self.b[1..end - 1];
+                body == s.as_bytes() || s.contains('\u{FFFD}') && utf8(body) == s
+            }
+            Some((end, true)) => decode(&self.b[1..end - 1]) == s,
+            None => false,
+        }
     }
 
     /// A boolean's value.
@@ -398,8 +430,23 @@ fn literal(b: &[u8], i: usize, lit: &[u8]) -> Option<usize> {
 
 /// Validates and skips the value at `i`; `None` if malformed or nested
 /// deeper than MAX_DEPTH. Iterative: a deep input cannot blow the stack.
-pub(crate) fn skip(b: &[u8], mut i: usize) -> Option<usize> {
-    let mut in_object = [false; MAX_DEPTH + 1];
+pub(crate) fn skip(b: &[u8], i: usize) -> Option<usize> {
+    // Scalars first, without the container machinery.
+    match *b.get(i)? {
+        b'"' => Some(skip_string(b, i)?.0),
+        b't' => literal(b, i, b"true"),
+        b'f' => literal(b, i, b"false"),
+        b'n' => literal(b, i, b"null"),
+        b'{' | b'[' => skip_container(b, i),
+        _ => skip_number(b, i),
+    }
+}
+
+/// skip for an object or array: whether each open container is an object
+/// is a bit in a 320-bit set (zeroing MAX_DEPTH bools per call cost more
+/// than skipping most values).
+fn skip_container(b: &[u8], mut i: usize) -> Option<usize> {
+    let mut objects = [0u64; (MAX_DEPTH + 64) / 64];
     let mut depth = 0usize;
     'value: loop {
         // i is at a value.
@@ -409,7 +456,11 @@ pub(crate) fn skip(b: &[u8], mut i: usize) -> Option<usize> {
                 if depth > MAX_DEPTH {
                     return None;
                 }
-                in_object[depth] = c == b'{';
+                if c == b'{' {
+                    objects[depth / 64] |= 1 << (depth % 64);
+                } else {
+                    objects[depth / 64] &= !(1 << (depth % 64));
+                }
                 i = ws(b, i + 1);
                 if b.get(i) == Some(if c == b'{' { &b'}' } else { &b']' }) {
                     i += 1;
@@ -433,7 +484,7 @@ pub(crate) fn skip(b: &[u8], mut i: usize) -> Option<usize> {
                 return Some(i);
             }
             i = ws(b, i);
-            let obj = in_object[depth];
+            let obj = objects[depth / 64] & (1 << (depth % 64)) != 0;
             match *b.get(i)? {
                 b',' => {
                     i = ws(b, i + 1);

@@ -1,0 +1,120 @@
+//! trifecta: toolwarden's first-party guard against the lethal trifecta,
+//! as shipped (plugins/trifecta.wasm). The rule and its config are those of
+//! the Go package beside it (../trifecta.go), which is the reference: a
+//! differential test (../trifecta_test.go) holds the two to the same
+//! output on every input. Why the shipped module is Rust and not Go:
+//! docs/RATIONALE.md, "First-party plugins are small modules".
+//!
+//! - observe: a call to a tool that reads private data adds the session
+//!   label private_data_seen; one that sees untrusted content adds
+//!   untrusted_content_seen (from the capabilities the host derives);
+//! - check: a call to a tool that can exfiltrate, in a session that has both
+//!   labels, gets ask (not rememberable) or, with mode = "deny", deny.
+#![no_std]
+
+use toolwarden_pdk::{export, Alloc, Decision, Error, Event, Kind, Names, Plugin, StrBuf, Value, Verdict};
+
+const PRIVATE: &str = "private_data_seen";
+const UNTRUSTED: &str = "untrusted_content_seen";
+const CODE: &str = "lethal_trifecta";
+
+fn configure(cfg: Value<'static>, alloc: Alloc<'static>) -> Result<Decision, Error<'static>> {
+    let mut mode = Decision::Ask;
+    if cfg.kind() != Kind::Object {
+        return Err(Error::bad_config("config: want an object"));
+    }
+    let mut members = cfg.members();
+    for (key, v) in &mut members {
+        if key != "mode" {
+            return Err(Error::bad_config(alloc.concat(&[key, ": unknown key (trifecta knows only \"mode\")"])));
+        }
+        if v.str_eq("ask") {
+            mode = Decision::Ask;
+        } else if v.str_eq("deny") {
+            mode = Decision::Deny;
+        } else {
+            let raw = v.raw().and_then(|r| core::str::from_utf8(r).ok()).unwrap_or("");
+            return Err(Error::bad_config(alloc.concat(&["mode: want \"ask\" or \"deny\", got ", raw])));
+        }
+    }
+    if members.bad() {
+        return Err(Error::bad_config("config is not valid JSON"));
+    }
+    Ok(mode)
+}
+
+fn check<'a>(mode: &'static Decision, ev: &Event<'a>) -> Result<Verdict<'a>, Error<'a>> {
+    let call = ev.call();
+    if !capability(call, "can_exfiltrate") {
+        return Ok(Verdict::abstain());
+    }
+    let (mut private, mut untrusted) = (false, false);
+    for label in ev.session().get("labels").elements() {
+        if label.str_eq(PRIVATE) {
+            private = true;
+        } else if label.str_eq(UNTRUSTED) {
+            untrusted = true;
+        }
+    }
+    if !(private && untrusted) {
+        return Ok(Verdict::abstain());
+    }
+    let name = call.get("tool").get("name").str().unwrap_or("");
+    let mut reason = ev.alloc().string();
+    reason.push_str("this session has read private data and untrusted content, and ");
+    quote(&mut reason, name);
+    reason.push_str(" can send data out (lethal trifecta)");
+    let reason = reason.as_str();
+    Ok(match mode {
+        Decision::Deny => Verdict::deny(CODE, reason),
+        _ => Verdict::ask(CODE, reason),
+    })
+}
+
+fn observe<'a>(_: &'static Decision, ev: &Event<'a>, labels: &Names<'a>) -> Result<(), Error<'a>> {
+    let call = ev.call();
+    if capability(call, "reads_private_data") {
+        labels.push(PRIVATE);
+    }
+    if capability(call, "sees_untrusted_content") {
+        labels.push(UNTRUSTED);
+    }
+    Ok(())
+}
+
+/// Whether call.capabilities.<name> is true.
+fn capability(call: Value<'_>, name: &str) -> bool {
+    call.get("capabilities").get(name).is_true()
+}
+
+/// Appends s as a JSON string, as the Go reference's pdk.Quote writes it.
+fn quote(out: &mut StrBuf<'_>, s: &str) {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    out.push('"');
+    let mut start = 0;
+    for (i, c) in s.bytes().enumerate() {
+        let esc: &str = match c {
+            b'"' => "\\\"",
+            b'\\' => "\\\\",
+            b'\n' => "\\n",
+            b'\t' => "\\t",
+            b'\r' => "\\r",
+            0..=0x1f => "",
+            _ => continue,
+        };
+        out.push_str(&s[start..i]);
+        if esc.is_empty() {
+            out.push_str("\\u00");
+            out.push(HEX[(c >> 4) as usize] as char);
+            out.push(HEX[(c & 0xf) as usize] as char);
+        } else {
+            out.push_str(esc);
+        }
+        start = i + 1;
+    }
+    out.push_str(&s[start..]);
+    out.push('"');
+}
+
+static PLUGIN: Plugin<Decision> = Plugin::new("trifecta", "1.0.0", configure).check(check).observe(observe);
+export!(PLUGIN);
