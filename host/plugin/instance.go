@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/tetratelabs/wazero"
@@ -89,6 +90,16 @@ func (in *instance) fire() {
 	}
 }
 
+// interrupt stops a running guest at its next check, as a deadline would;
+// the instance cannot run again. It is safe on an idle instance, and from
+// any goroutine (see fire).
+func (in *instance) interrupt() {
+	if in.stop != nil {
+		in.stop.Set(1)
+		in.fuel.Set(0)
+	}
+}
+
 // arm starts the deadline of one guest call.
 func (in *instance) arm(d time.Duration) {
 	if in.stop != nil {
@@ -122,6 +133,29 @@ type memAlloc struct {
 	buf   []byte // the accessible part, len = the guest's memory size
 	res   *reservation
 	hit   bool
+	// state keeps a reservation mapped while guest code runs: wazero frees
+	// memory when a module is closed, and Runtime.Close closes modules that
+	// may be running an event. Unmapping under them would crash the host,
+	// so Free during a call only marks the memory, and leave unmaps it.
+	state atomic.Int32
+}
+
+const (
+	memIdle int32 = iota
+	memBusy
+	memFreeOnLeave
+	memFreed
+)
+
+// enter marks guest code running; false if the memory is already freed
+// (the instance was closed).
+func (a *memAlloc) enter() bool { return a.state.CompareAndSwap(memIdle, memBusy) }
+
+// leave marks guest code stopped, and frees memory that Free left mapped.
+func (a *memAlloc) leave() {
+	if !a.state.CompareAndSwap(memBusy, memIdle) && a.state.CompareAndSwap(memFreeOnLeave, memFreed) {
+		a.release()
+	}
 }
 
 func (a *memAlloc) Allocate(_, max uint64) experimental.LinearMemory {
@@ -157,6 +191,24 @@ func (a *memAlloc) Reallocate(size uint64) []byte {
 }
 
 func (a *memAlloc) Free() {
+	for {
+		switch a.state.Load() {
+		case memIdle:
+			if a.state.CompareAndSwap(memIdle, memFreed) {
+				a.release()
+				return
+			}
+		case memBusy:
+			if a.state.CompareAndSwap(memBusy, memFreeOnLeave) {
+				return
+			}
+		default:
+			return
+		}
+	}
+}
+
+func (a *memAlloc) release() {
 	a.buf = nil
 	if a.res != nil {
 		a.res.release()
@@ -209,9 +261,13 @@ func (p *Plugin) newInstance(ctx context.Context) (_ *instance, err error) {
 		if fn == nil {
 			continue
 		}
+		if !in.alloc.enter() {
+			return nil, errClosed
+		}
 		in.arm(p.initTimeout)
 		_, err := fn.Call(&in.cctx)
 		fired := in.disarm()
+		in.alloc.leave()
 		if fired {
 			return nil, errors.New("instantiate: timeout after " + p.initTimeout.String())
 		}
@@ -261,11 +317,16 @@ func (in *instance) call(ctx context.Context, ev Event, input []byte) ([]byte, u
 	in.out = in.out[:0]
 	in.tooLarge = false
 	in.alloc.hit = false // attribute a refused grow to this event only
+	if !in.alloc.enter() {
+		in.retire = true
+		return nil, 0, p.fault(FaultClosed, "closed", nil)
+	}
 	in.inEvent = true
 	in.stack[0], in.stack[1] = uint64(ev), uint64(len(input))
 	in.arm(d)
 	err := in.handle.CallWithStack(&in.cctx, in.stack)
 	fired := in.disarm()
+	in.alloc.leave()
 	in.inEvent = false
 	in.input = nil
 	in.calls++
@@ -278,6 +339,9 @@ func (in *instance) call(ctx context.Context, ev Event, input []byte) ([]byte, u
 	}
 	if err != nil {
 		in.retire = true
+		if p.pool.isClosed() && !fired {
+			return nil, 0, p.fault(FaultClosed, "closed during the call", err)
+		}
 		return nil, 0, in.classify(err, fired, fromParent)
 	}
 	if in.tooLarge {

@@ -306,7 +306,8 @@ func (p *Plugin) Matches(app, tool string) bool {
 	return matchAny(p.apps, app) && matchAny(p.tools, tool)
 }
 
-// Close frees the plugin's instances. Later events fail with FaultClosed.
+// Close frees the plugin's instances. Later events fail with FaultClosed,
+// and so do running ones, which are stopped at their next check.
 func (p *Plugin) Close() { p.pool.close() }
 
 func (p *Plugin) failVerdict(err *Fault) policy.PluginVerdict {

@@ -528,3 +528,30 @@ func trifectaInput(body string) *policy.CheckInput {
 // bodyRule is an argguard config that asks when the "body" argument holds
 // "xxx": a Go guest that reads a big argument and runs a regexp on it.
 var bodyRule = map[string]any{"rules": []any{map[string]any{"tool": "*", "arg": "body", "ask_regex": "x{3}"}}}
+
+// Closing the runtime while an event runs interrupts the event (it fails
+// as closed, not at its deadline) and frees its memory only after the
+// guest has stopped: linear memory is an mmap reservation, and unmapping
+// it under running guest code would crash the host.
+func TestCloseDuringAnEventInterruptsIt(t *testing.T) {
+	for round := 0; round < 6; round++ {
+		rt := newRuntime(t, Options{})
+		// loop spins on locals; bulkloop fills linear memory in a loop.
+		guest := [...]string{"loop.wasm", "bulkloop.wasm"}[round%2]
+		p, err := loadWasm(t, rt, config.Policy{Name: "spin", TimeoutMs: 60_000}, filepath.Join("testdata", "hostile", guest))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := make(chan policy.PluginVerdict)
+		go func() { got <- p.Check(context.Background(), checkInput(`{"path":"BOOM"}`)) }()
+		time.Sleep(time.Duration(20+round*10) * time.Millisecond) // the guest is spinning by now
+		if err := rt.Close(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		v := <-got
+		var f *Fault
+		if v.Verdict != policy.Deny || !errors.As(v.Err, &f) || f.Kind != FaultClosed {
+			t.Fatalf("round %d (%s): %+v", round, guest, v)
+		}
+	}
+}

@@ -2,6 +2,7 @@ package plugin
 
 import (
 	"context"
+	"sync"
 	"sync/atomic"
 )
 
@@ -15,6 +16,9 @@ type pool struct {
 	slots chan struct{} // one token per live instance
 
 	closed atomic.Bool
+
+	mu   sync.Mutex
+	live map[*instance]struct{} // every instance not yet discarded, idle or running
 }
 
 func newPool(p *Plugin, max int) *pool {
@@ -40,6 +44,12 @@ func (pl *pool) get(ctx context.Context) (*instance, error) {
 			<-pl.slots
 			return nil, err
 		}
+		pl.mu.Lock()
+		if pl.live == nil {
+			pl.live = map[*instance]struct{}{}
+		}
+		pl.live[in] = struct{}{}
+		pl.mu.Unlock()
 		return in, nil
 	case <-ctx.Done():
 		return nil, ctx.Err()
@@ -60,14 +70,24 @@ func (pl *pool) put(in *instance) {
 }
 
 func (pl *pool) discard(in *instance) {
+	pl.mu.Lock()
+	delete(pl.live, in)
+	pl.mu.Unlock()
 	in.close()
 	<-pl.slots
 }
 
 func (pl *pool) isClosed() bool { return pl.closed.Load() }
 
+// close discards the idle instances and stops the running ones at their
+// next check (they fail as closed and are discarded when they return).
 func (pl *pool) close() {
 	pl.closed.Store(true)
+	pl.mu.Lock()
+	for in := range pl.live {
+		in.interrupt()
+	}
+	pl.mu.Unlock()
 	pl.drain()
 }
 

@@ -140,9 +140,10 @@ func cacheDir(dir string) (string, error) {
 }
 
 // Close closes every plugin and instance of the runtime and the runtime
-// itself. Later events fail with a FaultClosed; an event that is running
-// ends as it would have (at the latest at its deadline), and its instance is
-// then discarded.
+// itself. Later events fail with a FaultClosed; an event that is running is
+// stopped at its guest's next check and fails with a FaultClosed too, and
+// its instance is then discarded (its memory stays mapped until the guest
+// has stopped).
 func (rt *Runtime) Close(ctx context.Context) error {
 	rt.mu.Lock()
 	if rt.closed {
