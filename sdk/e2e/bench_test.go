@@ -5,37 +5,49 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"testing"
 	"time"
 )
 
-// upstreamsForBench are the servers both benchmarks run against: our Go
-// test server (a fast upstream: the worst case for a proxy's ratio) and
-// server-everything (a typical Node.js server).
-func upstreamsForBench(b *testing.B) []struct {
+// benchUpstream is a server both benchmarks run against, and the call
+// BenchmarkRoundTrip makes to it.
+type benchUpstream struct {
 	name string
 	cmd  []string
-} {
-	ups := []struct {
-		name string
-		cmd  []string
-	}{{"testserver", []string{testServer, "-state", b.TempDir()}}}
+	tool string
+	args map[string]any
+}
+
+// upstreamsForBench are our Go test server (a fast upstream answering echo:
+// the worst case for a proxy's ratio), server-everything (a typical Node.js
+// server, echo) and server-filesystem reading a small file (the README's
+// example: a tool that does real work, as agents' tools do).
+func upstreamsForBench(b *testing.B) []benchUpstream {
+	echo := map[string]any{"message": "hello"}
+	ups := []benchUpstream{{"testserver", []string{testServer, "-state", b.TempDir()}, "echo", echo}}
 	if _, err := exec.LookPath("node"); err == nil {
-		ups = append(ups, struct {
-			name string
-			cmd  []string
-		}{"server-everything", []string{filepath.Join(root, "scripts", "npm", "node_modules", ".bin", "mcp-server-everything")}})
+		bin := filepath.Join(root, "scripts", "npm", "node_modules", ".bin")
+		dir := b.TempDir()
+		file := filepath.Join(dir, "notes.txt")
+		if err := os.WriteFile(file, []byte("a small file\n"), 0o644); err != nil {
+			b.Fatal(err)
+		}
+		ups = append(ups,
+			benchUpstream{"server-everything", []string{filepath.Join(bin, "mcp-server-everything")}, "echo", echo},
+			benchUpstream{"server-filesystem", []string{filepath.Join(bin, "mcp-server-filesystem"), dir}, "read_text_file", map[string]any{"path": file}})
 	}
 	return ups
 }
 
-// BenchmarkRoundTrip times a tools/call round trip (echo, allowed by
-// policy) from mcp-go's client to an upstream three ways, interleaved call
-// by call in one run: directly; through a byte relay (testserver -relay: a
-// process that copies bytes both ways and parses nothing, the floor for any
-// stdio proxy); and through toolwarden wrap. It reports the three
+// BenchmarkRoundTrip times a tools/call round trip (the call of
+// upstreamsForBench, allowed by policy) from mcp-go's client to an upstream
+// three ways, interleaved call by call in one run: directly; through a byte
+// relay (testserver -relay: a process that copies bytes both ways and
+// parses nothing, the floor for any stdio proxy); and through toolwarden
+// wrap. It reports the three
 // latencies and the ratios wrap/direct (design bar: <= 1.15), relay/direct
 // and wrap/relay. Every client speaks protocol 2025-11-25, as today's agents
 // do.
@@ -45,11 +57,10 @@ func BenchmarkRoundTrip(b *testing.B) {
 			direct := startGo(b, true, nil, up.cmd[0], up.cmd[1:]...)
 			relayed := startGo(b, true, nil, testServer, append([]string{"-relay", "--"}, up.cmd...)...)
 			wrapped := startGo(b, true, nil, twBin, append([]string{"wrap", "--quiet", "--app", "bench", "--approvals", filepath.Join(b.TempDir(), "a.json"), "--"}, up.cmd...)...)
-			args := map[string]any{"message": "hello"}
 			clients := []*goClient{direct, relayed, wrapped}
 			for range 200 { // warm up every path
 				for _, c := range clients {
-					c.call(b, "echo", args)
+					c.call(b, up.tool, up.args)
 				}
 			}
 			var total [3]time.Duration
@@ -58,7 +69,7 @@ func BenchmarkRoundTrip(b *testing.B) {
 			for i := 0; i < b.N; i++ {
 				for k, c := range clients {
 					t0 := time.Now()
-					if _, isErr := c.call(b, "echo", args); isErr {
+					if _, isErr := c.call(b, up.tool, up.args); isErr {
 						b.Fatalf("call %d failed", k)
 					}
 					total[k] += time.Since(t0)
