@@ -35,6 +35,7 @@ type instance struct {
 	fuel     api.MutableGlobal
 	timer    *time.Timer
 	fireDone chan struct{} // the timer's function has set the flag
+	fired    atomic.Bool   // fire ran (it runs its body once)
 
 	// Per-event state, read by the host functions.
 	inEvent  bool
@@ -77,26 +78,27 @@ func (c *callCtx) Value(key any) any {
 // fire runs on the timer's goroutine when a deadline passes: it sets the
 // stop flag, and the countdown to 0 so that the guest looks at the flag at
 // its next check (a loop header or function entry). It is the only writer
-// of the flag, and it runs at most once per instance: an instance whose
-// deadline fired is discarded. See docs/RATIONALE.md ("Plugin deadlines are
-// a stop flag, not wazero's context watch") for why plain writes from
-// another goroutine are enough.
+// of the flag, and its body runs at most once per instance (a deadline and
+// an interrupt may both fire the timer): an instance whose deadline fired
+// is discarded. See docs/RATIONALE.md ("Plugin deadlines are a stop flag,
+// not wazero's context watch") for why plain writes from another goroutine
+// are enough.
 func (in *instance) fire() {
+	if !in.fired.CompareAndSwap(false, true) {
+		return
+	}
 	in.stop.Set(1)
 	in.fuel.Set(0)
-	select {
-	case in.fireDone <- struct{}{}:
-	default: // never: one fire per instance; but never block a timer goroutine
-	}
+	in.fireDone <- struct{}{} // buffered, and sent once
 }
 
-// interrupt stops a running guest at its next check, as a deadline would;
-// the instance cannot run again. It is safe on an idle instance, and from
-// any goroutine (see fire).
+// interrupt stops a running guest at its next check, by firing its
+// deadline now (so the timer's function stays the flag's only writer); the
+// instance cannot run again. It is safe on an idle instance, from any
+// goroutine.
 func (in *instance) interrupt() {
 	if in.stop != nil {
-		in.stop.Set(1)
-		in.fuel.Set(0)
+		in.timer.Reset(0)
 	}
 }
 
@@ -317,7 +319,7 @@ func (in *instance) call(ctx context.Context, ev Event, input []byte) ([]byte, u
 	in.out = in.out[:0]
 	in.tooLarge = false
 	in.alloc.hit = false // attribute a refused grow to this event only
-	if !in.alloc.enter() {
+	if p.pool.isClosed() || !in.alloc.enter() {
 		in.retire = true
 		return nil, 0, p.fault(FaultClosed, "closed", nil)
 	}
@@ -339,7 +341,7 @@ func (in *instance) call(ctx context.Context, ev Event, input []byte) ([]byte, u
 	}
 	if err != nil {
 		in.retire = true
-		if p.pool.isClosed() && !fired {
+		if p.pool.isClosed() {
 			return nil, 0, p.fault(FaultClosed, "closed during the call", err)
 		}
 		return nil, 0, in.classify(err, fired, fromParent)
