@@ -412,103 +412,33 @@ func key(b []byte, i int) (k0, k1 int, escaped bool, val int) {
 
 // skip skips the value at b[i] and the comma after it, and returns the
 // index of the next member or element, or -1 at the end of the object or
-// array or on a syntax error. Strings, containers and the separator are
-// all scanned here, without further calls (see key).
+// array or on a syntax error.
 func skip(b []byte, i int) int {
-	if i < 0 || i >= len(b) {
-		return -1
-	}
-	switch c := b[i]; c {
-	case '"':
-		i++
-		for {
-			for i+8 <= len(b) {
-				if m := specialMask(load64(b, i)); m != 0 {
-					i += bits.TrailingZeros64(m) >> 3
-					break
-				}
-				i += 8
-			}
-			if i >= len(b) {
-				return -1
-			}
-			c := b[i]
-			if c == '"' {
-				break
-			}
-			if c == '\\' {
-				i += 2
-				continue
-			}
-			if c < 0x20 {
-				return -1
-			}
-			i++
-		}
-		i++
-	case '{', '[':
-		depth := 0
-		for {
-			for i+8 <= len(b) {
-				if m := structMask(load64(b, i)); m != 0 {
-					i += bits.TrailingZeros64(m) >> 3
-					break
-				}
-				i += 8
-			}
-			if i >= len(b) {
-				return -1
-			}
-			switch b[i] {
-			case '"':
-				for i++; ; {
-					for i+8 <= len(b) {
-						if m := specialMask(load64(b, i)); m != 0 {
-							i += bits.TrailingZeros64(m) >> 3
-							break
-						}
-						i += 8
-					}
-					if i >= len(b) {
-						return -1
-					}
-					c := b[i]
-					if c == '"' {
-						break
-					}
-					if c == '\\' {
-						i += 2
-						continue
-					}
-					if c < 0x20 {
-						return -1
-					}
-					i++
-				}
-				i++
-			case '{', '[':
-				depth++
-				i++
-			case '}', ']':
-				depth--
-				i++
-			default:
-				i++
-			}
-			if depth == 0 {
-				break
-			}
-		}
-	case ',', ':', ' ', '\t', '\n', '\r', '}', ']':
-		return -1
+	var e int
+	switch c := b[i]; {
+	case c == '"':
+		e, _ = str(b, i)
+	case c == '{' || c == '[':
+		e = skipValue(b, i)
 	default:
-		e := i
+		e = i
 		for e < len(b) && b[e] != ',' && b[e] != '}' && b[e] != ']' && b[e] > ' ' {
 			e++
 		}
-		i = e
+		if e == i {
+			return -1
+		}
 	}
-	// The separator.
+	if e < 0 {
+		return -1
+	}
+	return sep(b, e)
+}
+
+// sep reads the separator after a value that ends before b[i]: it returns
+// the index of the next member or element, or -1 at the end of the object
+// or array.
+func sep(b []byte, i int) int {
 	if i >= len(b) {
 		return -1
 	}
