@@ -11,6 +11,11 @@
 //     clients, elicitation/create before), whose answer counts only with a
 //     request state this process minted for exactly this call (see
 //     sdk/approval). Observe runs after every call that ran.
+//   - prompts, resources and completions pass through, undecided by policy
+//     (not tool calls): unchanged in front of one server; in proxy mode
+//     prompts are named <server>__<prompt>, lists merged, and a resource
+//     URI goes only to the server that listed it. Results are relayed as
+//     written; list_changed and resource updates are relayed.
 //   - upstream failures are tool errors: a timeout, a crash (restarted on
 //     the next call, with backoff), garbage output; a trustworthily
 //     idempotent tool is retried once after a transport failure.

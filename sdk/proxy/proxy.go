@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"log"
 	"log/slog"
@@ -54,6 +55,11 @@ type Proxy struct {
 
 	rebuildMu sync.Mutex
 	started   chan struct{} // closed once every upstream was tried once
+
+	// Prompts, resources and completions (see passthrough.go).
+	passing   passing
+	resRoutes *resourceRoutes
+	relistMu  sync.Mutex // one relisting of resources at a time
 }
 
 // route is one downstream tool: which upstream serves it, under which name,
@@ -86,8 +92,11 @@ func New(h *host.Host, specs []upstream.Spec, opts Options) *Proxy {
 		if s.Logger == nil {
 			s.Logger = p.log
 		}
-		p.ups = append(p.ups, upstream.New(s, opts.version, p.upstreamChanged))
+		u := upstream.New(s, opts.version, p.upstreamChanged)
+		u.OnNotify(p.upstreamNotified)
+		p.ups = append(p.ups, u)
 	}
+	p.resRoutes = newResourceRoutes(p.serverNames())
 	return p
 }
 
@@ -119,6 +128,9 @@ func (p *Proxy) Run(ctx context.Context, in io.Reader, out io.Writer) error {
 
 	opts := []server.ServerOption{
 		server.WithToolCapabilities(true),
+		server.WithPromptCapabilities(true),
+		server.WithResourceCapabilities(true, true),
+		server.WithCompletions(),
 		server.WithRecovery(),
 	}
 	if !p.opts.namespace && len(p.ups) == 1 {
@@ -162,6 +174,7 @@ func (p *Proxy) Run(ctx context.Context, in io.Reader, out io.Writer) error {
 	// The client is gone: stop what it was waiting for.
 	cancel()
 	p.stopCalls()
+	p.stopRequests()
 	if errors.Is(err, context.Canceled) {
 		err = nil
 	}
@@ -548,12 +561,26 @@ func (p *Proxy) visibleTools(ctx context.Context) json.RawMessage {
 // renameTool replaces the top-level "name" of a raw tool definition and
 // leaves every other byte as it was.
 func renameTool(raw json.RawMessage, name string) (json.RawMessage, error) {
+	quoted, err := json.Marshal(name)
+	if err != nil {
+		return nil, err
+	}
+	out, err := replaceMember(raw, "name", quoted)
+	if err != nil {
+		return nil, fmt.Errorf("tool definition: %w", err)
+	}
+	return out, nil
+}
+
+// replaceMember replaces the value of the first top-level member key of
+// a raw JSON object with value, and leaves every other byte as it was.
+func replaceMember(raw json.RawMessage, key string, value json.RawMessage) (json.RawMessage, error) {
 	if !json.Valid(raw) {
-		return nil, errors.New("tool definition is not valid JSON")
+		return nil, errors.New("not valid JSON")
 	}
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
-		return nil, errors.New("tool definition is not an object")
+		return nil, errors.New("not an object")
 	}
 	for dec.More() {
 		k, err := dec.Token()
@@ -564,21 +591,17 @@ func renameTool(raw json.RawMessage, name string) (json.RawMessage, error) {
 		if err := dec.Decode(&v); err != nil {
 			return nil, err
 		}
-		if k != "name" {
+		if k != key {
 			continue
 		}
 		end := int(dec.InputOffset())
 		start := end - len(v)
-		quoted, err := json.Marshal(name)
-		if err != nil {
-			return nil, err
-		}
-		out := make(json.RawMessage, 0, len(raw)-len(v)+len(quoted))
+		out := make(json.RawMessage, 0, len(raw)-len(v)+len(value))
 		out = append(out, raw[:start]...)
-		out = append(out, quoted...)
+		out = append(out, value...)
 		return append(out, raw[end:]...), nil
 	}
-	return nil, errors.New("tool definition has no name")
+	return nil, fmt.Errorf("no %q member", key)
 }
 
 // slogWriter adapts mcp-go's *log.Logger output to slog.

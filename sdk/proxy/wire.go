@@ -22,8 +22,11 @@ import (
 //     policy), serves tools/call itself (read without decoding, see
 //     parseCall; arguments and results relayed raw; mcp-go's path decodes a
 //     call five times and re-encodes the result, which costs more than
-//     policy does), and notes the IDs of tools/list requests. Everything else goes to mcp-go: the handshake,
-//     ping, server/discover, the answers to our elicitation/create requests.
+//     policy does), hands the requests for prompts, resources and
+//     completions to goroutines that forward them (see passthrough.go),
+//     and notes the IDs of tools/list requests. Everything else goes to
+//     mcp-go: the handshake, ping, server/discover, the answers to our
+//     elicitation/create requests.
 //   - output serialises everything written to the client and, for those
 //     IDs, replaces the "tools" of mcp-go's answer with the visible tools'
 //     upstream definitions, byte for byte. mcp-go's mcp.Tool cannot carry a
@@ -124,9 +127,11 @@ func (in *intake) next() ([]byte, error) {
 }
 
 // take looks at a message before mcp-go does. tools/call is served by the
-// proxy itself and not passed on (see Proxy.dispatch); for tools/list the id
-// is noted so that output can rewrite the answer; notifications/cancelled
-// also cancels the proxy's call.
+// proxy itself and not passed on (see Proxy.dispatch), and so are the
+// requests for prompts, resources and completions (see Proxy.pass, after
+// the call's path: they cost a call nothing); for tools/list the id is
+// noted so that output can rewrite the answer; notifications/cancelled
+// also cancels the proxy's call or request.
 func (in *intake) take(line []byte) bool {
 	if bytes.Contains(line, callMarker) {
 		c := &call{p: in.p}
@@ -135,6 +140,10 @@ func (in *intake) take(line []byte) bool {
 			in.p.dispatch(c)
 			return true
 		}
+	}
+	if r, ok := parsePassRequest(line); ok {
+		in.p.pass(r)
+		return true
 	}
 	in.note(line)
 	if bytes.Contains(line, cancelMarker) {
@@ -146,6 +155,7 @@ func (in *intake) take(line []byte) bool {
 		}
 		if json.Unmarshal(line, &n) == nil && n.Method == string(mcp.MethodNotificationCancelled) && len(n.Params.RequestID) > 0 {
 			in.p.cancelCall(n.Params.RequestID)
+			in.p.cancelRequest(n.Params.RequestID)
 		}
 	}
 	return false

@@ -96,6 +96,7 @@ func IsTransport(err error) bool {
 type Client struct {
 	spec     Spec
 	onChange func(*Client)
+	onNotify NotifyFunc
 	version  string
 	log      *slog.Logger
 
@@ -108,6 +109,7 @@ type Client struct {
 	retryAt    time.Time
 	lastErr    error
 	closed     bool
+	subs       map[string]struct{} // resource URIs subscribed (see Subscribe)
 
 	// live mirrors conn, for calls to read without the lock; failing is
 	// set while failures is not 0.
@@ -129,6 +131,7 @@ type conn struct {
 	cancel       context.CancelFunc
 	dead         atomic.Bool
 	instructions string
+	caps         mcp.ServerCapabilities
 	closeOnce    sync.Once
 }
 
@@ -151,6 +154,19 @@ func New(spec Spec, version string, onChange func(*Client)) *Client {
 	}
 	return &Client{spec: spec, onChange: onChange, version: version, log: log, deadlines: deadlines{tick: 50 * time.Millisecond}}
 }
+
+// NotifyFunc receives a notification an upstream server sent on its own:
+// its method and its params as JSON (nil when it had none). See OnNotify.
+type NotifyFunc func(c *Client, method string, params json.RawMessage)
+
+// OnNotify sets f to receive the server's notifications/prompts/list_changed,
+// notifications/resources/list_changed and notifications/resources/updated.
+// Each time the server (re)connects, f also gets the two list_changed
+// notifications for the capabilities it declares: a server that came up
+// late or was restarted may list other prompts and resources than before.
+// Set it before the client starts. f runs on the connection's reader, so
+// it must return quickly.
+func (c *Client) OnNotify(f NotifyFunc) { c.onNotify = f }
 
 // Name is the server's name.
 func (c *Client) Name() string { return c.spec.Name }
@@ -179,6 +195,16 @@ func (c *Client) Instructions() string {
 		return ""
 	}
 	return c.conn.instructions
+}
+
+// Capabilities are the server capabilities of the server's initialize
+// result. ok is false while it is not connected (not started yet, or down).
+func (c *Client) Capabilities() (caps mcp.ServerCapabilities, ok bool) {
+	cn := c.live.Load()
+	if cn == nil || cn.dead.Load() {
+		return mcp.ServerCapabilities{}, false
+	}
+	return cn.caps, true
 }
 
 // RetryIn says how long until a down server is tried again (0: now, or up).
@@ -287,10 +313,15 @@ func (c *Client) ready(ctx context.Context) (*conn, error) {
 		c.lastErr = nil
 		changed := !c.listed || !sameTools(c.tools, tools)
 		c.tools, c.listed = tools, true
+		resubscribe := len(c.subs) > 0
 		c.mu.Unlock()
 		if changed {
 			c.changed()
 		}
+		if resubscribe {
+			go c.resubscribe(cn)
+		}
+		c.connected(cn)
 		return cn, nil
 	}
 }
@@ -334,8 +365,14 @@ func (c *Client) dial() (*conn, []*host.Tool, error) {
 		return nil, nil, fmt.Errorf("starting %s: %w", c.spec.Describe(), err)
 	}
 	mc.OnNotification(func(n mcp.JSONRPCNotification) {
-		if n.Method == string(mcp.MethodNotificationToolsListChanged) && !cn.dead.Load() {
+		if cn.dead.Load() {
+			return
+		}
+		switch n.Method {
+		case string(mcp.MethodNotificationToolsListChanged):
 			go c.Refresh()
+		case mcp.MethodNotificationPromptsListChanged, mcp.MethodNotificationResourcesListChanged, mcp.MethodNotificationResourceUpdated:
+			c.notify(n.Method, n.Params)
 		}
 	})
 	res, err := mc.Initialize(ctx, mcp.InitializeRequest{Params: mcp.InitializeParams{
@@ -347,6 +384,7 @@ func (c *Client) dial() (*conn, []*host.Tool, error) {
 		return nil, nil, c.startErr("initialize", ctx, err)
 	}
 	cn.instructions = res.Instructions
+	cn.caps = res.Capabilities
 	tools, err := c.list(ctx, cn)
 	if err != nil {
 		cn.close()

@@ -4,7 +4,10 @@
 // notifications/tools/list_changed, bounds every call with the tool
 // timeout, and restarts a server that died, with backoff. Over stdio, tool
 // calls bypass mcp-go: Begin writes the request line and the connection's
-// reader hands the result, undecoded, to a Receiver.
+// reader hands the result, undecoded, to a Receiver. Request sends any
+// other request (prompts, resources, completions) with the same restarts
+// and timeout, Subscribe keeps resource subscriptions across restarts, and
+// OnNotify hands over the server's prompt and resource notifications.
 //
 //	c := upstream.New(upstream.Spec{Name: "fs", Command: "npx",
 //		Args: []string{"-y", "@modelcontextprotocol/server-filesystem", "/tmp"}}, "dev", nil)
@@ -12,6 +15,7 @@
 //	for _, t := range c.Tools() { fmt.Println(t.Name, t.HashHex) }
 //	res, err := c.Call(ctx, "read_file", json.RawMessage(`{"path":"/tmp/x"}`))
 //	c.Begin("read_file", args, upstream.ReceiverFunc(func(res json.RawMessage, err error) { ... }))
+//	prompts, err := c.Request(ctx, "prompts/list", nil)
 //
 // FromConfig builds a Spec from an [mcp_servers.<name>] table as Codex
 // would (environment, headers, bearer token, timeouts).

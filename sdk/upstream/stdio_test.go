@@ -46,7 +46,7 @@ func fakeServer() {
 		send(map[string]any{"jsonrpc": "2.0", "id": id, "result": v})
 	}
 	text := func(s string) any { return map[string]any{"content": []any{map[string]any{"type": "text", "text": s}}} }
-	var cancelled []string
+	var cancelled, subscribed []string
 	pongs := make(chan json.RawMessage, 1)
 	in := bufio.NewScanner(os.Stdin)
 	in.Buffer(nil, 1<<20)
@@ -62,6 +62,7 @@ func fakeServer() {
 					MS      int    `json:"ms"`
 				} `json:"arguments"`
 				RequestID json.RawMessage `json:"requestId"`
+				URI       string          `json:"uri"`
 			} `json:"params"`
 		}
 		if json.Unmarshal(in.Bytes(), &m) != nil {
@@ -69,10 +70,21 @@ func fakeServer() {
 		}
 		switch m.Method {
 		case "initialize":
-			result(m.ID, map[string]any{"protocolVersion": "2025-11-25", "capabilities": map[string]any{"tools": map[string]any{"listChanged": true}},
+			result(m.ID, map[string]any{"protocolVersion": "2025-11-25", "capabilities": map[string]any{"tools": map[string]any{"listChanged": true},
+				"prompts": map[string]any{}, "resources": map[string]any{"subscribe": true}},
 				"serverInfo": map[string]any{"name": "fake", "version": "1"}, "instructions": "a fake server"})
 		case "tools/list":
 			result(m.ID, map[string]any{"tools": []any{map[string]any{"name": "echo", "inputSchema": map[string]any{"type": "object"}}}})
+		case "prompts/list": // odd spacing and key order, to see it relayed as written
+			raw(`{"id":` + string(m.ID) + `, "result" : {"prompts":[ {"name":"p","x":1} ],"nextCursor":"c2"},"jsonrpc":"2.0"}`)
+		case "prompts/get":
+			send(map[string]any{"jsonrpc": "2.0", "id": m.ID, "error": map[string]any{"code": -32602, "message": "no prompt " + m.Params.Name}})
+		case "resources/subscribe":
+			mu.Lock()
+			subscribed = append(subscribed, m.Params.URI)
+			mu.Unlock()
+			result(m.ID, map[string]any{})
+			send(map[string]any{"jsonrpc": "2.0", "method": "notifications/resources/updated", "params": map[string]any{"uri": m.Params.URI}})
 		case "notifications/cancelled":
 			mu.Lock()
 			cancelled = append(cancelled, string(m.Params.RequestID))
@@ -101,6 +113,11 @@ func fakeServer() {
 				raw(`{"truncated":`)
 				raw(`[1,2,3]`)
 				result(m.ID, text("after garbage"))
+			case "subscribed":
+				mu.Lock()
+				uris := strings.Join(subscribed, ",")
+				mu.Unlock()
+				result(m.ID, text(uris))
 			case "cancelled":
 				mu.Lock()
 				ids := strings.Join(cancelled, ",")
@@ -116,6 +133,10 @@ func fakeServer() {
 						result(id, text("no pong"))
 					}
 				}(m.ID)
+			}
+		default:
+			if len(m.ID) > 0 && !strings.HasPrefix(m.Method, "notifications/") {
+				send(map[string]any{"jsonrpc": "2.0", "id": m.ID, "error": map[string]any{"code": -32601, "message": "Method not found"}})
 			}
 		}
 	}
