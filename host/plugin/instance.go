@@ -297,11 +297,23 @@ func (in *instance) close() {
 // must be discarded, except for FaultCanceled before the call and
 // FaultInputTooLarge, which leave it untouched (see retire).
 func (in *instance) call(ctx context.Context, ev Event, input []byte) ([]byte, uint32, *Fault) {
+	return in.callWithin(ctx, ev, input, in.p.timeout)
+}
+
+// describe runs the describe event under the init deadline: the plugin
+// reads its config then (see pool.get).
+func (in *instance) describe(ctx context.Context) ([]byte, uint32, *Fault) {
+	p := in.p
+	in.buf = append(append(in.buf[:0], p.head[EventDescribe]...), p.tail...)
+	return in.callWithin(ctx, EventDescribe, in.buf, p.initTimeout)
+}
+
+// callWithin is call with a deadline of d instead of the plugin's timeout.
+func (in *instance) callWithin(ctx context.Context, ev Event, input []byte, d time.Duration) ([]byte, uint32, *Fault) {
 	p := in.p
 	if len(input) > maxInput {
 		return nil, 0, p.fault(FaultInputTooLarge, "input exceeds "+strconv.Itoa(maxInput>>10)+" KiB", nil)
 	}
-	d := p.timeout
 	fromParent := false
 	if dl, ok := ctx.Deadline(); ok {
 		if r := time.Until(dl); r < d {

@@ -191,13 +191,7 @@ func (p *Plugin) start(ctx context.Context, bin []byte) error {
 	if err != nil {
 		return err
 	}
-	input := append(in.buf[:0], p.head[EventDescribe]...)
-	input = append(input, p.tail...)
-	in.buf = input
-	saved := p.timeout
-	p.timeout = p.initTimeout
-	out, code, f := in.call(ctx, EventDescribe, input)
-	p.timeout = saved
+	out, code, f := in.describe(ctx)
 	if f != nil {
 		p.pool.discard(in)
 		return fmt.Errorf("describe: %s", f.Msg)

@@ -467,8 +467,11 @@ func TestSteadyStateAllocations(t *testing.T) {
 		{"trifecta (Rust)", func() (*Plugin, error) {
 			return Load(context.Background(), rt, &config.Policy{Name: "tri", Builtin: "trifecta"}, nil)
 		}},
-		{"argguard (Go)", func() (*Plugin, error) {
+		{"argguard (Rust)", func() (*Plugin, error) {
 			return Load(context.Background(), rt, &config.Policy{Name: "arg", Builtin: "argguard", Config: bodyRule}, nil)
+		}},
+		{"argguard (Go)", func() (*Plugin, error) {
+			return FromBytes(context.Background(), rt, &config.Policy{Name: "arg", Config: bodyRule}, goArgguard(t))
 		}},
 	} {
 		p, err := c.load()
@@ -496,7 +499,7 @@ func TestGoGuestMemoryStaysFlat(t *testing.T) {
 		t.Skip("20000 events")
 	}
 	rt := newRuntime(t, Options{PoolSize: 1})
-	p, err := Load(context.Background(), rt, &config.Policy{Name: "arg", Builtin: "argguard", Config: bodyRule, MemoryLimitMB: 24}, nil)
+	p, err := FromBytes(context.Background(), rt, &config.Policy{Name: "arg", Config: bodyRule, MemoryLimitMB: 24}, goArgguard(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -553,5 +556,23 @@ func TestCloseDuringAnEventInterruptsIt(t *testing.T) {
 		if v.Verdict != policy.Deny || !errors.As(v.Err, &f) || f.Kind != FaultClosed {
 			t.Fatalf("round %d (%s): %+v", round, guest, v)
 		}
+	}
+}
+
+// Every instance reads its config under the init deadline: a new instance
+// (here the second, while the first is busy) is described before it
+// serves an event, so a configure slower than the event deadline does not
+// fail the event that happens to need a fresh instance.
+func TestNewInstancesConfigureUnderTheInitDeadline(t *testing.T) {
+	rt := newRuntime(t, Options{PoolSize: 2})
+	p, err := loadWasm(t, rt, config.Policy{Name: "slow", TimeoutMs: 20}, filepath.Join("testdata", "wat", "slowconfig.wasm"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := <-p.pool.idle // busy elsewhere: the next event needs a new instance
+	defer func() { p.pool.idle <- first }()
+	v := p.Check(context.Background(), checkInput(`{}`))
+	if v.Err != nil || v.Verdict != policy.Allow || v.Code != "configured" {
+		t.Fatalf("first event of a new instance: %+v", v)
 	}
 }

@@ -2,6 +2,7 @@ package plugin
 
 import (
 	"context"
+	"errors"
 	"sync"
 	"sync/atomic"
 )
@@ -43,6 +44,21 @@ func (pl *pool) get(ctx context.Context) (*instance, error) {
 		if err != nil {
 			<-pl.slots
 			return nil, err
+		}
+		if pl.p.desc.Name != "" {
+			// A plugin reads its config at its first event (pdk/ABI.md), and
+			// a big config (hundreds of argguard patterns) can take longer
+			// than an event's deadline. The plugin's first instance did that
+			// in Load's describe; every later one does it here, under the
+			// init deadline, not in the event that happens to need it.
+			if _, code, f := in.describe(ctx); f != nil || code != CodeOK {
+				in.close()
+				<-pl.slots
+				if f != nil {
+					return nil, f
+				}
+				return nil, errors.New("describe: " + codeMessage(code, nil))
+			}
 		}
 		pl.mu.Lock()
 		if pl.live == nil {

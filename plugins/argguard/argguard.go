@@ -32,6 +32,16 @@
 // All rules are evaluated; the verdict is the strongest match (deny > ask >
 // allow), from the first rule with that decision. Asks are never
 // rememberable: an approval would cover every later argument.
+//
+// The module toolwarden ships (plugins/argguard.wasm) is built from the
+// Rust source in rust/ (lib.rs, with a linear-time engine for Go's regexp
+// syntax in regex.rs, which refuses Unicode classes such as \pL); this Go
+// package is the rule's reference implementation. A differential test in
+// host/plugin (TestArgguardModuleMatchesGoReference, with the fuzz tests
+// FuzzArgguardRegexMatchesGo and FuzzArgguardGlobMatchesGo) holds the module
+// to this package's output, byte for byte, and the benchmarks use this
+// package as the native twin. docs/RATIONALE.md ("First-party plugins are
+// small modules") says why the module is not built from this package.
 package argguard
 
 import (

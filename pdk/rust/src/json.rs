@@ -698,3 +698,220 @@ pub(crate) fn arena_str<'a>(b: &[u8]) -> &'a str {
     out.copy_from_slice(b);
     utf8(out)
 }
+
+// Readers with Go's pdk semantics (bytes, not &str): for plugins that must
+// answer exactly as a Go twin does, invalid UTF-8 included. They sit at the
+// end of the file so that adding them moved no panic location of the code
+// above (which is part of every plugin's data).
+impl<'a> Value<'a> {
+    /// A string's bytes, escapes decoded (into the arena when there are
+    /// any) and invalid UTF-8 kept as it is: what Go's pdk Value.Str
+    /// returns. `None` for any other kind or a malformed string.
+    pub fn str_bytes(&self) -> Option<&'a [u8]> {
+        if self.kind() != Kind::String {
+            return None;
+        }
+        let (end, escaped) = skip_string(self.b, 0)?;
+        let body = &self.b[1..end - 1];
+        Some(if escaped { decode_bytes(body) } else { body })
+    }
+
+    /// Like `get`, but names are compared as bytes after decoding escapes,
+    /// without replacing invalid UTF-8: a name matches only if it is
+    /// exactly `key` (Go's pdk Value.Get).
+    pub fn get_bytes(&self, key: &[u8]) -> Value<'a> {
+        let mut it = Iter::new(self.b, b'{');
+        while it.step() {
+            let (b, i) = (it.b, it.i);
+            if b.get(i) != Some(&b'"') {
+                break;
+            }
+            let (end, escaped) = match skip_string(b, i) {
+                Some(x) => x,
+                None => break,
+            };
+            let j = ws(b, end);
+            if b.get(j) != Some(&b':') {
+                break;
+            }
+            let j = ws(b, j + 1);
+            it.val = j;
+            let body = &b[i + 1..end - 1];
+            if if escaped { decode_bytes(body) == key } else { body == key } {
+                return Value { b: &b[j..] };
+            }
+        }
+        Value::default()
+    }
+
+    /// Like `members`, with names as bytes (escapes decoded, invalid UTF-8
+    /// kept, as Go's pdk Value.Members hands them over): no name is
+    /// validated as UTF-8, which makes a pass over an object cheaper.
+    pub fn members_bytes(&self) -> MembersBytes<'a> {
+        MembersBytes { it: Iter::new(self.b, b'{') }
+    }
+
+    /// Resolves an RFC 6901 JSON pointer ("/options/path", "/paths/0", ""
+    /// for the value itself; "~1" stands for '/' and "~0" for '~') as Go's
+    /// pdk Value.Pointer does: object members by `get_bytes`, array
+    /// elements by a decimal index as strconv.Atoi reads it (a sign is
+    /// allowed and "-0" is 0; other negatives and leading zeros are not).
+    pub fn pointer(&self, ptr: &str) -> Value<'a> {
+        let mut rest = ptr.as_bytes();
+        if rest.is_empty() {
+            return *self;
+        }
+        if rest[0] != b'/' {
+            return Value::default();
+        }
+        let mut cur = *self;
+        while !rest.is_empty() && cur.exists() {
+            rest = &rest[1..];
+            let end = rest.iter().position(|&c| c == b'/').unwrap_or(rest.len());
+            let mut tok = &rest[..end];
+            rest = &rest[end..];
+            if tok.contains(&b'~') {
+                tok = unescape_pointer(tok);
+            }
+            cur = match cur.kind() {
+                Kind::Object => cur.get_bytes(tok),
+                Kind::Array => match pointer_index(tok) {
+                    Some(i) => cur.index(i),
+                    None => return Value::default(),
+                },
+                _ => return Value::default(),
+            };
+        }
+        cur
+    }
+}
+
+/// Iterator over an object's members: (name bytes, value).
+pub struct MembersBytes<'a> {
+    it: Iter<'a>,
+}
+
+impl<'a> MembersBytes<'a> {
+    /// Whether the iteration stopped at malformed input.
+    pub fn bad(&self) -> bool {
+        self.it.bad
+    }
+}
+
+impl<'a> Iterator for MembersBytes<'a> {
+    type Item = (&'a [u8], Value<'a>);
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if !self.it.step() {
+            return None;
+        }
+        let (b, i) = (self.it.b, self.it.i);
+        let (end, escaped) = match if b.get(i) == Some(&b'"') { skip_string(b, i) } else { None } {
+            Some(x) => x,
+            None => {
+                self.it.fail();
+                return None;
+            }
+        };
+        let j = ws(b, end);
+        if b.get(j) != Some(&b':') {
+            self.it.fail();
+            return None;
+        }
+        let j = ws(b, j + 1);
+        self.it.val = j;
+        self.it.i = j;
+        let body = &b[i + 1..end - 1];
+        Some((if escaped { decode_bytes(body) } else { body }, Value { b: &b[j..] }))
+    }
+}
+
+/// decode without the U+FFFD repair: invalid UTF-8 of the body stays.
+fn decode_bytes<'a>(body: &[u8]) -> &'a [u8] {
+    crate::abi::check_decode(body);
+    let mut out = Buf::with_capacity(body.len());
+    let mut i = 0;
+    while i < body.len() {
+        let start = i;
+        while i < body.len() && body[i] != b'\\' {
+            i += 1;
+        }
+        out.push(&body[start..i]);
+        if i >= body.len() {
+            break;
+        }
+        let c = body[i + 1];
+        i += 2;
+        let ch = match c {
+            b'b' => 8,
+            b'f' => 12,
+            b'n' => b'\n' as u32,
+            b'r' => b'\r' as u32,
+            b't' => b'\t' as u32,
+            b'u' => {
+                let mut r = hex4(body, i).unwrap_or(0xFFFD);
+                i += 4;
+                if (0xD800..0xE000).contains(&r) {
+                    if r < 0xDC00 && body.get(i) == Some(&b'\\') && body.get(i + 1) == Some(&b'u') {
+                        if let Some(r2) = hex4(body, i + 2) {
+                            if (0xDC00..0xE000).contains(&r2) {
+                                r = 0x10000 + ((r - 0xD800) << 10) + (r2 - 0xDC00);
+                                i += 6;
+                            }
+                        }
+                    }
+                    if (0xD800..0xE000).contains(&r) {
+                        r = 0xFFFD;
+                    }
+                }
+                r
+            }
+            other => other as u32, // '"', '\\', '/'
+        };
+        let mut tmp = [0u8; 4];
+        let s = char::from_u32(ch).unwrap_or('\u{FFFD}').encode_utf8(&mut tmp);
+        out.push(s.as_bytes());
+    }
+    out.into_bytes()
+}
+
+/// A pointer token with "~0" and "~1" decoded (into the arena); any other
+/// '~' stays.
+fn unescape_pointer<'a>(tok: &[u8]) -> &'a [u8] {
+    let mut out = Buf::with_capacity(tok.len());
+    let mut i = 0;
+    while i < tok.len() {
+        if tok[i] == b'~' && i + 1 < tok.len() && (tok[i + 1] == b'0' || tok[i + 1] == b'1') {
+            out.byte(if tok[i + 1] == b'0' { b'~' } else { b'/' });
+            i += 2;
+        } else {
+            out.byte(tok[i]);
+            i += 1;
+        }
+    }
+    out.into_bytes()
+}
+
+/// An array index of a pointer, as Go's pdk reads it with strconv.Atoi.
+fn pointer_index(tok: &[u8]) -> Option<usize> {
+    let (neg, digits) = match tok.first() {
+        Some(b'-') => (true, &tok[1..]),
+        Some(b'+') => (false, &tok[1..]),
+        _ => (false, tok),
+    };
+    if digits.is_empty() || tok.len() > 1 && tok[0] == b'0' {
+        return None;
+    }
+    let mut n: u64 = 0;
+    for &c in digits {
+        if !c.is_ascii_digit() {
+            return None;
+        }
+        // No array reaches past u32; saturate long before u64 would wrap.
+        n = (n * 10 + (c - b'0') as u64).min(1 << 40);
+    }
+    if neg && n != 0 || n > u32::MAX as u64 {
+        return None;
+    }
+    Some(n as usize)
+}

@@ -42,7 +42,7 @@ mod arena;
 mod json;
 
 pub use abi::run;
-pub use json::{Elements, Kind, Members, Value, MAX_DEPTH};
+pub use json::{Elements, Kind, Members, MembersBytes, Value, MAX_DEPTH};
 
 /// Events, as numbered by the ABI.
 pub const EVENT_DESCRIBE: u32 = 0;

@@ -1,0 +1,395 @@
+//! argguard: toolwarden's first-party plugin that checks tool-call
+//! arguments against rules from its config, as shipped
+//! (plugins/argguard.wasm). The rules, their config and every message are
+//! those of the Go package beside it (../argguard.go, ../glob.go), which is
+//! the reference: a differential test (host/plugin/argguard_module_test.go)
+//! holds the two to the same output, byte for byte, on envelopes the host
+//! builds, and fuzz tests do the same for regexps and globs. Why the shipped
+//! module is Rust and not Go: docs/RATIONALE.md, "First-party plugins are
+//! small modules".
+//!
+//! Each rule has tool and app globs over the call, an argument (a name, or
+//! a JSON pointer when it starts with '/'), one matcher (deny_, ask_ or
+//! allow_ with _glob or _regex) and optional code and reason. The verdict is
+//! the strongest match (deny > ask > allow), from the first rule with that
+//! decision; asks are never rememberable.
+//!
+//! Regexps are Go's syntax, matched in linear time by regex.rs, which says
+//! what it does not support (Unicode classes such as \pL: refused at
+//! configure). Values are handled as Go's pdk hands them over: strings as
+//! bytes (invalid UTF-8 kept), anything else as its JSON text.
+#![no_std]
+
+mod fold;
+mod glob;
+mod regex;
+mod vec;
+
+use regex::Regex;
+use toolwarden_pdk::{export, Alloc, Decision, Error, Event, Kind, Plugin, StrBuf, Value, Verdict};
+use vec::Vec;
+
+const CODE_DENY: &str = "arg_denied";
+const CODE_ASK: &str = "arg_needs_approval";
+const CODE_ALLOW: &str = "arg_allowed";
+
+const MATCHERS: [(&str, Decision); 6] = [
+    ("deny_glob", Decision::Deny),
+    ("ask_glob", Decision::Ask),
+    ("allow_glob", Decision::Allow),
+    ("deny_regex", Decision::Deny),
+    ("ask_regex", Decision::Ask),
+    ("allow_regex", Decision::Allow),
+];
+
+#[derive(Clone, Copy)]
+struct Rule {
+    tool: &'static str,
+    app: &'static str,
+    arg: &'static str,
+    pointer: bool,
+    decision: Decision,
+    /// The matcher key, e.g. "deny_glob".
+    kind: &'static str,
+    pattern: &'static str,
+    glob: bool,
+    /// The regexp, or the glob's translation.
+    re: Regex,
+    code: &'static str,
+    reason: &'static str,
+    /// The default reason around the value: `argument "path" = ` and
+    /// ` matches deny_glob "/etc/**"`.
+    before: &'static [u8],
+    after: &'static [u8],
+}
+
+struct Config {
+    rules: &'static [Rule],
+}
+
+fn configure(cfg: Value<'static>, alloc: Alloc<'static>) -> Result<Config, Error<'static>> {
+    let mut rules = Vec::new(alloc);
+    for (key, v) in cfg.members() {
+        if key != "rules" {
+            return Err(Error::bad_config(alloc.concat(&[key, ": unknown key (argguard knows only \"rules\")"])));
+        }
+        if v.kind() != Kind::Array {
+            return Err(Error::bad_config("rules: want an array of tables"));
+        }
+        for (i, rv) in v.elements().enumerate() {
+            rules.push(rule(i, rv, alloc)?);
+        }
+    }
+    Ok(Config { rules: rules.into_static() })
+}
+
+fn rule(i: usize, v: Value<'static>, alloc: Alloc<'static>) -> Result<Rule, Error<'static>> {
+    let mut at = alloc.string();
+    at.push_str("rules[");
+    push_uint(&mut at, i);
+    at.push(']');
+    let at = at.as_str();
+    let fail = |parts: &[&str]| Error::bad_config(alloc.concat(parts));
+    if v.kind() != Kind::Object {
+        return Err(fail(&[
+            at,
+            ": want a table like {tool = \"write_file\", arg = \"path\", deny_glob = \"/etc/**\"}",
+        ]));
+    }
+    let mut r = Rule {
+        tool: "*",
+        app: "*",
+        arg: "",
+        pointer: false,
+        decision: Decision::Abstain,
+        kind: "",
+        pattern: "",
+        glob: false,
+        re: Regex::EMPTY,
+        code: "",
+        reason: "",
+        before: b"",
+        after: b"",
+    };
+    for (key, v) in v.members() {
+        let slot = match key {
+            "tool" => &mut r.tool,
+            "app" => &mut r.app,
+            "arg" => &mut r.arg,
+            "code" => &mut r.code,
+            "reason" => &mut r.reason,
+            _ => {
+                let (k, d) = match MATCHERS.iter().find(|m| m.0 == key) {
+                    Some(&m) => m,
+                    None => return Err(fail(&[at, ".", key, ": unknown key (want tool, app, arg, code, reason, or one of deny_glob, ask_glob, allow_glob, deny_regex, ask_regex, allow_regex)"])),
+                };
+                if !r.kind.is_empty() {
+                    return Err(fail(&[at, ": has both ", r.kind, " and ", k, "; give each rule one matcher"]));
+                }
+                r.kind = k;
+                r.decision = d;
+                &mut r.pattern
+            }
+        };
+        match v.str() {
+            Some(s) => *slot = s,
+            None => return Err(fail(&[at, ".", key, ": want a string"])),
+        }
+    }
+    if r.arg.is_empty() {
+        return Err(fail(&[at, ": missing \"arg\" (an argument name, or a JSON pointer such as \"/options/path\")"]));
+    }
+    r.pointer = r.arg.starts_with('/');
+    if r.kind.is_empty() {
+        return Err(fail(&[
+            at,
+            ": missing a matcher (deny_glob, ask_glob, allow_glob, deny_regex, ask_regex or allow_regex)",
+        ]));
+    }
+    r.glob = r.kind.ends_with("glob");
+    let compiled = if r.glob { glob::compile(r.pattern, alloc) } else { regex::compile(r.pattern, alloc) };
+    r.re = match compiled {
+        Ok(re) => re,
+        Err(regex::Error::Syntax(code, expr)) => {
+            return Err(fail(&[at, ".", r.kind, ": error parsing regexp: ", code, ": `", expr, "`"]));
+        }
+        Err(regex::Error::Unsupported(seq)) => {
+            return Err(fail(&[at, ".", r.kind, ": ", seq, " is not supported: argguard's regexp engine has no Unicode classes (write the ranges out, e.g. [\\x{370}-\\x{3ff}])"]));
+        }
+        Err(regex::Error::TooLarge) => {
+            return Err(fail(&[at, ".", r.kind, ": pattern too large: argguard's regexp engine compiles at most 65536 instructions (counted repeats such as {1000} are expanded)"]));
+        }
+    };
+    if !r.code.is_empty() && !valid_code(r.code.as_bytes()) {
+        return Err(fail(&[at, ".code: want [a-z0-9_.:-]{1,64}"]));
+    }
+    let mut w = Writer::new(alloc, 16 + 6 * r.arg.len());
+    w.put(b"argument ");
+    w.quote(r.arg.as_bytes(), b"");
+    w.put(b" = ");
+    r.before = w.done();
+    let mut w = Writer::new(alloc, 16 + r.kind.len() + 6 * r.pattern.len());
+    w.put(b" matches ");
+    w.put(r.kind.as_bytes());
+    w.put(b" ");
+    w.quote(r.pattern.as_bytes(), b"");
+    r.after = w.done();
+    Ok(r)
+}
+
+fn valid_code(s: &[u8]) -> bool {
+    !s.is_empty()
+        && s.len() <= 64
+        && s.iter().all(|&c| matches!(c, b'a'..=b'z' | b'0'..=b'9' | b'_' | b'.' | b':' | b'-'))
+}
+
+fn check<'a>(cfg: &'static Config, ev: &Event<'a>) -> Result<Verdict<'a>, Error<'a>> {
+    if cfg.rules.is_empty() {
+        return Ok(Verdict::abstain());
+    }
+    // One pass over the call (get would rescan it from the start for each
+    // key); the first member of each name counts, as with get.
+    let (mut tool, mut app, mut args) = (Value::default(), Value::default(), Value::default());
+    for (key, v) in ev.call().members_bytes() {
+        let slot = match key {
+            b"tool" => &mut tool,
+            b"app" => &mut app,
+            b"arguments" => &mut args,
+            _ => continue,
+        };
+        if !slot.exists() {
+            *slot = v;
+        }
+        if tool.exists() && app.exists() && args.exists() {
+            break;
+        }
+    }
+    let tool = tool.get("name").str_bytes().unwrap_or(b"");
+    let app = app.str_bytes().unwrap_or(b"");
+    let alloc = ev.alloc();
+    let mut best: Option<(&Rule, &[u8])> = None;
+    for r in cfg.rules {
+        if matches!(best, Some((b, _)) if r.decision as u8 <= b.decision as u8) {
+            continue; // cannot beat what already matched
+        }
+        if !glob::name_match(r.tool.as_bytes(), tool) || !glob::name_match(r.app.as_bytes(), app) {
+            continue;
+        }
+        let v = if r.pointer { args.pointer(r.arg) } else { args.get_bytes(r.arg.as_bytes()) };
+        if !v.exists() {
+            continue;
+        }
+        if let Some(val) = matches(r, v, alloc) {
+            best = Some((r, val));
+        }
+    }
+    let (r, val) = match best {
+        Some(b) => b,
+        None => return Ok(Verdict::abstain()),
+    };
+    let code = match (r.code, r.decision) {
+        ("", Decision::Allow) => CODE_ALLOW,
+        ("", Decision::Ask) => CODE_ASK,
+        ("", _) => CODE_DENY,
+        (code, _) => code,
+    };
+    let reason = if !r.reason.is_empty() { r.reason } else { default_reason(r, val, alloc) };
+    Ok(Verdict { decision: r.decision, code, reason, remember: false, labels: &[] })
+}
+
+/// Whether the value matches, and which value did: for an array, the first
+/// element that matches (deny, ask) or the last of all matching (allow).
+fn matches<'a>(r: &Rule, v: Value<'a>, alloc: Alloc<'a>) -> Option<&'a [u8]> {
+    if v.kind() != Kind::Array {
+        let s = text(v);
+        return if match_one(r, s, alloc) { Some(s) } else { None };
+    }
+    let all = r.decision == Decision::Allow;
+    let mut hit: &[u8] = b"";
+    let mut n = 0;
+    for e in v.elements() {
+        n += 1;
+        hit = text(e);
+        if match_one(r, hit, alloc) != all {
+            return if all { None } else { Some(hit) };
+        }
+    }
+    if all && n > 0 {
+        Some(hit)
+    } else {
+        None
+    }
+}
+
+/// A glob matches the raw value or (deny, ask) or and (allow) its cleaned
+/// form; a regexp matches anywhere.
+fn match_one(r: &Rule, s: &[u8], alloc: Alloc<'_>) -> bool {
+    let raw = r.re.is_match(s);
+    if !r.glob || raw != (r.decision == Decision::Allow) {
+        return raw;
+    }
+    if s.is_empty() {
+        return raw;
+    }
+    let c = glob::clean(s, alloc);
+    if c == s {
+        raw
+    } else {
+        r.re.is_match(c)
+    }
+}
+
+/// A string's bytes; anything else as its JSON text.
+fn text<'a>(v: Value<'a>) -> &'a [u8] {
+    match v.str_bytes() {
+        Some(s) => s,
+        None => v.raw().unwrap_or(b""),
+    }
+}
+
+/// `argument "path" = "/etc/passwd" matches deny_glob "/etc/**"`, the value
+/// clipped to 120 bytes.
+fn default_reason<'a>(r: &Rule, val: &[u8], alloc: Alloc<'a>) -> &'a str {
+    let (val, more): (_, &[u8]) = if val.len() <= 120 { (val, b"") } else { (&val[..120], b"...") };
+    let mut w = Writer::new(alloc, r.before.len() + 6 * val.len() + 5 + r.after.len());
+    w.put(r.before);
+    w.quote(val, more);
+    w.put(r.after);
+    // Whole, valid UTF-8 characters and ASCII only (quote).
+    unsafe { core::str::from_utf8_unchecked(w.done()) }
+}
+
+/// Writes into a buffer big enough for everything written: a quoted byte
+/// takes at most 6 (\u001f, \ufffd).
+struct Writer<'a> {
+    b: &'a mut [u8],
+    n: usize,
+}
+
+impl<'a> Writer<'a> {
+    fn new(alloc: Alloc<'a>, cap: usize) -> Self {
+        Writer { b: alloc.bytes(cap), n: 0 }
+    }
+
+    fn done(self) -> &'a [u8] {
+        &self.b[..self.n]
+    }
+
+    fn put(&mut self, s: &[u8]) {
+        self.b[self.n..self.n + s.len()].copy_from_slice(s);
+        self.n += s.len();
+    }
+
+    /// Writes s and then suffix (plain ASCII) as one JSON string, as Go's
+    /// pdk.Quote does: each byte of invalid UTF-8 becomes \ufffd.
+    fn quote(&mut self, s: &[u8], suffix: &[u8]) {
+        const HEX: &[u8; 16] = b"0123456789abcdef";
+        self.put(b"\"");
+        let (mut start, mut i) = (0, 0);
+        while i < s.len() {
+            if s.len() - i >= 8 && plain8(&s[i..i + 8]) {
+                i += 8;
+                continue;
+            }
+            let c = s[i];
+            let u = [b'\\', b'u', b'0', b'0', HEX[(c >> 4) as usize], HEX[(c & 15) as usize]];
+            let esc: &[u8] = match c {
+                0x20..=0x7f if c != b'"' && c != b'\\' => {
+                    i += 1;
+                    continue;
+                }
+                0x80.. => match regex::rune_at(s, i) {
+                    (0xFFFD, 1) => b"\\ufffd",
+                    (_, n) => {
+                        i += n;
+                        continue;
+                    }
+                },
+                b'"' => b"\\\"",
+                b'\\' => b"\\\\",
+                b'\n' => b"\\n",
+                b'\t' => b"\\t",
+                b'\r' => b"\\r",
+                _ => &u,
+            };
+            self.put(&s[start..i]);
+            self.put(esc);
+            i += 1;
+            start = i;
+        }
+        self.put(&s[start..]);
+        self.put(suffix);
+        self.put(b"\"");
+    }
+}
+
+/// Whether 8 bytes are ASCII that JSON needs no escape for: no quote,
+/// backslash, control or non-ASCII byte (one step of the loop instead of 8;
+/// each step pays for the host's deadline check).
+fn plain8(b: &[u8]) -> bool {
+    const LO: u64 = 0x0101_0101_0101_0101;
+    const HI: u64 = 0x8080_8080_8080_8080;
+    let mut w = [0u8; 8];
+    w.copy_from_slice(b);
+    let x = u64::from_le_bytes(w);
+    let q = x ^ (LO * b'"' as u64);
+    let bs = x ^ (LO * b'\\' as u64);
+    (q.wrapping_sub(LO) & !q | bs.wrapping_sub(LO) & !bs | x.wrapping_sub(LO * 0x20) & !x | x) & HI == 0
+}
+
+fn push_uint(out: &mut StrBuf<'_>, mut n: usize) {
+    let mut digits = [0u8; 20];
+    let mut i = digits.len();
+    loop {
+        i -= 1;
+        digits[i] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    out.push_str(unsafe { core::str::from_utf8_unchecked(&digits[i..]) });
+}
+
+static PLUGIN: Plugin<Config> = Plugin::new("argguard", "1.0.0", configure).check(check);
+export!(PLUGIN);
