@@ -193,8 +193,8 @@ func BenchmarkDeadline(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	in := <-p.pool.idle
-	defer func() { p.pool.idle <- in }()
+	in := p.pool.take()
+	defer func() { p.pool.give(in) }()
 	b.Run("timer", func(b *testing.B) {
 		b.ReportAllocs()
 		for i := 0; i < b.N; i++ {

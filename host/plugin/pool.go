@@ -11,65 +11,101 @@ import (
 // takes an idle one, or creates one while under max, or waits. A discarded
 // instance frees its slot, and the next caller that needs one creates a
 // fresh instance (outside any event deadline).
+//
+// Idle instances are a stack: a caller gets the instance returned last,
+// which on a busy host is the one whose memory and deadline timer are
+// still warm on the caller's core. A first-in-first-out queue handed two
+// callers on two cores each other's instances from one event to the next,
+// which cost parallel scaling (BenchmarkTrifectaCheckParallel: 1.73x with the
+// queue, 1.78x with the stack, 1.87x with no deadline timer at all).
 type pool struct {
-	p     *Plugin
-	idle  chan *instance
-	slots chan struct{} // one token per live instance
+	p   *Plugin
+	max int
+
+	mu    sync.Mutex
+	idle  []*instance            // LIFO
+	live  map[*instance]struct{} // every instance not yet discarded, idle or running
+	nlive int                    // len(live) plus instances being created
+	// freed wakes callers waiting for an instance: one token per put or
+	// discard, dropped when nobody waits (a waiter rechecks under mu).
+	freed   chan struct{}
+	waiting int
 
 	closed atomic.Bool
-
-	mu   sync.Mutex
-	live map[*instance]struct{} // every instance not yet discarded, idle or running
 }
 
 func newPool(p *Plugin, max int) *pool {
-	return &pool{p: p, idle: make(chan *instance, max), slots: make(chan struct{}, max)}
+	return &pool{p: p, max: max, idle: make([]*instance, 0, max), freed: make(chan struct{}, max)}
 }
 
 func (pl *pool) get(ctx context.Context) (*instance, error) {
-	select {
-	case in := <-pl.idle:
-		return in, nil
-	default:
-	}
-	select {
-	case in := <-pl.idle:
-		return in, nil
-	case pl.slots <- struct{}{}:
-		if pl.isClosed() {
-			<-pl.slots
-			return nil, errClosed
-		}
-		in, err := pl.p.newInstance(context.WithoutCancel(ctx))
-		if err != nil {
-			<-pl.slots
-			return nil, err
-		}
-		if pl.p.desc.Name != "" {
-			// A plugin reads its config at its first event (pdk/ABI.md), and
-			// a big config (hundreds of argguard patterns) can take longer
-			// than an event's deadline. The plugin's first instance did that
-			// in Load's describe; every later one does it here, under the
-			// init deadline, not in the event that happens to need it.
-			if _, code, f := in.describe(ctx); f != nil || code != CodeOK {
-				in.close()
-				<-pl.slots
-				if f != nil {
-					return nil, f
-				}
-				return nil, errors.New("describe: " + codeMessage(code, nil))
-			}
-		}
+	for {
 		pl.mu.Lock()
-		if pl.live == nil {
-			pl.live = map[*instance]struct{}{}
+		if n := len(pl.idle); n > 0 {
+			in := pl.idle[n-1]
+			pl.idle[n-1] = nil
+			pl.idle = pl.idle[:n-1]
+			pl.mu.Unlock()
+			return in, nil
 		}
-		pl.live[in] = struct{}{}
+		if pl.nlive < pl.max {
+			pl.nlive++
+			pl.mu.Unlock()
+			return pl.create(ctx)
+		}
+		pl.waiting++
 		pl.mu.Unlock()
-		return in, nil
-	case <-ctx.Done():
-		return nil, ctx.Err()
+		select {
+		case <-pl.freed:
+			pl.mu.Lock()
+			pl.waiting--
+			pl.mu.Unlock()
+		case <-ctx.Done():
+			pl.mu.Lock()
+			pl.waiting--
+			pl.mu.Unlock()
+			return nil, ctx.Err()
+		}
 	}
+}
+
+// create makes an instance in a slot get reserved.
+func (pl *pool) create(ctx context.Context) (*instance, error) {
+	fail := func(err error) (*instance, error) {
+		pl.mu.Lock()
+		pl.nlive--
+		pl.mu.Unlock()
+		pl.wake()
+		return nil, err
+	}
+	if pl.isClosed() {
+		return fail(errClosed)
+	}
+	in, err := pl.p.newInstance(context.WithoutCancel(ctx))
+	if err != nil {
+		return fail(err)
+	}
+	if pl.p.desc.Name != "" {
+		// A plugin reads its config at its first event (pdk/ABI.md), and
+		// a big config (hundreds of argguard patterns) can take longer
+		// than an event's deadline. The plugin's first instance did that
+		// in Load's describe; every later one does it here, under the
+		// init deadline, not in the event that happens to need it.
+		if _, code, f := in.describe(ctx); f != nil || code != CodeOK {
+			in.close()
+			if f != nil {
+				return fail(f)
+			}
+			return fail(errors.New("describe: " + codeMessage(code, nil)))
+		}
+	}
+	pl.mu.Lock()
+	if pl.live == nil {
+		pl.live = map[*instance]struct{}{}
+	}
+	pl.live[in] = struct{}{}
+	pl.mu.Unlock()
+	return in, nil
 }
 
 // put returns a healthy instance, or discards one that must retire.
@@ -78,19 +114,36 @@ func (pl *pool) put(in *instance) {
 		pl.discard(in)
 		return
 	}
-	pl.idle <- in
-	// Close may have drained idle between the check and the send.
+	pl.mu.Lock()
+	pl.idle = append(pl.idle, in)
+	pl.mu.Unlock()
+	pl.wake()
+	// Close may have drained idle between the check and the push.
 	if pl.isClosed() {
 		pl.drain()
+	}
+}
+
+// wake lets one waiting caller look again.
+func (pl *pool) wake() {
+	pl.mu.Lock()
+	w := pl.waiting
+	pl.mu.Unlock()
+	if w > 0 {
+		select {
+		case pl.freed <- struct{}{}:
+		default:
+		}
 	}
 }
 
 func (pl *pool) discard(in *instance) {
 	pl.mu.Lock()
 	delete(pl.live, in)
+	pl.nlive--
 	pl.mu.Unlock()
 	in.close()
-	<-pl.slots
+	pl.wake()
 }
 
 func (pl *pool) isClosed() bool { return pl.closed.Load() }
@@ -108,12 +161,23 @@ func (pl *pool) close() {
 }
 
 func (pl *pool) drain() {
-	for {
-		select {
-		case in := <-pl.idle:
-			pl.discard(in)
-		default:
-			return
-		}
+	pl.mu.Lock()
+	idle := pl.idle
+	pl.idle = make([]*instance, 0, pl.max)
+	pl.mu.Unlock()
+	for _, in := range idle {
+		pl.discard(in)
 	}
 }
+
+// take and give are for tests: hold an idle instance (creating one if
+// none is idle) and return it.
+func (pl *pool) take() *instance {
+	in, err := pl.get(context.Background())
+	if err != nil {
+		panic(err)
+	}
+	return in
+}
+
+func (pl *pool) give(in *instance) { pl.put(in) }

@@ -31,8 +31,8 @@ func TestTrifectaModuleMatchesGoReference(t *testing.T) {
 			t.Fatal(err)
 		}
 		ref := trifecta.New()
-		in := <-p.pool.idle
-		p.pool.idle <- in
+		in := p.pool.take()
+		p.pool.give(in)
 		n := 0
 		for caps := 0; caps < 8; caps++ {
 			c := hints.Capabilities{ReadsPrivateData: caps&1 != 0, SeesUntrustedContent: caps&2 != 0, CanExfiltrate: caps&4 != 0}
