@@ -76,28 +76,7 @@ impl<'a> Value<'a> {
         // Raw bytes equal to key are the key; raw bytes that differ can only
         // decode to it through U+FFFD replacing invalid UTF-8.
         let fffd = key.contains('\u{FFFD}');
-        let mut it = Iter::new(self.b, b'{');
-        while it.step() {
-            let (b, i) = (it.b, it.i);
-            if b.get(i) != Some(&b'"') {
-                break;
-            }
-            let (end, escaped) = match skip_string(b, i) {
-                Some(x) => x,
-                None => break,
-            };
-            let j = ws(b, end);
-            if b.get(j) != Some(&b':') {
-                break;
-            }
-            let j = ws(b, j + 1);
-            it.val = j;
-            let body = &b[i + 1..end - 1];
-            if if escaped { decode(body) == key } else { body == key.as_bytes() || fffd && utf8(body) == key } {
-                return Value { b: &b[j..] };
-            }
-        }
-        Value::default()
+        self.member(|body, escaped| if escaped { decode(body) == key } else { body == key.as_bytes() || fffd && utf8(body) == key })
     }
 
     /// Element `i` of an array, or a missing value.
@@ -560,54 +539,11 @@ fn utf8(b: &[u8]) -> &str {
 }
 
 /// Decodes a (validated) string body with escapes into the arena. A
-/// surrogate that is not part of a pair becomes U+FFFD.
+/// surrogate that is not part of a pair becomes U+FFFD, and so does invalid
+/// UTF-8 (decode_bytes keeps it).
 fn decode<'a>(body: &[u8]) -> &'a str {
-    crate::abi::check_decode(body);
-    let mut out = Buf::with_capacity(body.len());
-    let mut i = 0;
-    while i < body.len() {
-        let start = i;
-        while i < body.len() && body[i] != b'\\' {
-            i += 1;
-        }
-        out.push(&body[start..i]);
-        if i >= body.len() {
-            break;
-        }
-        let c = body[i + 1];
-        i += 2;
-        let ch = match c {
-            b'b' => 8,
-            b'f' => 12,
-            b'n' => b'\n' as u32,
-            b'r' => b'\r' as u32,
-            b't' => b'\t' as u32,
-            b'u' => {
-                let mut r = hex4(body, i).unwrap_or(0xFFFD);
-                i += 4;
-                if (0xD800..0xE000).contains(&r) {
-                    if r < 0xDC00 && body.get(i) == Some(&b'\\') && body.get(i + 1) == Some(&b'u') {
-                        if let Some(r2) = hex4(body, i + 2) {
-                            if (0xDC00..0xE000).contains(&r2) {
-                                r = 0x10000 + ((r - 0xD800) << 10) + (r2 - 0xDC00);
-                                i += 6;
-                            }
-                        }
-                    }
-                    if (0xD800..0xE000).contains(&r) {
-                        r = 0xFFFD;
-                    }
-                }
-                r
-            }
-            other => other as u32, // '"', '\\', '/'
-        };
-        let mut tmp = [0u8; 4];
-        let s = char::from_u32(ch).unwrap_or('\u{FFFD}').encode_utf8(&mut tmp);
-        out.push(s.as_bytes());
-    }
-    // The body was UTF-8 (or is fixed up below) and escapes add valid UTF-8.
-    let bytes = out.into_bytes();
+    // The body was UTF-8 (or is fixed up here) and escapes add valid UTF-8.
+    let bytes = decode_bytes(body);
     match core::str::from_utf8(bytes) {
         Ok(s) => s,
         Err(_) => utf8(bytes),
@@ -720,28 +656,7 @@ impl<'a> Value<'a> {
     /// without replacing invalid UTF-8: a name matches only if it is
     /// exactly `key` (Go's pdk Value.Get).
     pub fn get_bytes(&self, key: &[u8]) -> Value<'a> {
-        let mut it = Iter::new(self.b, b'{');
-        while it.step() {
-            let (b, i) = (it.b, it.i);
-            if b.get(i) != Some(&b'"') {
-                break;
-            }
-            let (end, escaped) = match skip_string(b, i) {
-                Some(x) => x,
-                None => break,
-            };
-            let j = ws(b, end);
-            if b.get(j) != Some(&b':') {
-                break;
-            }
-            let j = ws(b, j + 1);
-            it.val = j;
-            let body = &b[i + 1..end - 1];
-            if if escaped { decode_bytes(body) == key } else { body == key } {
-                return Value { b: &b[j..] };
-            }
-        }
-        Value::default()
+        self.member(|body, escaped| if escaped { decode_bytes(body) == key } else { body == key })
     }
 
     /// Like `members`, with names as bytes (escapes decoded, invalid UTF-8
@@ -826,7 +741,9 @@ impl<'a> Iterator for MembersBytes<'a> {
     }
 }
 
-/// decode without the U+FFFD repair: invalid UTF-8 of the body stays.
+/// Decodes a (validated) string body with escapes into the arena, leaving
+/// invalid UTF-8 of the body as it is (decode repairs it). A surrogate
+/// that is not part of a pair becomes U+FFFD.
 fn decode_bytes<'a>(body: &[u8]) -> &'a [u8] {
     crate::abi::check_decode(body);
     let mut out = Buf::with_capacity(body.len());
@@ -914,4 +831,35 @@ fn pointer_index(tok: &[u8]) -> Option<usize> {
         return None;
     }
     Some(n as usize)
+}
+
+impl<'a> Value<'a> {
+    /// The first member of an object whose raw name (between the quotes;
+    /// `escaped` when it holds escapes) `is` accepts, or a missing value:
+    /// the loop of `get` and `get_bytes`.
+    #[inline]
+    fn member(&self, is: impl Fn(&[u8], bool) -> bool) -> Value<'a> {
+        let mut it = Iter::new(self.b, b'{');
+        while it.step() {
+            let (b, i) = (it.b, it.i);
+            if b.get(i) != Some(&b'"') {
+                break;
+            }
+            let (end, escaped) = match skip_string(b, i) {
+                Some(x) => x,
+                None => break,
+            };
+            let j = ws(b, end);
+            if b.get(j) != Some(&b':') {
+                break;
+            }
+            let j = ws(b, j + 1);
+            it.val = j;
+            let body = &b[i + 1..end - 1];
+            if is(body, escaped) {
+                return Value { b: &b[j..] };
+            }
+        }
+        Value::default()
+    }
 }
