@@ -134,3 +134,35 @@ func TestReplaceMember(t *testing.T) {
 		t.Fatal("a missing member: want an error")
 	}
 }
+
+// parsePassRequest reads untrusted client lines: on any input it returns
+// without panicking, and what it accepts is a request for one of the
+// passed methods with a usable id, whose params (rewritten for a
+// 2026-07-28 client) are still valid JSON.
+func FuzzParsePassRequest(f *testing.F) {
+	for _, s := range []string{
+		`{"jsonrpc":"2.0","id":1,"method":"prompts/list"}`,
+		`{"jsonrpc":"2.0","id":"a","method":"resources/read","params":{"uri":"file:///x"}}`,
+		`{"jsonrpc":"2.0","id":2,"method":"prompts/get","params":{"name":"p","arguments":{"a":"<b>"},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","k":1}}}`,
+		`{"jsonrpc":"2.0","id":null,"method":"resources/list"}`,
+		`{"jsonrpc":"2.0","method":"completion/complete","params":null}`,
+		`{"id":3,"method":"resources/templates/list","params":[1]}`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, line []byte) {
+		r, ok := parsePassRequest(line)
+		if !ok {
+			return
+		}
+		if !passedMethods[r.method] {
+			t.Fatalf("accepted method %q", r.method)
+		}
+		if len(r.id) == 0 || string(r.id) == "null" || !json.Valid(r.id) {
+			t.Fatalf("accepted id %q", r.id)
+		}
+		if r.params != nil && !json.Valid(r.params) {
+			t.Fatalf("params %q are not valid JSON", r.params)
+		}
+	})
+}
