@@ -34,6 +34,9 @@ type callRequest struct {
 	// declared the elicitation capability.
 	Modern bool
 	Elicit bool
+	// Progress is _meta.progressToken, raw: the upstream gets it, and its
+	// progress notifications for it are relayed.
+	Progress json.RawMessage
 }
 
 // parseCall reads a tools/call request. ok is false for anything else, or
@@ -49,6 +52,7 @@ type callRequest struct {
 //			RequestState   string          `json:"requestState"`
 //			InputResponses json.RawMessage `json:"inputResponses"`
 //			Meta           struct {
+//				ProgressToken   json.RawMessage `json:"progressToken"`
 //				ProtocolVersion string `json:"io.modelcontextprotocol/protocolVersion"`
 //				Capabilities    *struct {
 //					Elicitation json.RawMessage `json:"elicitation"`
@@ -78,6 +82,7 @@ func parseCallInto(line []byte, r *callRequest) bool {
 		hasParams, bad          bool
 		name, state, pv         string
 		args, responses, elicit []byte
+		progress                []byte
 		hasCaps                 bool
 	)
 	setString := func(dst *string, v []byte) {
@@ -113,6 +118,8 @@ func parseCallInto(line []byte, r *callRequest) bool {
 		case '{':
 			rawjson.Members(v, func(k, v []byte) bool {
 				switch {
+				case rawjson.KeyIs(k, "progressToken"):
+					progress = v
 				case rawjson.KeyIs(k, "io.modelcontextprotocol/protocolVersion"):
 					setString(&pv, v)
 				case rawjson.KeyIs(k, "io.modelcontextprotocol/clientCapabilities"):
@@ -128,7 +135,7 @@ func parseCallInto(line []byte, r *callRequest) bool {
 		switch rawjson.Kind(v) {
 		case 'n':
 			hasParams = false
-			name, state, pv, args, responses, elicit, hasCaps = "", "", "", nil, nil, nil, false
+			name, state, pv, args, responses, elicit, progress, hasCaps = "", "", "", nil, nil, nil, nil, false
 		case '{':
 			hasParams = true
 			rawjson.Members(v, func(k, v []byte) bool {
@@ -169,6 +176,9 @@ func parseCallInto(line []byte, r *callRequest) bool {
 		return false
 	}
 	*r = callRequest{ID: json.RawMessage(id), Name: name, Arguments: args, RequestState: state, InputResponses: responses}
+	if len(progress) > 0 && string(progress) != "null" {
+		r.Progress = progress
+	}
 	if mcp.IsModernProtocol(pv) {
 		r.Modern = true
 		if hasCaps && len(elicit) > 0 && string(elicit) != "null" {
@@ -230,6 +240,15 @@ func (p *Proxy) respond(req *callRequest, out outcome) {
 		*bp = line
 		linePool.Put(bp)
 	}
+}
+
+// relayProgress writes an upstream's notifications/progress for a call in
+// flight to the client, as the upstream wrote it: the token in it is the
+// client's own, passed on unchanged (see upstream.Client.OnProgress, which
+// drops progress for any other token).
+func (p *Proxy) relayProgress(line []byte) {
+	out := make([]byte, 0, len(line)+1)
+	_, _ = p.out.Write(append(append(out, line...), '\n'))
 }
 
 // linePool holds buffers for response lines.

@@ -23,7 +23,8 @@ type wireCall struct {
 		RequestState   string          `json:"requestState"`
 		InputResponses json.RawMessage `json:"inputResponses"`
 		Meta           struct {
-			ProtocolVersion string `json:"io.modelcontextprotocol/protocolVersion"`
+			ProgressToken   json.RawMessage `json:"progressToken"`
+			ProtocolVersion string          `json:"io.modelcontextprotocol/protocolVersion"`
 			Capabilities    *struct {
 				Elicitation json.RawMessage `json:"elicitation"`
 			} `json:"io.modelcontextprotocol/clientCapabilities"`
@@ -47,6 +48,9 @@ func parseCallJSON(line []byte) (*callRequest, bool) {
 	}
 	if string(r.InputResponses) == "null" {
 		r.InputResponses = nil
+	}
+	if len(pm.Meta.ProgressToken) > 0 && string(pm.Meta.ProgressToken) != "null" {
+		r.Progress = pm.Meta.ProgressToken
 	}
 	return r, true
 }
@@ -140,6 +144,8 @@ func foldKey(s string) string {
 
 var callSeeds = []string{
 	`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"e","arguments":{}}}`,
+	`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"e","_meta":{"progressToken":"t","PROGRESSTOKEN":7},"_meta":null}}`,
+	`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"e","_meta":{"progressToken":null}}}`,
 	`{"id":"a","method":"tools/call","params":{"name":"e","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"elicitation":{"form":{}}}}}}`,
 	`{"ID":2,"Method":"tools\/call","PARAMS":{"Name":"\u0065","requeststate":"s","inputResponses":null}}`,
 	`{"id":3,"method":"tools/call","params":{"name":"e"},"params":null}`,
@@ -167,7 +173,7 @@ func FuzzParseCallAgreesWithEncodingJSON(f *testing.F) {
 		}
 		if string(got.ID) != string(want.ID) || got.Name != want.Name || string(got.Arguments) != string(want.Arguments) ||
 			got.RequestState != want.RequestState || string(got.InputResponses) != string(want.InputResponses) ||
-			got.Modern != want.Modern || got.Elicit != want.Elicit {
+			got.Modern != want.Modern || got.Elicit != want.Elicit || string(got.Progress) != string(want.Progress) {
 			t.Fatalf("parseCall(%q)\n got %+v\nwant %+v", line, got, want)
 		}
 	})

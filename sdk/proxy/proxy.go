@@ -94,6 +94,7 @@ func New(h *host.Host, specs []upstream.Spec, opts Options) *Proxy {
 		}
 		u := upstream.New(s, opts.version, p.upstreamChanged)
 		u.OnNotify(p.upstreamNotified)
+		u.OnProgress(p.relayProgress)
 		p.ups = append(p.ups, u)
 	}
 	p.resRoutes = newResourceRoutes(p.serverNames())
@@ -233,7 +234,7 @@ func (p *Proxy) dispatch(c *call) {
 	case stepForward:
 		// Nothing can have cancelled it yet: notifications/cancelled is
 		// read by this goroutine.
-		pd := c.dc.rt.up.Begin(c.dc.rt.tool.Name, c.dc.call.Arguments, c)
+		pd := c.dc.rt.up.BeginWithProgress(c.dc.rt.tool.Name, c.dc.call.Arguments, c.req.Progress, c)
 		// Only now, off the call's critical path, is it made cancellable.
 		p.track(c, pd)
 	default:
@@ -332,7 +333,7 @@ func (c *call) retry() {
 		c.finish(p.settle(p.runCtx, c.dc.rt, c.dc.call, &c.dc.d, nil, context.Canceled))
 		return
 	}
-	pd := c.dc.rt.up.Begin(c.dc.rt.tool.Name, c.dc.call.Arguments, c)
+	pd := c.dc.rt.up.BeginWithProgress(c.dc.rt.tool.Name, c.dc.call.Arguments, c.req.Progress, c)
 	p.callsMu.Lock()
 	c.pending = pd
 	cancelled = c.cancelled

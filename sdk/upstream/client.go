@@ -97,8 +97,14 @@ type Client struct {
 	spec     Spec
 	onChange func(*Client)
 	onNotify NotifyFunc
-	version  string
-	log      *slog.Logger
+
+	// progress: the calls in flight that carry a progressToken, by token
+	// (see BeginWithProgress), and where their progress goes.
+	progressMu sync.Mutex
+	progress   map[string]*Pending
+	onProgress func(line []byte)
+	version    string
+	log        *slog.Logger
 
 	mu         sync.Mutex
 	conn       *conn
@@ -350,6 +356,7 @@ func (c *Client) dial() (*conn, []*host.Tool, error) {
 			return nil, nil, err
 		}
 		cn.st = newStdioTransport(cmd, c.log, func(err error) { c.lost(cn, err) })
+		cn.st.onProgress = c.progressLine
 		tr = cn.st
 	}
 	// The connection outlives the startup timeout: mcp-go keeps this context
@@ -579,6 +586,10 @@ type Pending struct {
 	// Otherwise (starting the server first, or HTTP): stops the goroutine
 	// that makes the call.
 	stop context.CancelFunc
+
+	// progress is the client's progressToken, passed on upstream; the
+	// server's notifications/progress for it are relayed (see OnProgress).
+	progress string
 }
 
 // Begin starts tools/call for the tool the server calls name, within the
@@ -590,8 +601,21 @@ type Pending struct {
 // starting or restarting, or is reached over HTTP) the call runs on a
 // goroutine of its own. done may run before Begin returns.
 func (c *Client) Begin(name string, args json.RawMessage, done Receiver) *Pending {
+	return c.BeginWithProgress(name, args, nil, done)
+}
+
+// BeginWithProgress is Begin for a call whose client asked for progress
+// with progressToken (raw JSON: a string or an integer). On a live stdio
+// connection the token goes to the server in the request's _meta, and the
+// server's notifications/progress carrying it are handed to the OnProgress
+// function, as written, until the call ends. Elsewhere (the server is
+// starting, or HTTP) the call runs without progress.
+func (c *Client) BeginWithProgress(name string, args, progressToken json.RawMessage, done Receiver) *Pending {
 	pd := &Pending{c: c, done: done}
 	if cn := c.live.Load(); cn != nil && cn.st != nil && !cn.dead.Load() {
+		if k := rawjson.Kind(progressToken); k == '"' || k == '0' {
+			pd.progress = string(progressToken)
+		}
 		pd.start(cn, name, args)
 		return pd
 	}
@@ -615,8 +639,11 @@ func (pd *Pending) start(cn *conn, name string, args json.RawMessage) {
 	pd.cn = cn
 	pd.id = c.ids.Add(1)
 	pd.at = time.Now().Add(c.spec.toolTimeout())
+	if pd.progress != "" {
+		c.watchProgress(pd)
+	}
 	bp := linePool.Get().(*[]byte)
-	line := appendCallLine((*bp)[:0], pd.id, name, args)
+	line := appendCallLine((*bp)[:0], pd.id, name, args, pd.progress)
 	err := cn.st.sendCall(pd, line) // which keeps nothing of line
 	if cap(line) <= maxPooledLine {
 		*bp = line
@@ -663,6 +690,9 @@ func parseRPCError(raw []byte) *RPCError {
 func (pd *Pending) finish(raw json.RawMessage, err error) {
 	if pd.fired.Swap(true) {
 		return
+	}
+	if pd.progress != "" {
+		pd.c.unwatchProgress(pd)
 	}
 	pd.done.Receive(raw, err)
 }
@@ -715,11 +745,16 @@ var linePool = sync.Pool{New: func() any { b := make([]byte, 0, 512); return &b 
 const maxPooledLine = 64 << 10
 
 // appendCallLine appends a tools/call request as one line.
-func appendCallLine(b []byte, id uint64, name string, args json.RawMessage) []byte {
+func appendCallLine(b []byte, id uint64, name string, args json.RawMessage, progressToken string) []byte {
 	b = append(b, `{"jsonrpc":"2.0","id":"`+callIDPrefix...)
 	b = strconv.AppendUint(b, id, 10)
 	b = append(b, `","method":"tools/call","params":{"name":`...)
 	b = appendString(b, name)
+	if progressToken != "" {
+		b = append(b, `,"_meta":{"progressToken":`...)
+		b = append(b, progressToken...)
+		b = append(b, '}')
+	}
 	if len(args) > 0 {
 		b = append(b, `,"arguments":`...)
 		if bytes.ContainsAny(args, "\r\n") {

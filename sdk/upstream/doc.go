@@ -6,8 +6,9 @@
 // calls bypass mcp-go: Begin writes the request line and the connection's
 // reader hands the result, undecoded, to a Receiver. Request sends any
 // other request (prompts, resources, completions) with the same restarts
-// and timeout, Subscribe keeps resource subscriptions across restarts, and
-// OnNotify hands over the server's prompt and resource notifications.
+// and timeout, Subscribe keeps resource subscriptions across restarts,
+// OnNotify hands over the server's prompt and resource notifications, and
+// OnProgress the progress of calls begun with a token (BeginWithProgress).
 //
 //	c := upstream.New(upstream.Spec{Name: "fs", Command: "npx",
 //		Args: []string{"-y", "@modelcontextprotocol/server-filesystem", "/tmp"}}, "dev", nil)

@@ -49,6 +49,10 @@ type stdioTransport struct {
 	watching bool          // the timeout watcher runs (see watch)
 	tick     time.Duration // how often it looks
 
+	// onProgress gets notifications/progress lines, raw (set before the
+	// reader starts; see Client.OnProgress).
+	onProgress func(line []byte)
+
 	hmu       sync.RWMutex
 	onNotify  func(mcp.JSONRPCNotification)
 	onRequest transport.RequestHandler
@@ -189,6 +193,10 @@ func (s *stdioTransport) handle(line []byte) {
 	}
 	if m != "" {
 		if id == nil {
+			if m == string(mcp.MethodNotificationProgress) && s.onProgress != nil {
+				s.onProgress(line)
+				return
+			}
 			s.notification(line)
 		} else {
 			s.request(line)

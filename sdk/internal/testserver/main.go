@@ -103,6 +103,28 @@ func main() {
 		}
 	})
 
+	s.AddTool(mcp.NewTool("progress",
+		mcp.WithDescription("Reports steps progress notifications for the call's progressToken, and one for a token the call did not give, then answers."),
+		mcp.WithNumber("steps"),
+		mcp.WithReadOnlyHintAnnotation(true), mcp.WithDestructiveHintAnnotation(false), mcp.WithOpenWorldHintAnnotation(false),
+	), func(ctx context.Context, r mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		srv := server.ServerFromContext(ctx)
+		steps := int(r.GetFloat("steps", 3))
+		var token any
+		if r.Params.Meta != nil {
+			token = r.Params.Meta.ProgressToken
+		}
+		// mcp-go queues notifications and writes the answer directly: the
+		// pauses let each notification out before the answer, as during
+		// real work.
+		_ = srv.SendNotificationToClient(ctx, "notifications/progress", map[string]any{"progressToken": "not-yours", "progress": 1})
+		for i := 1; token != nil && i <= steps; i++ {
+			time.Sleep(20 * time.Millisecond)
+			_ = srv.SendNotificationToClient(ctx, "notifications/progress", map[string]any{"progressToken": token, "progress": i, "total": steps})
+		}
+		time.Sleep(20 * time.Millisecond)
+		return mcp.NewToolResultText(fmt.Sprintf("%d steps", steps)), nil
+	})
 	s.AddTool(mcp.NewTool("big",
 		mcp.WithDescription("Returns n bytes of text."),
 		mcp.WithNumber("n"),
