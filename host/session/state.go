@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-	"syscall"
 )
 
 // State is a session's persistable state. Hook mode runs one process per
@@ -94,7 +93,7 @@ func (st *Store) OpenFile(dir, id string) (*Session, *FileLock, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX); err != nil {
+	if err := lockFile(lock); err != nil {
 		lock.Close()
 		return nil, nil, err
 	}
@@ -132,6 +131,6 @@ func (l *FileLock) Save(s *Session) error {
 
 // Close releases the lock.
 func (l *FileLock) Close() error {
-	syscall.Flock(int(l.lock.Fd()), syscall.LOCK_UN) //nolint:errcheck
+	unlockFile(l.lock) //nolint:errcheck
 	return l.lock.Close()
 }
