@@ -116,8 +116,11 @@ func (pl *pool) put(in *instance) {
 	}
 	pl.mu.Lock()
 	pl.idle = append(pl.idle, in)
+	waiting := pl.waiting
 	pl.mu.Unlock()
-	pl.wake()
+	if waiting > 0 {
+		pl.signal()
+	}
 	// Close may have drained idle between the check and the push.
 	if pl.isClosed() {
 		pl.drain()
@@ -127,13 +130,18 @@ func (pl *pool) put(in *instance) {
 // wake lets one waiting caller look again.
 func (pl *pool) wake() {
 	pl.mu.Lock()
-	w := pl.waiting
+	waiting := pl.waiting
 	pl.mu.Unlock()
-	if w > 0 {
-		select {
-		case pl.freed <- struct{}{}:
-		default:
-		}
+	if waiting > 0 {
+		pl.signal()
+	}
+}
+
+// signal hands a waiting caller a token (see freed).
+func (pl *pool) signal() {
+	select {
+	case pl.freed <- struct{}{}:
+	default:
 	}
 }
 
@@ -141,9 +149,12 @@ func (pl *pool) discard(in *instance) {
 	pl.mu.Lock()
 	delete(pl.live, in)
 	pl.nlive--
+	waiting := pl.waiting
 	pl.mu.Unlock()
 	in.close()
-	pl.wake()
+	if waiting > 0 {
+		pl.signal()
+	}
 }
 
 func (pl *pool) isClosed() bool { return pl.closed.Load() }
