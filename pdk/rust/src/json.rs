@@ -140,7 +140,7 @@ impl<'a> Value<'a> {
     /// (and validates) the previous value; a malformed object ends early
     /// (see `Members::bad`).
     pub fn members(&self) -> Members<'a> {
-        Members { it: Iter::new(self.b, b'{') }
+        Members { it: self.members_bytes() }
     }
 
     /// The elements of an array; empty for any other kind.
@@ -204,15 +204,16 @@ impl<'a> Iter<'a> {
     }
 }
 
-/// Iterator over an object's members: (name, value).
+/// Iterator over an object's members: (name, value). Names are
+/// `members_bytes`'s, with invalid UTF-8 replaced by U+FFFD.
 pub struct Members<'a> {
-    it: Iter<'a>,
+    it: MembersBytes<'a>,
 }
 
 impl<'a> Members<'a> {
     /// Whether the iteration stopped at malformed input.
     pub fn bad(&self) -> bool {
-        self.it.bad
+        self.it.bad()
     }
 }
 
@@ -220,26 +221,7 @@ impl<'a> Iterator for Members<'a> {
     type Item = (&'a str, Value<'a>);
 
     fn next(&mut self) -> Option<Self::Item> {
-        if !self.it.step() {
-            return None;
-        }
-        let b = self.it.b;
-        let (key, end) = match string(b, self.it.i) {
-            Some(x) => x,
-            None => {
-                self.it.fail();
-                return None;
-            }
-        };
-        let i = ws(b, end);
-        if b.get(i) != Some(&b':') {
-            self.it.fail();
-            return None;
-        }
-        let i = ws(b, i + 1);
-        self.it.val = i;
-        self.it.i = i;
-        Some((key, Value { b: &b[i..] }))
+        self.it.next().map(|(name, v)| (utf8(name), v))
     }
 }
 
