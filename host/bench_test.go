@@ -3,9 +3,13 @@ package host_test
 import (
 	"context"
 	"encoding/json"
+	"slices"
+	"strconv"
 	"testing"
 
 	"github.com/toolwarden/toolwarden/host"
+	"github.com/toolwarden/toolwarden/host/policy"
+	"github.com/toolwarden/toolwarden/plugins/trifecta"
 )
 
 // benchCall is a realistic call as it arrives: a filesystem write with its
@@ -51,18 +55,26 @@ func BenchmarkCheckWithPlugins(b *testing.B) {
 	const trifecta = "\n[policies.trifecta]\nbuiltin = \"trifecta\"\n"
 	const argguard = "\n[policies.argguard]\nbuiltin = \"argguard\"\n" +
 		`config.rules = [{ tool = "*", arg = "path", deny_glob = "/etc/**" }, { tool = "*", arg = "command", ask_regex = 'rm\s+-rf' }]` + "\n"
-	for _, c := range []struct{ name, policies string }{
-		{"none", ""}, {"trifecta", trifecta}, {"trifecta+argguard", trifecta + argguard},
+	for _, c := range []struct {
+		name, policies string
+		settings       host.Settings
+	}{
+		{"none", "", host.Defaults()},
+		{"trifecta", trifecta, host.Defaults()},
+		// The native twin: the same rule as a Go plugin in the host's
+		// process (host.Settings.WithPlugin), no WebAssembly.
+		{"trifecta-native", "", host.Defaults().WithPlugin(nativeTrifecta{})},
+		{"trifecta+argguard", trifecta + argguard, host.Defaults()},
 	} {
 		b.Run(c.name, func(b *testing.B) {
-			h := newHost(b, benchConfig+"[apps.fs.hints]\nreads_private_data = true\nsees_untrusted_content = true\ncan_exfiltrate = true\n"+c.policies, host.Defaults())
+			h := newHost(b, benchConfig+"[apps.fs.hints]\nreads_private_data = true\nsees_untrusted_content = true\ncan_exfiltrate = true\n"+c.policies, c.settings)
 			tl := tool(b, writeFile)
 			call := host.Call{Session: "s", Server: "fs", Tool: tl, Arguments: json.RawMessage(`{"path":"/home/me/src/notes.txt","content":"hello"}`)}
 			ctx := context.Background()
 			d := h.Check(ctx, call) // pin
 			h.Observe(ctx, call, &d, host.Result{})
 			d = h.Check(ctx, call)
-			if c.policies != "" && (d.Rememberable || !hasCode(&d, "lethal_trifecta")) {
+			if c.name != "none" && (d.Rememberable || !hasCode(&d, "lethal_trifecta")) {
 				b.Fatalf("trifecta did not ask: %+v", d.Reasons)
 			}
 			want := host.Ask
@@ -121,4 +133,31 @@ func hasCode(d *host.Decision, code string) bool {
 		}
 	}
 	return false
+}
+
+// nativeTrifecta is the trifecta rule as a Go-native host plugin, the
+// native twin of the trifecta module in BenchmarkCheckWithPlugins.
+type nativeTrifecta struct{}
+
+func (nativeTrifecta) Name() string                  { return "trifecta" }
+func (nativeTrifecta) Matches(app, tool string) bool { return true }
+func (nativeTrifecta) CanApprove() bool              { return false }
+
+func (nativeTrifecta) Check(_ context.Context, in *policy.CheckInput) policy.PluginVerdict {
+	if !in.Caps.CanExfiltrate || !slices.Contains(in.Labels, trifecta.LabelPrivate) || !slices.Contains(in.Labels, trifecta.LabelUntrusted) {
+		return policy.PluginVerdict{Verdict: policy.Abstain}
+	}
+	return policy.PluginVerdict{Verdict: policy.Ask, Code: trifecta.Code,
+		Reason: "this session has read private data and untrusted content, and " + strconv.Quote(in.Tool.Name) + " can send data out (lethal trifecta)"}
+}
+
+func (nativeTrifecta) Observe(_ context.Context, in *policy.ObserveInput) policy.ObserveResult {
+	var labels []string
+	if in.Caps.ReadsPrivateData {
+		labels = append(labels, trifecta.LabelPrivate)
+	}
+	if in.Caps.SeesUntrustedContent {
+		labels = append(labels, trifecta.LabelUntrusted)
+	}
+	return policy.ObserveResult{Labels: labels}
 }
