@@ -138,11 +138,11 @@ func (c Call) Capabilities() Capabilities {
 		}
 		k, t := b[k0:k1], b[val] == 't'
 		switch {
-		case (esc || len(k) == len("reads_private_data")) && is(k, esc, "reads_private_data"):
+		case named(k, esc, "reads_private_data"):
 			caps.ReadsPrivateData = t
-		case (esc || len(k) == len("sees_untrusted_content")) && is(k, esc, "sees_untrusted_content"):
+		case named(k, esc, "sees_untrusted_content"):
 			caps.SeesUntrustedContent = t
-		case (esc || len(k) == len("can_exfiltrate")) && is(k, esc, "can_exfiltrate"):
+		case named(k, esc, "can_exfiltrate"):
 			caps.CanExfiltrate = t
 		}
 		i = skip(b, val)
@@ -167,11 +167,11 @@ func parseTool(v Value) Tool {
 		}
 		k := b[k0:k1]
 		switch v := (Value{b: b[val:]}); {
-		case (esc || len(k) == len("name")) && is(k, esc, "name"):
+		case named(k, esc, "name"):
 			t.Name = v.String()
-		case (esc || len(k) == len("title")) && is(k, esc, "title"):
+		case named(k, esc, "title"):
 			t.Title = v.String()
-		case (esc || len(k) == len("definition_hash")) && is(k, esc, "definition_hash"):
+		case named(k, esc, "definition_hash"):
 			t.DefinitionHash = v.String()
 		}
 		i = skip(b, val)
@@ -228,11 +228,11 @@ func (c *Check) Baseline() Baseline {
 		}
 		k := b[k0:k1]
 		switch v := (Value{b: b[val:]}); {
-		case (esc || len(k) == len("decision")) && is(k, esc, "decision"):
+		case named(k, esc, "decision"):
 			bl.Decision = v.String()
-		case (esc || len(k) == len("mode")) && is(k, esc, "mode"):
+		case named(k, esc, "mode"):
 			bl.Mode = v.String()
-		case (esc || len(k) == len("rememberable")) && is(k, esc, "rememberable"):
+		case named(k, esc, "rememberable"):
 			bl.Rememberable = v.True()
 		}
 		i = skip(b, val)
@@ -257,9 +257,9 @@ func (o *Observe) Result() Result {
 		}
 		k := b[k0:k1]
 		switch v := (Value{b: b[val:]}); {
-		case (esc || len(k) == len("is_error")) && is(k, esc, "is_error"):
+		case named(k, esc, "is_error"):
 			r.IsError = v.True()
-		case (esc || len(k) == len("text")) && is(k, esc, "text"):
+		case named(k, esc, "text"):
 			r.Text = v.String()
 		}
 		i = skip(b, val)
@@ -306,6 +306,14 @@ func input(b []byte) (Value, bool) {
 		return Value{}, false
 	}
 	return Value{b: b[i:]}, true
+}
+
+// named reports whether a raw member name (between the quotes; esc when it
+// holds escapes) decodes to name. The typed accessors above walk their
+// objects with key and skip themselves rather than through a helper that
+// takes a func: in a guest, a call per member made them 6 % slower.
+func named(raw []byte, esc bool, name string) bool {
+	return (esc || len(raw) == len(name)) && is(raw, esc, name)
 }
 
 // object caches the members of one object as a forward scan finds them,
