@@ -31,6 +31,7 @@ func (c *Client) unwatchProgress(pd *Pending) {
 
 // progressLine handles a notifications/progress line from a stdio server:
 // it is relayed if its token is one of a call in flight on this client.
+// The line is valid JSON (handle checked it).
 func (c *Client) progressLine(line []byte) {
 	if c.onProgress == nil {
 		return
