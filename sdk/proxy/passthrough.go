@@ -654,6 +654,11 @@ func (p *Proxy) upstreamNotified(u *upstream.Client, method string, params json.
 	if len(params) > 0 {
 		_ = json.Unmarshal(params, &m)
 	}
+	if method == string(mcp.MethodNotificationMessage) {
+		if m = p.relayLog(u, m); m == nil {
+			return
+		}
+	}
 	srv.SendNotificationToAllClients(method, m)
 }
 

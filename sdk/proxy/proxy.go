@@ -58,6 +58,7 @@ type Proxy struct {
 
 	// Prompts, resources and completions (see passthrough.go).
 	passing   passing
+	down      downstream
 	resRoutes *resourceRoutes
 	relistMu  sync.Mutex // one relisting of resources at a time
 }
@@ -83,6 +84,7 @@ func New(h *host.Host, specs []upstream.Spec, opts Options) *Proxy {
 		started: make(chan struct{}),
 		work:    make(chan workItem),
 	}
+	p.down.hello = make(chan struct{})
 	if p.session == "" {
 		var b [12]byte
 		_, _ = rand.Read(b[:])
@@ -95,6 +97,7 @@ func New(h *host.Host, specs []upstream.Spec, opts Options) *Proxy {
 		u := upstream.New(s, opts.version, p.upstreamChanged)
 		u.OnNotify(p.upstreamNotified)
 		u.OnProgress(p.relayProgress)
+		u.OnServerRequest(p.upstreamAsked)
 		p.ups = append(p.ups, u)
 	}
 	p.resRoutes = newResourceRoutes(p.serverNames())
@@ -118,6 +121,24 @@ func (p *Proxy) Run(ctx context.Context, in io.Reader, out io.Writer) error {
 	defer p.shutdown()
 	p.runCtx = ctx
 
+	if pin := pollableReader(in); pin != in {
+		in = pin
+		defer pin.(io.Closer).Close()
+	}
+	if pout := pollableWriter(out); pout != out {
+		out = pout
+		defer pout.(io.Closer).Close()
+	}
+	p.out = newOutput(out, p)
+	// Our own reader serves tools/call and hands everything else to mcp-go
+	// through a pipe (see intake). It reads the client's first message at
+	// once: the upstreams start when they know the client's capabilities
+	// (see heard), and then it waits until mcp-go is listening.
+	pr, pw := io.Pipe()
+	r := newIntake(in, p.out, p)
+	listening := make(chan struct{})
+	go r.pump(pw, listening)
+
 	go p.startAll(ctx)
 	if p.opts.waitForUpstreams {
 		select {
@@ -132,6 +153,7 @@ func (p *Proxy) Run(ctx context.Context, in io.Reader, out io.Writer) error {
 		server.WithPromptCapabilities(true),
 		server.WithResourceCapabilities(true, true),
 		server.WithCompletions(),
+		server.WithLogging(),
 		server.WithRecovery(),
 	}
 	if !p.opts.namespace && len(p.ups) == 1 {
@@ -145,23 +167,10 @@ func (p *Proxy) Run(ctx context.Context, in io.Reader, out io.Writer) error {
 	p.mu.Unlock()
 	p.rebuild()
 
-	if pin := pollableReader(in); pin != in {
-		in = pin
-		defer pin.(io.Closer).Close()
-	}
-	if pout := pollableWriter(out); pout != out {
-		out = pout
-		defer pout.(io.Closer).Close()
-	}
-	p.out = newOutput(out, p)
 	for range max(p.opts.workers, 1) {
 		go p.worker(ctx)
 	}
-	// Our own reader serves tools/call and hands everything else to mcp-go
-	// through a pipe (see intake).
-	pr, pw := io.Pipe()
-	r := newIntake(in, p.out, p)
-	go r.pump(pw)
+	close(listening)
 	stdio := server.NewStdioServer(srv)
 	stdio.SetErrorLogger(log.New(slogWriter{p.log}, "", 0))
 	stdio.SetContextFunc(func(ctx context.Context) context.Context {
@@ -428,6 +437,7 @@ func (p *Proxy) stopCalls() {
 // retried in the background (with its backoff) until it comes up, and its
 // tools then appear with notifications/tools/list_changed.
 func (p *Proxy) startAll(ctx context.Context) {
+	p.awaitHello(ctx)
 	var wg sync.WaitGroup
 	for _, u := range p.ups {
 		wg.Go(func() {

@@ -54,10 +54,23 @@ func newIntake(r io.Reader, out *output, p *Proxy) *intake {
 }
 
 // pump reads the client's messages until its input ends, serving what the
-// proxy serves and writing the rest to mcp-go's side of the pipe.
-func (in *intake) pump(pw *io.PipeWriter) {
+// proxy serves and writing the rest to mcp-go's side of the pipe. The
+// first message is read at once (see Proxy.heard); it is served once
+// listening is closed.
+func (in *intake) pump(pw *io.PipeWriter, listening <-chan struct{}) {
+	first := true
 	for {
 		line, err := in.next()
+		if first {
+			first = false
+			in.p.heard(line)
+			select {
+			case <-listening:
+			case <-in.p.runCtx.Done():
+				pw.CloseWithError(in.p.runCtx.Err())
+				return
+			}
+		}
 		if err != nil {
 			if err == io.EOF {
 				err = nil
@@ -133,6 +146,9 @@ func (in *intake) next() ([]byte, error) {
 // noted so that output can rewrite the answer; notifications/cancelled
 // also cancels the proxy's call or request.
 func (in *intake) take(line []byte) bool {
+	if bytes.Contains(line, relayIDMarker) && in.p.answered(line) {
+		return true
+	}
 	if bytes.Contains(line, callMarker) {
 		c := &call{p: in.p}
 		if parseCallInto(line, &c.req) {
@@ -144,6 +160,12 @@ func (in *intake) take(line []byte) bool {
 	if r, ok := parsePassRequest(line); ok {
 		in.p.pass(r)
 		return true
+	}
+	if bytes.Contains(line, setLevelMarker) && in.p.setLevel(line) {
+		return true
+	}
+	if bytes.Contains(line, rootsChangedMarker) {
+		in.p.rootsChanged(line)
 	}
 	in.note(line)
 	if bytes.Contains(line, cancelMarker) {

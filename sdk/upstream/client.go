@@ -98,6 +98,12 @@ type Client struct {
 	onChange func(*Client)
 	onNotify NotifyFunc
 
+	// Relaying the server's requests and log messages to a client of ours
+	// (see serverreq.go).
+	onServerRequest ServerRequestFunc
+	clientCaps      mcp.ClientCapabilities // guarded by mu
+	logLevel        mcp.LoggingLevel       // guarded by mu; "" until set
+
 	// progress: the calls in flight that carry a progressToken, by token
 	// (see BeginWithProgress), and where their progress goes.
 	progressMu sync.Mutex
@@ -166,7 +172,8 @@ func New(spec Spec, version string, onChange func(*Client)) *Client {
 type NotifyFunc func(c *Client, method string, params json.RawMessage)
 
 // OnNotify sets f to receive the server's notifications/prompts/list_changed,
-// notifications/resources/list_changed and notifications/resources/updated.
+// notifications/resources/list_changed, notifications/resources/updated and
+// its log messages (notifications/message).
 // Each time the server (re)connects, f also gets the two list_changed
 // notifications for the capabilities it declares: a server that came up
 // late or was restarted may list other prompts and resources than before.
@@ -328,6 +335,7 @@ func (c *Client) ready(ctx context.Context) (*conn, error) {
 			go c.resubscribe(cn)
 		}
 		c.connected(cn)
+		go c.restoreLogLevel(cn)
 		return cn, nil
 	}
 }
@@ -357,6 +365,12 @@ func (c *Client) dial() (*conn, []*host.Tool, error) {
 		}
 		cn.st = newStdioTransport(cmd, c.log, func(err error) { c.lost(cn, err) })
 		cn.st.onProgress = c.progressLine
+		if f := c.onServerRequest; f != nil {
+			cn.st.declared = c.declaredCapabilities()
+			cn.st.onServerRequest = func(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, *RPCError) {
+				return f(ctx, c, method, params)
+			}
+		}
 		tr = cn.st
 	}
 	// The connection outlives the startup timeout: mcp-go keeps this context
@@ -371,6 +385,10 @@ func (c *Client) dial() (*conn, []*host.Tool, error) {
 		stop()
 		return nil, nil, fmt.Errorf("starting %s: %w", c.spec.Describe(), err)
 	}
+	declared := mcp.ClientCapabilities{}
+	if cn.st != nil {
+		declared = cn.st.declared
+	}
 	mc.OnNotification(func(n mcp.JSONRPCNotification) {
 		if cn.dead.Load() {
 			return
@@ -378,13 +396,14 @@ func (c *Client) dial() (*conn, []*host.Tool, error) {
 		switch n.Method {
 		case string(mcp.MethodNotificationToolsListChanged):
 			go c.Refresh()
-		case mcp.MethodNotificationPromptsListChanged, mcp.MethodNotificationResourcesListChanged, mcp.MethodNotificationResourceUpdated:
+		case mcp.MethodNotificationPromptsListChanged, mcp.MethodNotificationResourcesListChanged, mcp.MethodNotificationResourceUpdated, string(mcp.MethodNotificationMessage):
 			c.notify(n.Method, n.Params)
 		}
 	})
 	res, err := mc.Initialize(ctx, mcp.InitializeRequest{Params: mcp.InitializeParams{
 		ProtocolVersion: mcp.LATEST_LEGACY_PROTOCOL_VERSION,
 		ClientInfo:      mcp.Implementation{Name: "toolwarden", Version: c.version},
+		Capabilities:    declared,
 	}})
 	if err != nil {
 		cn.close()

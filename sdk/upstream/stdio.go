@@ -53,6 +53,13 @@ type stdioTransport struct {
 	// reader starts; see Client.OnProgress).
 	onProgress func(line []byte)
 
+	// onServerRequest answers the server's sampling, elicitation and roots
+	// requests (set before the reader starts; see Client.OnServerRequest);
+	// asked cancels those in flight, by id key (guarded by mu).
+	onServerRequest func(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, *RPCError)
+	declared        mcp.ClientCapabilities // what the handshake told the server
+	asked           map[string]context.CancelFunc
+
 	hmu       sync.RWMutex
 	onNotify  func(mcp.JSONRPCNotification)
 	onRequest transport.RequestHandler
@@ -197,8 +204,11 @@ func (s *stdioTransport) handle(line []byte) {
 				s.onProgress(line)
 				return
 			}
+			if m == string(mcp.MethodNotificationCancelled) {
+				s.cancelAsked(line)
+			}
 			s.notification(line)
-		} else {
+		} else if !s.serverRequest(line) {
 			s.request(line)
 		}
 		return
@@ -316,10 +326,13 @@ func (s *stdioTransport) end(why error) {
 		return
 	}
 	s.closed = why
-	ws, cs := s.waiting, s.calls
-	s.waiting, s.calls = nil, nil
+	ws, cs, asked := s.waiting, s.calls, s.asked
+	s.waiting, s.calls, s.asked = nil, nil, nil
 	close(s.done)
 	s.mu.Unlock()
+	for _, cancel := range asked {
+		cancel()
+	}
 	for _, w := range ws {
 		w.answer(nil, nil, nil, why)
 	}

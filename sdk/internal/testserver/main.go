@@ -8,6 +8,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
@@ -38,7 +39,7 @@ func main() {
 		runRelay(flag.Args())
 		return
 	}
-	s := server.NewMCPServer("testserver", "1.0.0", server.WithToolCapabilities(true), server.WithInstructions("testserver: tools that misbehave on request"))
+	s := server.NewMCPServer("testserver", "1.0.0", server.WithToolCapabilities(true), server.WithLogging(), server.WithElicitation(), server.WithRoots(), server.WithInstructions("testserver: tools that misbehave on request"))
 
 	s.AddTool(mcp.NewTool("echo",
 		mcp.WithDescription("Echoes its message."),
@@ -102,6 +103,60 @@ func main() {
 			return nil, ctx.Err()
 		}
 	})
+
+	// Requests to the client and log messages (see sdk/proxy/downstream.go).
+	ro := []mcp.ToolOption{mcp.WithReadOnlyHintAnnotation(true), mcp.WithDestructiveHintAnnotation(false), mcp.WithOpenWorldHintAnnotation(false)}
+	s.AddTool(mcp.NewTool("sample", append([]mcp.ToolOption{mcp.WithDescription("Asks the client's model to complete its prompt (sampling/createMessage) and returns the answer."),
+		mcp.WithString("prompt", mcp.Required())}, ro...)...),
+		func(ctx context.Context, r mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			res, err := s.RequestSampling(ctx, mcp.CreateMessageRequest{CreateMessageParams: mcp.CreateMessageParams{
+				Messages:     []mcp.SamplingMessage{{Role: mcp.RoleUser, Content: mcp.NewTextContent(r.GetString("prompt", ""))}},
+				SystemPrompt: "testserver asks",
+				MaxTokens:    42,
+			}})
+			if err != nil {
+				return mcp.NewToolResultError("sampling failed: " + err.Error()), nil
+			}
+			text := ""
+			if tc, ok := res.Content.(mcp.TextContent); ok {
+				text = tc.Text
+			}
+			return mcp.NewToolResultText(fmt.Sprintf("model %s said: %s", res.Model, text)), nil
+		})
+	s.AddTool(mcp.NewTool("roots", append([]mcp.ToolOption{mcp.WithDescription("Lists the client's roots (roots/list).")}, ro...)...),
+		func(ctx context.Context, r mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			res, err := s.RequestRoots(ctx, mcp.ListRootsRequest{})
+			if err != nil {
+				return mcp.NewToolResultError("roots/list failed: " + err.Error()), nil
+			}
+			var uris []string
+			for _, root := range res.Roots {
+				uris = append(uris, root.URI)
+			}
+			return mcp.NewToolResultText("roots: " + strings.Join(uris, " ")), nil
+		})
+	s.AddTool(mcp.NewTool("ask", append([]mcp.ToolOption{mcp.WithDescription("Asks the user a question (elicitation/create) and returns the answer."),
+		mcp.WithString("question", mcp.Required())}, ro...)...),
+		func(ctx context.Context, r mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			res, err := s.RequestElicitation(ctx, mcp.ElicitationRequest{Params: mcp.ElicitationParams{
+				Message: r.GetString("question", ""),
+				RequestedSchema: map[string]any{"type": "object", "properties": map[string]any{
+					"answer": map[string]any{"type": "string"}}},
+			}})
+			if err != nil {
+				return mcp.NewToolResultError("elicitation failed: " + err.Error()), nil
+			}
+			b, _ := json.Marshal(res.Content)
+			return mcp.NewToolResultText(fmt.Sprintf("%s %s", res.Action, b)), nil
+		})
+	s.AddTool(mcp.NewTool("log", append([]mcp.ToolOption{mcp.WithDescription("Logs one message at every level, whatever level the client set.")}, ro...)...),
+		func(ctx context.Context, r mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			for _, l := range []mcp.LoggingLevel{mcp.LoggingLevelDebug, mcp.LoggingLevelInfo, mcp.LoggingLevelNotice, mcp.LoggingLevelWarning,
+				mcp.LoggingLevelError, mcp.LoggingLevelCritical, mcp.LoggingLevelAlert, mcp.LoggingLevelEmergency} {
+				_ = s.SendNotificationToClient(ctx, string(mcp.MethodNotificationMessage), map[string]any{"level": l, "logger": "ts", "data": "at " + string(l)})
+			}
+			return mcp.NewToolResultText("logged"), nil
+		})
 
 	s.AddTool(mcp.NewTool("progress",
 		mcp.WithDescription("Reports steps progress notifications for the call's progressToken, and one for a token the call did not give, then answers."),

@@ -1,0 +1,325 @@
+package proxy
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/toolwarden/toolwarden/sdk/internal/rawjson"
+	"github.com/toolwarden/toolwarden/sdk/upstream"
+)
+
+// What the upstreams ask of the client, and what they log.
+//
+// A server behaves differently with a client that can sample, elicit or
+// list roots (server-everything lists more tools; server-filesystem takes
+// its allowed directories from the roots). So the proxy tells each
+// upstream the capabilities its own client declared in initialize, relays
+// the requests the upstream then makes (sampling/createMessage,
+// elicitation/create, roots/list) to the client under ids of its own, and
+// the client's answers back, byte for byte. The answers go to the
+// upstream that asked and to nothing else: they are not approvals (those
+// are bound to toolwarden's own signed questions, see approval), and an
+// answer to a request the proxy did not send is dropped.
+//
+// Log messages (notifications/message) are relayed too, at or above the
+// level the client set with logging/setLevel, which goes to every upstream
+// that offers logging (and again after a restart). In proxy mode a
+// message's logger names its server, and an upstream's elicitation says
+// which server asks.
+
+// helloWait bounds how long the upstreams wait for the client's first
+// message (its initialize, with its capabilities) before they start
+// without them.
+const helloWait = 2 * time.Second
+
+// notifyTimeout bounds forwarding the client's log level or roots change
+// to one upstream.
+const notifyTimeout = 10 * time.Second
+
+// relayIDPrefix starts the ids of the requests the proxy relays to its
+// client.
+const relayIDPrefix = "toolwarden-relay-"
+
+var (
+	relayIDMarker      = []byte(`"` + relayIDPrefix)
+	setLevelMarker     = []byte(`"logging/setLevel"`)
+	rootsChangedMarker = []byte(`"notifications/roots/list_changed"`)
+)
+
+// downstream is the state of what the proxy relays to its client.
+type downstream struct {
+	helloOnce sync.Once
+	hello     chan struct{} // closed once the client's first message was read
+
+	mu      sync.Mutex
+	ids     uint64
+	waits   map[string]chan relayAnswer // by the raw id of a relayed request
+	level   mcp.LoggingLevel            // the client's, "" until it set one
+	leveled bool
+}
+
+// relayAnswer is the client's answer to a relayed request: its raw result
+// or raw error (copies).
+type relayAnswer struct {
+	result, rpcErr json.RawMessage
+}
+
+// heard notes the client's first message (nil when its input ended first):
+// an initialize tells the upstreams, which have not started yet, what the
+// client can do. A 2026-07-28 client sends no initialize, and its
+// upstreams are told nothing: such a client answers a server's questions
+// in the tools/call round trip, which the proxy does not relay.
+func (p *Proxy) heard(first []byte) {
+	p.down.helloOnce.Do(func() {
+		var m struct {
+			Method string `json:"method"`
+			Params struct {
+				Capabilities mcp.ClientCapabilities `json:"capabilities"`
+			} `json:"params"`
+		}
+		if first != nil && json.Unmarshal(first, &m) == nil && m.Method == string(mcp.MethodInitialize) {
+			for _, u := range p.ups {
+				u.SetClientCapabilities(m.Params.Capabilities)
+			}
+		}
+		close(p.down.hello)
+	})
+}
+
+// awaitHello waits for the client's first message (see heard), at most
+// helloWait.
+func (p *Proxy) awaitHello(ctx context.Context) {
+	t := time.NewTimer(helloWait)
+	defer t.Stop()
+	select {
+	case <-p.down.hello:
+	case <-t.C:
+	case <-ctx.Done():
+	}
+}
+
+// upstreamAsked relays a request an upstream made of its client
+// (upstream.ServerRequestFunc) and returns the client's answer.
+func (p *Proxy) upstreamAsked(ctx context.Context, u *upstream.Client, method string, params json.RawMessage) (json.RawMessage, *upstream.RPCError) {
+	if method == string(mcp.MethodElicitationCreate) && p.aggregates() {
+		params = withAsker(params, u.Name())
+	}
+	d := &p.down
+	ch := make(chan relayAnswer, 1)
+	d.mu.Lock()
+	if d.waits == nil {
+		d.waits = map[string]chan relayAnswer{}
+	}
+	d.ids++
+	id := `"` + relayIDPrefix + strconv.FormatUint(d.ids, 10) + `"`
+	d.waits[id] = ch
+	d.mu.Unlock()
+	forget := func() {
+		d.mu.Lock()
+		delete(d.waits, id)
+		d.mu.Unlock()
+	}
+
+	line := make([]byte, 0, len(params)+len(method)+len(id)+48)
+	line = append(line, `{"jsonrpc":"2.0","id":`...)
+	line = append(line, id...)
+	line = append(line, `,"method":`...)
+	line = strconv.AppendQuote(line, method)
+	if params != nil {
+		line = append(line, `,"params":`...)
+		line = appendOneLine(line, params)
+	}
+	line = append(line, "}\n"...)
+	if _, err := p.out.Write(line); err != nil {
+		forget()
+		return nil, &upstream.RPCError{Code: mcp.INTERNAL_ERROR, Message: "toolwarden: cannot reach the client: " + err.Error()}
+	}
+
+	select {
+	case a := <-ch:
+		if a.rpcErr != nil {
+			return nil, relayedError(a.rpcErr)
+		}
+		return a.result, nil
+	case <-ctx.Done():
+		// The upstream withdrew its request (or went away): so do we.
+		forget()
+		note := fmt.Appendf(nil, `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":%s,"reason":"the server cancelled its request"}}`+"\n", id)
+		_, _ = p.out.Write(note)
+		return nil, &upstream.RPCError{Code: mcp.REQUEST_INTERRUPTED, Message: "cancelled"}
+	case <-p.runCtx.Done():
+		forget()
+		return nil, &upstream.RPCError{Code: mcp.INTERNAL_ERROR, Message: "toolwarden: the client is gone"}
+	}
+}
+
+// relayedError reads the client's JSON-RPC error for the upstream.
+func relayedError(raw json.RawMessage) *upstream.RPCError {
+	var e struct {
+		Code    int             `json:"code"`
+		Message string          `json:"message"`
+		Data    json.RawMessage `json:"data"`
+	}
+	if json.Unmarshal(raw, &e) != nil {
+		return &upstream.RPCError{Code: mcp.INTERNAL_ERROR, Message: "the client answered with a malformed error"}
+	}
+	if string(e.Data) == "null" {
+		e.Data = nil
+	}
+	return &upstream.RPCError{Code: e.Code, Message: e.Message, Data: e.Data}
+}
+
+// withAsker prefixes an elicitation's message with the server asking, so
+// that the human knows which of the proxy's servers wants the answer.
+func withAsker(params json.RawMessage, server string) json.RawMessage {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(params, &m) != nil {
+		return params
+	}
+	msg, _ := rawjson.String(m["message"])
+	b, err := json.Marshal(server + ": " + msg)
+	if err != nil {
+		return params
+	}
+	m["message"] = b
+	out, err := json.Marshal(m)
+	if err != nil {
+		return params
+	}
+	return out
+}
+
+// answered routes the client's answer to a request the proxy relayed. It
+// reports whether line was such an answer (then consumed, delivered or,
+// when nobody waits for that id, dropped).
+func (p *Proxy) answered(line []byte) bool {
+	if !rawjson.Valid(line) {
+		return false
+	}
+	var id, method, result, rpcErr []byte
+	rawjson.Members(line, func(k, v []byte) bool {
+		switch {
+		case rawjson.KeyIs(k, "id"):
+			id = v
+		case rawjson.KeyIs(k, "method"):
+			method = v
+		case rawjson.KeyIs(k, "result"):
+			result = v
+		case rawjson.KeyIs(k, "error"):
+			rpcErr = v
+		}
+		return true
+	})
+	if method != nil || !bytes.HasPrefix(id, relayIDMarker) || (result == nil && rpcErr == nil) {
+		return false
+	}
+	d := &p.down
+	d.mu.Lock()
+	ch := d.waits[string(id)]
+	delete(d.waits, string(id))
+	d.mu.Unlock()
+	if ch == nil {
+		p.log.Warn("dropped an answer to a request toolwarden did not send (or no longer waits for)", "id", string(id))
+		return true
+	}
+	a := relayAnswer{}
+	if rpcErr != nil && rawjson.Kind(rpcErr) != 'n' {
+		a.rpcErr = append(json.RawMessage(nil), rpcErr...)
+	} else {
+		a.result = append(json.RawMessage(nil), result...)
+	}
+	ch <- a
+	return true
+}
+
+// setLevel serves logging/setLevel: the level applies to what the proxy
+// relays, and goes to every upstream that offers logging. It reports false
+// for a line that is not such a request (left to mcp-go).
+func (p *Proxy) setLevel(line []byte) bool {
+	var m struct {
+		ID     json.RawMessage `json:"id"`
+		Method string          `json:"method"`
+		Params struct {
+			Level mcp.LoggingLevel `json:"level"`
+			Meta  struct {
+				ProtocolVersion string `json:"io.modelcontextprotocol/protocolVersion"`
+			} `json:"_meta"`
+		} `json:"params"`
+	}
+	if json.Unmarshal(line, &m) != nil || m.Method != string(mcp.MethodSetLogLevel) || len(m.ID) == 0 || string(m.ID) == "null" || mcp.IsModernProtocol(m.Params.Meta.ProtocolVersion) {
+		return false
+	}
+	r := &passRequest{id: m.ID, method: m.Method}
+	if !validLevel(m.Params.Level) {
+		p.replyError(r, &upstream.RPCError{Code: mcp.INVALID_PARAMS, Message: fmt.Sprintf("logging/setLevel: %q is not a log level (debug, info, notice, warning, error, critical, alert, emergency)", m.Params.Level)})
+		return true
+	}
+	d := &p.down
+	d.mu.Lock()
+	d.level, d.leveled = m.Params.Level, true
+	d.mu.Unlock()
+	for _, u := range p.ups {
+		go func() {
+			ctx, cancel := context.WithTimeout(p.runCtx, notifyTimeout)
+			defer cancel()
+			if err := u.SetLogLevel(ctx, m.Params.Level); err != nil {
+				p.log.Warn("setting an upstream's log level failed", "server", u.Name(), "err", err)
+			}
+		}()
+	}
+	p.reply(r, json.RawMessage(`{}`))
+	return true
+}
+
+func validLevel(l mcp.LoggingLevel) bool { return l.ShouldSendTo(mcp.LoggingLevelDebug) }
+
+// relayLog writes an upstream's log message to the client, if it is at or
+// above the client's level; in proxy mode its logger names the server.
+func (p *Proxy) relayLog(u *upstream.Client, params map[string]any) map[string]any {
+	if params == nil {
+		params = map[string]any{}
+	}
+	level, _ := params["level"].(string)
+	d := &p.down
+	d.mu.Lock()
+	min, leveled := d.level, d.leveled
+	d.mu.Unlock()
+	if leveled && !mcp.LoggingLevel(level).ShouldSendTo(min) {
+		return nil
+	}
+	if p.aggregates() {
+		logger := u.Name()
+		if l, ok := params["logger"].(string); ok && l != "" {
+			logger += "/" + l
+		}
+		params["logger"] = logger
+	}
+	return params
+}
+
+// rootsChanged forwards the client's notifications/roots/list_changed to
+// every upstream (each was told of the client's roots capability).
+func (p *Proxy) rootsChanged(line []byte) {
+	var m struct {
+		Method string `json:"method"`
+	}
+	if json.Unmarshal(line, &m) != nil || m.Method != mcp.MethodNotificationRootsListChanged {
+		return
+	}
+	for _, u := range p.ups {
+		go func() {
+			ctx, cancel := context.WithTimeout(p.runCtx, notifyTimeout)
+			defer cancel()
+			if err := u.NotifyServer(ctx, m.Method); err != nil {
+				p.log.Warn("forwarding roots/list_changed failed", "server", u.Name(), "err", err)
+			}
+		}()
+	}
+}

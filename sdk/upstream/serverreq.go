@@ -1,0 +1,255 @@
+package upstream
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/toolwarden/toolwarden/sdk/internal/rawjson"
+)
+
+// Requests a server makes of its client (sampling, elicitation, roots) and
+// its log messages, for a proxy that relays them to its own client: the
+// server is told the capabilities that client has (SetClientCapabilities),
+// so it behaves as it would without the proxy, and what it asks for is
+// handed to a ServerRequestFunc raw.
+
+// ServerRequestFunc answers a request a server sent its client: method is
+// sampling/createMessage, elicitation/create or roots/list, params its
+// params as the server wrote them (nil when absent). It returns the raw
+// result, or an error for the server. ctx ends when the server cancels the
+// request (notifications/cancelled) or its connection ends; the answer is
+// then not sent. It runs on a goroutine of its own.
+type ServerRequestFunc func(ctx context.Context, c *Client, method string, params json.RawMessage) (json.RawMessage, *RPCError)
+
+// relayedRequests are the server-to-client requests a ServerRequestFunc
+// gets. ping stays with mcp-go, which answers it.
+var relayedRequests = map[string]bool{
+	string(mcp.MethodSamplingCreateMessage): true,
+	string(mcp.MethodElicitationCreate):     true,
+	string(mcp.MethodListRoots):             true,
+}
+
+// OnServerRequest sets f to answer the requests the server makes of its
+// client. Set it, and SetClientCapabilities, before the client starts.
+// Only stdio servers' requests are relayed: over HTTP the client declares
+// none of these capabilities, so the server makes no such request.
+func (c *Client) OnServerRequest(f ServerRequestFunc) { c.onServerRequest = f }
+
+// SetClientCapabilities sets the capabilities the server is told its
+// client has, from the proxy's own client: roots, sampling and
+// elicitation, each only if OnServerRequest is set (something must answer
+// them) and the server is reached over stdio. It applies from the next
+// (re)start of the server; set it before the first.
+func (c *Client) SetClientCapabilities(caps mcp.ClientCapabilities) {
+	c.mu.Lock()
+	c.clientCaps = mcp.ClientCapabilities{Roots: caps.Roots, Sampling: caps.Sampling, Elicitation: caps.Elicitation}
+	c.mu.Unlock()
+}
+
+// declaredCapabilities are the capabilities the handshake declares.
+func (c *Client) declaredCapabilities() mcp.ClientCapabilities {
+	if c.onServerRequest == nil || c.spec.URL != "" {
+		return mcp.ClientCapabilities{}
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.clientCaps
+}
+
+// SetLogLevel asks the server to send log messages (notifications/message,
+// see OnNotify) at level and above: now, if it is up and offers logging,
+// and again each time it restarts. level is one of the eight syslog
+// levels MCP names.
+func (c *Client) SetLogLevel(ctx context.Context, level mcp.LoggingLevel) error {
+	c.mu.Lock()
+	c.logLevel = level
+	cn := c.conn
+	c.mu.Unlock()
+	if cn == nil || cn.dead.Load() || cn.caps.Logging == nil {
+		return nil
+	}
+	return c.sendLogLevel(ctx, cn, level)
+}
+
+func (c *Client) sendLogLevel(ctx context.Context, cn *conn, level mcp.LoggingLevel) error {
+	_, err := c.send(ctx, cn, string(mcp.MethodSetLogLevel), map[string]any{"level": level})
+	return err
+}
+
+// restoreLogLevel tells a server that just (re)started the level its
+// client asked for.
+func (c *Client) restoreLogLevel(cn *conn) {
+	c.mu.Lock()
+	level := c.logLevel
+	c.mu.Unlock()
+	if level == "" || cn.caps.Logging == nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), c.spec.startupTimeout())
+	defer cancel()
+	if err := c.sendLogLevel(ctx, cn, level); err != nil {
+		c.log.Warn("setting the log level after a start failed", "server", c.spec.Name, "err", err)
+	}
+}
+
+// NotifyServer sends the server a notification from its client (such as
+// notifications/roots/list_changed), if it is up.
+func (c *Client) NotifyServer(ctx context.Context, method string) error {
+	cn := c.live.Load()
+	if cn == nil || cn.dead.Load() {
+		return nil
+	}
+	return cn.tr.SendNotification(ctx, mcp.JSONRPCNotification{JSONRPC: mcp.JSONRPC_VERSION, Notification: mcp.Notification{Method: method}})
+}
+
+// serverRequest serves a request from the server that a ServerRequestFunc
+// answers (see relayedRequests); it reports false for any other.
+func (s *stdioTransport) serverRequest(line []byte) bool {
+	h := s.onServerRequest
+	if h == nil {
+		return false
+	}
+	var id, method, params []byte
+	rawjson.Members(line, func(k, v []byte) bool {
+		switch {
+		case rawjson.KeyIs(k, "id"):
+			id = v
+		case rawjson.KeyIs(k, "method"):
+			method = v
+		case rawjson.KeyIs(k, "params"):
+			params = v
+		}
+		return true
+	})
+	m, ok := rawjson.String(method)
+	if !ok || !relayedRequests[m] {
+		return false
+	}
+	key, ok := idKey(id)
+	if !ok {
+		return true // a request with no usable id cannot be answered
+	}
+	if !declares(s.declared, m) {
+		_ = s.write(fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%s,"error":{"code":%d,"message":"%s: the client did not declare this capability"}}`+"\n", id, mcp.METHOD_NOT_FOUND, m))
+		return true
+	}
+	if rawjson.Kind(params) == 'n' {
+		params = nil
+	}
+	id, params = clone(id), clone(params) // line is the reader's buffer
+	ctx, cancel := context.WithCancel(context.Background())
+	s.mu.Lock()
+	if s.closed != nil {
+		s.mu.Unlock()
+		cancel()
+		return true
+	}
+	if s.asked == nil {
+		s.asked = map[string]context.CancelFunc{}
+	}
+	if prev := s.asked[key]; prev != nil {
+		prev() // the server reused an id: the older request is abandoned
+	}
+	s.asked[key] = cancel
+	s.mu.Unlock()
+	go func() {
+		defer func() {
+			s.mu.Lock()
+			if s.asked != nil {
+				delete(s.asked, key)
+			}
+			s.mu.Unlock()
+			cancel()
+		}()
+		res, rpcErr := h(ctx, m, params)
+		if ctx.Err() != nil {
+			return // cancelled by the server, or the connection ended
+		}
+		var line []byte
+		if rpcErr != nil {
+			e, err := json.Marshal(struct {
+				Code    int             `json:"code"`
+				Message string          `json:"message"`
+				Data    json.RawMessage `json:"data,omitempty"`
+			}{rpcErr.Code, rpcErr.Message, validOrNil(rpcErr.Data)})
+			if err != nil {
+				e = fmt.Appendf(nil, `{"code":%d,"message":"cannot encode the error"}`, mcp.INTERNAL_ERROR)
+			}
+			line = fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%s,"error":%s}`+"\n", id, e)
+		} else {
+			if !rawjson.Valid(res) {
+				res = json.RawMessage(`{}`)
+			}
+			line = fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%s,"result":%s}`+"\n", id, compactLine(res))
+		}
+		_ = s.write(line)
+	}()
+	return true
+}
+
+// declares reports whether caps declare what method needs.
+func declares(caps mcp.ClientCapabilities, method string) bool {
+	switch method {
+	case string(mcp.MethodSamplingCreateMessage):
+		return caps.Sampling != nil
+	case string(mcp.MethodElicitationCreate):
+		return caps.Elicitation != nil
+	case string(mcp.MethodListRoots):
+		return caps.Roots != nil
+	}
+	return false
+}
+
+// cancelAsked ends the server's request with this raw id
+// (notifications/cancelled from the server).
+func (s *stdioTransport) cancelAsked(line []byte) {
+	var n struct {
+		Params struct {
+			RequestID json.RawMessage `json:"requestId"`
+		} `json:"params"`
+	}
+	if json.Unmarshal(line, &n) != nil {
+		return
+	}
+	key, ok := idKey(n.Params.RequestID)
+	if !ok {
+		return
+	}
+	s.mu.Lock()
+	cancel := s.asked[key]
+	s.mu.Unlock()
+	if cancel != nil {
+		cancel()
+	}
+}
+
+func clone(b []byte) []byte {
+	if b == nil {
+		return nil
+	}
+	return append([]byte(nil), b...)
+}
+
+func validOrNil(b json.RawMessage) json.RawMessage {
+	if len(b) == 0 || !json.Valid(b) {
+		return nil
+	}
+	return b
+}
+
+// compactLine returns raw JSON on one line.
+func compactLine(raw json.RawMessage) []byte {
+	for _, c := range raw {
+		if c == '\n' || c == '\r' {
+			var out []byte
+			if b, err := json.Marshal(raw); err == nil { // json.RawMessage marshals compacted
+				out = b
+			}
+			return out
+		}
+	}
+	return raw
+}
