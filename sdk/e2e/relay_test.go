@@ -361,3 +361,37 @@ func TestWrapKeepsServerEverythingsClientFeatures(t *testing.T) {
 		t.Error("server-everything listed the same tools to both clients: the comparison proves nothing")
 	}
 }
+
+// A question whose server stopped is withdrawn from the client
+// (notifications/cancelled), and the question's call fails; the proxy
+// keeps serving.
+func TestWrapWithdrawsTheQuestionsOfAServerThatStopped(t *testing.T) {
+	t.Parallel()
+	c := startRaw(t, twBin, wrapArgs(t, "ts", nil, testServer, "-state", t.TempDir())...)
+	c.initialize(capableClient)
+	asked := c.callAsync("30", "ask", map[string]any{"question": "Wait for me?"})
+	req := c.serverRequest("elicitation/create")
+	crashed := c.callAsync("31", "crash", map[string]any{})
+	if got := crashed(); !got.IsError {
+		t.Errorf("crash: %+v", got)
+	}
+	if got := asked(); !got.IsError {
+		t.Errorf("the question's call: %+v", got)
+	}
+	eventually(t, 5*time.Second, "the question withdrawn", func() bool {
+		for _, n := range c.notesOf("notifications/cancelled") {
+			var p struct {
+				RequestID json.RawMessage `json:"requestId"`
+			}
+			if json.Unmarshal(n.Params, &p) == nil && string(p.RequestID) == string(req.ID) {
+				return true
+			}
+		}
+		return false
+	})
+	// A late answer to the withdrawn question goes nowhere.
+	c.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":{"action":"accept","content":{"answer":"late"}}}`, req.ID))
+	if got := decodeCall(t, c.call("tools/call", map[string]any{"name": "echo", "arguments": map[string]any{"message": "restarted"}})); got.Text != "echo: restarted" {
+		t.Errorf("after the crash: %+v", got)
+	}
+}
