@@ -283,8 +283,6 @@ type goClient struct {
 // the client then declares no elicitation capability.
 func startGo(t testing.TB, legacy bool, elicit *scripted, bin string, args ...string) *goClient {
 	t.Helper()
-	lg := newLog(t, bin)
-	tr := transport.NewStdioWithOptions(bin, nil, args, transport.WithCommandStderrWriter(lg))
 	var opts []client.ClientOption
 	if elicit != nil {
 		opts = append(opts, client.WithElicitationHandler(elicit))
@@ -292,6 +290,14 @@ func startGo(t testing.TB, legacy bool, elicit *scripted, bin string, args ...st
 	if legacy {
 		opts = append(opts, client.WithProtocolVersion(mcp.LATEST_LEGACY_PROTOCOL_VERSION))
 	}
+	return startGoWith(t, opts, bin, args...)
+}
+
+// startGoWith is mcp-go's client with these options against a command.
+func startGoWith(t testing.TB, opts []client.ClientOption, bin string, args ...string) *goClient {
+	t.Helper()
+	lg := newLog(t, bin)
+	tr := transport.NewStdioWithOptions(bin, nil, args, transport.WithCommandStderrWriter(lg))
 	c := client.NewClient(tr, opts...)
 	ctx := testContext(t)
 	if err := c.Start(ctx); err != nil {

@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/mark3labs/mcp-go/client"
-	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
 )
 
@@ -261,30 +260,6 @@ func (e *everythingClient) Elicit(ctx context.Context, req mcp.ElicitationReques
 	return &mcp.ElicitationResult{ElicitationResponse: mcp.ElicitationResponse{Action: mcp.ElicitationResponseActionDecline}}, nil
 }
 
-// startGoWith is mcp-go's client with these options against a command.
-func startGoWith(t testing.TB, opts []client.ClientOption, bin string, args ...string) *goClient {
-	t.Helper()
-	lg := newLog(t, bin)
-	tr := transport.NewStdioWithOptions(bin, nil, args, transport.WithCommandStderrWriter(lg))
-	c := client.NewClient(tr, append(opts, client.WithProtocolVersion(mcp.LATEST_LEGACY_PROTOCOL_VERSION))...)
-	ctx := testContext(t)
-	if err := c.Start(ctx); err != nil {
-		t.Fatal(err)
-	}
-	g := &goClient{Client: c, notes: make(chan mcp.JSONRPCNotification, 64), log: lg}
-	c.OnNotification(func(n mcp.JSONRPCNotification) {
-		select {
-		case g.notes <- n:
-		default:
-		}
-	})
-	t.Cleanup(func() { _ = c.Close() })
-	if _, err := c.Initialize(ctx, mcp.InitializeRequest{Params: mcp.InitializeParams{ClientInfo: mcp.Implementation{Name: "e2e", Version: "1"}}}); err != nil {
-		t.Fatalf("initialize: %v\n%s", err, lg.String())
-	}
-	return g
-}
-
 // server-everything lists the tools that need sampling, roots and
 // elicitation only to a client that has them. Through wrap, a capable
 // client sees the same tools as directly, and they work; a client without
@@ -312,7 +287,7 @@ func TestWrapKeepsServerEverythingsClientFeatures(t *testing.T) {
 	}
 
 	h := &everythingClient{}
-	capable := []client.ClientOption{client.WithSamplingHandler(h), client.WithRootsHandler(h), client.WithElicitationHandler(h)}
+	capable := []client.ClientOption{client.WithSamplingHandler(h), client.WithRootsHandler(h), client.WithElicitationHandler(h), client.WithProtocolVersion(mcp.LATEST_LEGACY_PROTOCOL_VERSION)}
 	direct := settle(startGoWith(t, capable, every), true)
 	w := startGoWith(t, capable, twBin, wrapArgs(t, "everything", []string{cfg}, every)...)
 	wrapped := settle(w, true)

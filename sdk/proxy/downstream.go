@@ -203,20 +203,8 @@ func (p *Proxy) answered(line []byte) bool {
 	if !rawjson.Valid(line) {
 		return false
 	}
-	var id, method, result, rpcErr []byte
-	rawjson.Members(line, func(k, v []byte) bool {
-		switch {
-		case rawjson.KeyIs(k, "id"):
-			id = v
-		case rawjson.KeyIs(k, "method"):
-			method = v
-		case rawjson.KeyIs(k, "result"):
-			result = v
-		case rawjson.KeyIs(k, "error"):
-			rpcErr = v
-		}
-		return true
-	})
+	msg, _ := rawjson.ReadMessage(line)
+	id, method, result, rpcErr := msg.ID, msg.Method, msg.Result, msg.Error
 	if method != nil || !bytes.HasPrefix(id, relayIDMarker) || (result == nil && rpcErr == nil) {
 		return false
 	}
@@ -230,7 +218,7 @@ func (p *Proxy) answered(line []byte) bool {
 		return true
 	}
 	a := relayAnswer{}
-	if rpcErr != nil && rawjson.Kind(rpcErr) != 'n' {
+	if rpcErr != nil {
 		a.rpcErr = append(json.RawMessage(nil), rpcErr...)
 	} else {
 		a.result = append(json.RawMessage(nil), result...)

@@ -105,27 +105,12 @@ func (c *Client) NotifyServer(ctx context.Context, method string) error {
 	return cn.tr.SendNotification(ctx, mcp.JSONRPCNotification{JSONRPC: mcp.JSONRPC_VERSION, Notification: mcp.Notification{Method: method}})
 }
 
-// serverRequest serves a request from the server that a ServerRequestFunc
-// answers (see relayedRequests); it reports false for any other.
-func (s *stdioTransport) serverRequest(line []byte) bool {
+// serverRequest serves a request from the server (its method, raw id and
+// params, views of the reader's buffer) that a ServerRequestFunc answers
+// (see relayedRequests); it reports false for any other.
+func (s *stdioTransport) serverRequest(m string, id, params []byte) bool {
 	h := s.onServerRequest
-	if h == nil {
-		return false
-	}
-	var id, method, params []byte
-	rawjson.Members(line, func(k, v []byte) bool {
-		switch {
-		case rawjson.KeyIs(k, "id"):
-			id = v
-		case rawjson.KeyIs(k, "method"):
-			method = v
-		case rawjson.KeyIs(k, "params"):
-			params = v
-		}
-		return true
-	})
-	m, ok := rawjson.String(method)
-	if !ok || !relayedRequests[m] {
+	if h == nil || !relayedRequests[m] {
 		return false
 	}
 	key, ok := idKey(id)
@@ -136,10 +121,7 @@ func (s *stdioTransport) serverRequest(line []byte) bool {
 		_ = s.write(fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%s,"error":{"code":%d,"message":"%s: the client did not declare this capability"}}`+"\n", id, mcp.METHOD_NOT_FOUND, m))
 		return true
 	}
-	if rawjson.Kind(params) == 'n' {
-		params = nil
-	}
-	id, params = clone(id), clone(params) // line is the reader's buffer
+	id, params = clone(id), clone(params)
 	ctx, cancel := context.WithCancel(context.Background())
 	s.mu.Lock()
 	if s.closed != nil {

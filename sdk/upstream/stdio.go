@@ -169,28 +169,11 @@ func (s *stdioTransport) handle(line []byte) {
 	if !rawjson.Valid(line) {
 		return
 	}
-	var id, method, result, rpcErr []byte
-	if !rawjson.Members(line, func(k, v []byte) bool {
-		switch {
-		case rawjson.KeyIs(k, "id"):
-			id = v
-		case rawjson.KeyIs(k, "method"):
-			method = v
-		case rawjson.KeyIs(k, "result"):
-			result = v
-		case rawjson.KeyIs(k, "error"):
-			rpcErr = v
-		}
-		return true
-	}) {
+	msg, ok := rawjson.ReadMessage(line)
+	if !ok {
 		return
 	}
-	if rawjson.Kind(id) == 'n' {
-		id = nil
-	}
-	if rawjson.Kind(rpcErr) == 'n' {
-		rpcErr = nil
-	}
+	id, method, result, rpcErr := msg.ID, msg.Method, msg.Result, msg.Error
 	m := ""
 	if method != nil {
 		var ok bool
@@ -208,7 +191,7 @@ func (s *stdioTransport) handle(line []byte) {
 				s.cancelAsked(line)
 			}
 			s.notification(line)
-		} else if !s.serverRequest(line) {
+		} else if !s.serverRequest(m, id, msg.Params) {
 			s.request(line)
 		}
 		return

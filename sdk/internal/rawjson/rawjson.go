@@ -293,6 +293,43 @@ func Members(obj []byte, fn func(key, val []byte) bool) bool {
 	return true
 }
 
+// Message is the top-level members of a JSON-RPC message, raw: nil when
+// absent, and ID, Params and Error nil too when null.
+type Message struct {
+	ID, Method, Params, Result, Error []byte
+}
+
+// ReadMessage reads the JSON-RPC members of obj, which must be valid JSON
+// (see Valid); ok reports whether obj is an object. Keys match as
+// encoding/json matches them (see KeyIs), a later duplicate winning.
+func ReadMessage(obj []byte) (m Message, ok bool) {
+	ok = Members(obj, func(k, v []byte) bool {
+		switch {
+		case KeyIs(k, "id"):
+			m.ID = v
+		case KeyIs(k, "method"):
+			m.Method = v
+		case KeyIs(k, "params"):
+			m.Params = v
+		case KeyIs(k, "result"):
+			m.Result = v
+		case KeyIs(k, "error"):
+			m.Error = v
+		}
+		return true
+	})
+	if Kind(m.ID) == 'n' {
+		m.ID = nil
+	}
+	if Kind(m.Params) == 'n' {
+		m.Params = nil
+	}
+	if Kind(m.Error) == 'n' {
+		m.Error = nil
+	}
+	return m, ok
+}
+
 // Elements calls fn with each element of the array arr, in order, until fn
 // returns false. arr must be valid JSON. Elements reports whether arr is
 // an array.

@@ -94,3 +94,28 @@ func FuzzValid(f *testing.F) {
 		}
 	})
 }
+
+func TestReadMessage(t *testing.T) {
+	cases := []struct {
+		in                                 string
+		id, method, params, result, rpcErr string
+		ok                                 bool
+	}{
+		{in: `{"jsonrpc":"2.0","id":7,"method":"roots/list","params":{"a":1}}`, id: `7`, method: `"roots/list"`, params: `{"a":1}`, ok: true},
+		{in: `{"id":null,"params":null,"error":null,"result":null}`, result: `null`, ok: true},
+		{in: `{"ID":"x","Result":{},"error":{"code":1}}`, id: `"x"`, result: `{}`, rpcErr: `{"code":1}`, ok: true},
+		{in: `{"id":1,"id":"later"}`, id: `"later"`, ok: true},
+		{in: ` {"method" : "m"} `, method: `"m"`, ok: true},
+		{in: `["id",1]`},
+		{in: `"id"`},
+	}
+	for _, c := range cases {
+		m, ok := ReadMessage([]byte(c.in))
+		if ok != c.ok || string(m.ID) != c.id || string(m.Method) != c.method || string(m.Params) != c.params || string(m.Result) != c.result || string(m.Error) != c.rpcErr {
+			t.Errorf("ReadMessage(%s) = %q %q %q %q %q %v", c.in, m.ID, m.Method, m.Params, m.Result, m.Error, ok)
+		}
+		if (m.ID == nil) != (c.id == "") || (m.Params == nil) != (c.params == "") || (m.Error == nil) != (c.rpcErr == "") {
+			t.Errorf("ReadMessage(%s): a null or absent member must be nil", c.in)
+		}
+	}
+}
