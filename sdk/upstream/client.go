@@ -396,6 +396,12 @@ func (c *Client) dial() (*conn, []*host.Tool, error) {
 		switch n.Method {
 		case string(mcp.MethodNotificationToolsListChanged):
 			go c.Refresh()
+		case string(mcp.MethodNotificationProgress):
+			// A stdio server's progress never gets here (the transport
+			// routes it); an HTTP server's does, decoded by mcp-go.
+			if b, err := json.Marshal(n); err == nil {
+				c.progressLine(b)
+			}
 		case mcp.MethodNotificationPromptsListChanged, mcp.MethodNotificationResourcesListChanged, mcp.MethodNotificationResourceUpdated, string(mcp.MethodNotificationMessage):
 			c.notify(n.Method, n.Params)
 		}
@@ -511,6 +517,11 @@ func (c *Client) lost(cn *conn, err error) {
 type callParams struct {
 	Name      string          `json:"name"`
 	Arguments json.RawMessage `json:"arguments,omitempty"`
+	Meta      *progressMeta   `json:"_meta,omitempty"`
+}
+
+type progressMeta struct {
+	ProgressToken json.RawMessage `json:"progressToken"`
 }
 
 // Call runs tools/call for the tool the server calls name, within the tool
@@ -519,16 +530,31 @@ type callParams struct {
 // the connection broke), *UnavailableError (it is down), ErrTimeout, or the
 // context's error.
 func (c *Client) Call(ctx context.Context, name string, args json.RawMessage) (json.RawMessage, error) {
+	return c.call(ctx, name, args, "")
+}
+
+// call is Call for a call whose client asked for progress with the raw
+// token progress ("" when it did not): see BeginWithProgress.
+func (c *Client) call(ctx context.Context, name string, args json.RawMessage, progress string) (json.RawMessage, error) {
 	cn, err := c.ready(ctx)
 	if err != nil {
 		return nil, err
 	}
 	if cn.st != nil {
-		return c.callStdio(ctx, cn, name, args)
+		return c.callStdio(ctx, cn, name, args, progress)
+	}
+	params := callParams{Name: name, Arguments: args}
+	if progress != "" {
+		// The server's progress arrives through mcp-go's notification
+		// handler (see dial) while the call is watched.
+		pd := &Pending{c: c, progress: progress}
+		c.watchProgress(pd)
+		defer c.unwatchProgress(pd)
+		params.Meta = &progressMeta{ProgressToken: json.RawMessage(progress)}
 	}
 	ctx, release := c.deadlines.watch(ctx, c.spec.toolTimeout())
 	defer release()
-	res, err := c.send(ctx, cn, string(mcp.MethodToolsCall), callParams{Name: name, Arguments: args})
+	res, err := c.send(ctx, cn, string(mcp.MethodToolsCall), params)
 	if err == nil {
 		c.succeeded()
 	}
@@ -559,9 +585,9 @@ func (ch resultChan) Receive(raw json.RawMessage, err error) {
 }
 
 // callStdio is Call on a stdio connection: Begin's path, waited for.
-func (c *Client) callStdio(ctx context.Context, cn *conn, name string, args json.RawMessage) (json.RawMessage, error) {
+func (c *Client) callStdio(ctx context.Context, cn *conn, name string, args json.RawMessage, progress string) (json.RawMessage, error) {
 	ch := make(resultChan, 1)
-	pd := &Pending{c: c, done: ch}
+	pd := &Pending{c: c, done: ch, progress: progress}
 	pd.start(cn, name, args)
 	select {
 	case r := <-ch:
@@ -624,17 +650,20 @@ func (c *Client) Begin(name string, args json.RawMessage, done Receiver) *Pendin
 }
 
 // BeginWithProgress is Begin for a call whose client asked for progress
-// with progressToken (raw JSON: a string or an integer). On a live stdio
-// connection the token goes to the server in the request's _meta, and the
-// server's notifications/progress carrying it are handed to the OnProgress
-// function, as written, until the call ends. Elsewhere (the server is
-// starting, or HTTP) the call runs without progress.
+// with progressToken (raw JSON: a string or an integer). The token goes to
+// the server in the request's _meta, and the server's
+// notifications/progress carrying it are handed to the OnProgress
+// function until the call ends: as the server wrote them from a stdio
+// server, re-encoded by mcp-go from an HTTP one. A call that waits for its
+// server to (re)start carries its token too.
 func (c *Client) BeginWithProgress(name string, args, progressToken json.RawMessage, done Receiver) *Pending {
 	pd := &Pending{c: c, done: done}
+	progress := ""
+	if k := rawjson.Kind(progressToken); k == '"' || k == '0' {
+		progress = string(progressToken)
+	}
 	if cn := c.live.Load(); cn != nil && cn.st != nil && !cn.dead.Load() {
-		if k := rawjson.Kind(progressToken); k == '"' || k == '0' {
-			pd.progress = string(progressToken)
-		}
+		pd.progress = progress
 		pd.start(cn, name, args)
 		return pd
 	}
@@ -642,7 +671,7 @@ func (c *Client) BeginWithProgress(name string, args, progressToken json.RawMess
 	pd.stop = stop
 	go func() {
 		defer stop()
-		raw, err := c.Call(ctx, name, args)
+		raw, err := c.call(ctx, name, args, progress)
 		pd.finish(raw, err)
 	}()
 	return pd

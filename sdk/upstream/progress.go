@@ -6,7 +6,8 @@ import (
 
 // OnProgress sets f to receive the server's notifications/progress for
 // calls begun with a progressToken (BeginWithProgress), each as the raw
-// line the server wrote (without its newline), while the call is in
+// line the server wrote (without its newline; re-encoded by mcp-go for an
+// HTTP server), while the call is in
 // flight. Progress for any other token is dropped: a server cannot speak
 // for a call it was not given. f runs on the connection's reader and must
 // not block for long. Call OnProgress before Start.
@@ -29,7 +30,7 @@ func (c *Client) unwatchProgress(pd *Pending) {
 	c.progressMu.Unlock()
 }
 
-// progressLine handles a notifications/progress line from a stdio server:
+// progressLine handles a notifications/progress line from the server:
 // it is relayed if its token is one of a call in flight on this client.
 // The line is valid JSON (handle checked it).
 func (c *Client) progressLine(line []byte) {
