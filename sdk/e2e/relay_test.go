@@ -370,3 +370,38 @@ func TestWrapWithdrawsTheQuestionsOfAServerThatStopped(t *testing.T) {
 		t.Errorf("after the crash: %+v", got)
 	}
 }
+
+// An HTTP upstream's requests and logs are relayed too (proxy mode).
+func TestProxyRelaysAnHTTPServersRequestsAndLogs(t *testing.T) {
+	t.Parallel()
+	cfg := writeFile(t, "proxy.toml", fmt.Sprintf("[mcp_servers.remote]\nurl = %q\n", startHTTPTestServer(t)))
+	c := startRaw(t, twBin, proxyArgs(t, cfg)...)
+	c.initialize(capableClient)
+
+	done := c.callAsync("40", "remote__roots", map[string]any{})
+	req := c.serverRequest("roots/list")
+	c.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":{"roots":[{"uri":"file:///over/http"}]}}`, req.ID))
+	if got := done(); got.Text != "roots: file:///over/http" {
+		t.Errorf("roots over HTTP: %+v", got)
+	}
+
+	done = c.callAsync("41", "remote__sample", map[string]any{"prompt": "via http"})
+	req = c.serverRequest("sampling/createMessage")
+	if !strings.Contains(string(req.Params), `"via http"`) {
+		t.Errorf("sampling params: %s", req.Params)
+	}
+	c.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"error":{"code":-7,"message":"no model here"}}`, req.ID))
+	if got := done(); !got.IsError || !strings.Contains(got.Text, "no model here") {
+		t.Errorf("sampling refused over HTTP: %+v", got)
+	}
+
+	if got := decodeCall(t, c.call("tools/call", map[string]any{"name": "remote__log", "arguments": map[string]any{}})); got.Text != "logged" {
+		t.Fatalf("remote__log: %+v", got)
+	}
+	eventually(t, 5*time.Second, "log messages over HTTP", func() bool { return len(c.notesOf("notifications/message")) == 8 })
+	var p struct{ Logger string }
+	_ = json.Unmarshal(c.notesOf("notifications/message")[0].Params, &p)
+	if p.Logger != "remote/ts" {
+		t.Errorf("logger %q: want remote/ts", p.Logger)
+	}
+}

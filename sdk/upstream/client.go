@@ -347,6 +347,8 @@ func (c *Client) dial() (*conn, []*host.Tool, error) {
 	defer cancel()
 
 	var tr transport.Interface
+	var httpTr *transport.StreamableHTTP
+	declared := c.declaredCapabilities()
 	if c.spec.URL != "" {
 		h, err := transport.NewStreamableHTTP(c.spec.URL,
 			transport.WithHTTPHeaders(c.spec.Headers),
@@ -355,7 +357,7 @@ func (c *Client) dial() (*conn, []*host.Tool, error) {
 		if err != nil {
 			return nil, nil, err
 		}
-		tr = h
+		tr, httpTr = h, h
 	}
 	cn := &conn{}
 	if tr == nil {
@@ -366,7 +368,7 @@ func (c *Client) dial() (*conn, []*host.Tool, error) {
 		cn.st = newStdioTransport(cmd, c.log, func(err error) { c.lost(cn, err) })
 		cn.st.onProgress = c.progressLine
 		if f := c.onServerRequest; f != nil {
-			cn.st.declared = c.declaredCapabilities()
+			cn.st.declared = declared
 			cn.st.onServerRequest = func(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, *RPCError) {
 				return f(ctx, c, method, params)
 			}
@@ -385,9 +387,10 @@ func (c *Client) dial() (*conn, []*host.Tool, error) {
 		stop()
 		return nil, nil, fmt.Errorf("starting %s: %w", c.spec.Describe(), err)
 	}
-	declared := mcp.ClientCapabilities{}
-	if cn.st != nil {
-		declared = cn.st.declared
+	if httpTr != nil && c.onServerRequest != nil {
+		// In place of mcp-go's handler, which decodes each request into
+		// its types and declares whatever has a handler.
+		httpTr.SetRequestHandler(c.httpServerRequest(declared))
 	}
 	mc.OnNotification(func(n mcp.JSONRPCNotification) {
 		if cn.dead.Load() {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/toolwarden/toolwarden/sdk/internal/rawjson"
@@ -34,14 +35,15 @@ var relayedRequests = map[string]bool{
 
 // OnServerRequest sets f to answer the requests the server makes of its
 // client. Set it, and SetClientCapabilities, before the client starts.
-// Only stdio servers' requests are relayed: over HTTP the client declares
-// none of these capabilities, so the server makes no such request.
+// A stdio server's requests reach f with their params as written; an HTTP
+// server's with params re-encoded by mcp-go, and mcp-go's HTTP transport
+// gives each at most 30 s.
 func (c *Client) OnServerRequest(f ServerRequestFunc) { c.onServerRequest = f }
 
 // SetClientCapabilities sets the capabilities the server is told its
 // client has, from the proxy's own client: roots, sampling and
 // elicitation, each only if OnServerRequest is set (something must answer
-// them) and the server is reached over stdio. It applies from the next
+// them). It applies from the next
 // (re)start of the server; set it before the first.
 func (c *Client) SetClientCapabilities(caps mcp.ClientCapabilities) {
 	c.mu.Lock()
@@ -51,7 +53,7 @@ func (c *Client) SetClientCapabilities(caps mcp.ClientCapabilities) {
 
 // declaredCapabilities are the capabilities the handshake declares.
 func (c *Client) declaredCapabilities() mcp.ClientCapabilities {
-	if c.onServerRequest == nil || c.spec.URL != "" {
+	if c.onServerRequest == nil {
 		return mcp.ClientCapabilities{}
 	}
 	c.mu.Lock()
@@ -183,6 +185,42 @@ func declares(caps mcp.ClientCapabilities, method string) bool {
 		return caps.Roots != nil
 	}
 	return false
+}
+
+// httpServerRequest answers an HTTP server's requests: ping here, those a
+// ServerRequestFunc answers (see relayedRequests) if the handshake declared
+// their capability, nothing else.
+func (c *Client) httpServerRequest(declared mcp.ClientCapabilities) transport.RequestHandler {
+	return func(ctx context.Context, req transport.JSONRPCRequest) (*transport.JSONRPCResponse, error) {
+		switch {
+		case req.Method == string(mcp.MethodPing):
+			return transport.NewJSONRPCResultResponse(req.ID, json.RawMessage(`{}`)), nil
+		case !relayedRequests[req.Method]:
+			return transport.NewJSONRPCErrorResponse(req.ID, mcp.METHOD_NOT_FOUND, req.Method+": not supported", nil), nil
+		case !declares(declared, req.Method):
+			return transport.NewJSONRPCErrorResponse(req.ID, mcp.METHOD_NOT_FOUND, req.Method+": the client did not declare this capability", nil), nil
+		}
+		var params json.RawMessage
+		if req.Params != nil {
+			b, err := json.Marshal(req.Params)
+			if err != nil {
+				return transport.NewJSONRPCErrorResponse(req.ID, mcp.INVALID_PARAMS, "cannot read the params", nil), nil
+			}
+			params = b
+		}
+		res, rpcErr := c.onServerRequest(ctx, c, req.Method, params)
+		if rpcErr != nil {
+			var data any
+			if d := validOrNil(rpcErr.Data); d != nil {
+				data = d
+			}
+			return transport.NewJSONRPCErrorResponse(req.ID, rpcErr.Code, rpcErr.Message, data), nil
+		}
+		if !rawjson.Valid(res) {
+			res = json.RawMessage(`{}`)
+		}
+		return transport.NewJSONRPCResultResponse(req.ID, res), nil
+	}
 }
 
 // cancelAsked ends the server's request with this raw id
