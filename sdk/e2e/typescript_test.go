@@ -16,6 +16,8 @@ type tsStep struct {
 	Op        string         `json:"op"`
 	Name      string         `json:"name,omitempty"`
 	Arguments map[string]any `json:"arguments,omitempty"`
+	Roots     []string       `json:"roots,omitempty"`    // setRoots
+	Contains  string         `json:"contains,omitempty"` // waitFor
 }
 
 type tsResult struct {
@@ -37,11 +39,19 @@ type tsResult struct {
 // against command, with scripted elicitation answers.
 func runTS(t *testing.T, elicitation bool, answers []string, steps []tsStep, command string, args ...string) tsResult {
 	t.Helper()
+	return runTSScript(t, map[string]any{"elicitation": elicitation, "answers": answers}, steps, command, args...)
+}
+
+// runTSScript is runTS with the script's other fields given (see
+// tsclient.mjs).
+func runTSScript(t *testing.T, fields map[string]any, steps []tsStep, command string, args ...string) tsResult {
+	t.Helper()
 	sdk := nodeSDK(t)
-	script, _ := json.Marshal(map[string]any{
-		"command": command, "args": args, "elicitation": elicitation, "answers": answers, "steps": steps,
-		"env": map[string]string{"XDG_CONFIG_HOME": t.TempDir()},
-	})
+	s := map[string]any{"command": command, "args": args, "steps": steps, "env": map[string]string{"XDG_CONFIG_HOME": t.TempDir()}}
+	for k, v := range fields {
+		s[k] = v
+	}
+	script, _ := json.Marshal(s)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "node", filepath.Join(root, "sdk", "testdata", "tsclient.mjs"), string(script))
@@ -118,6 +128,49 @@ func TestTypeScriptClientInterop(t *testing.T) {
 		}
 		if !r[1].IsError || !strings.Contains(r[1].Text, "cannot show approval prompts") {
 			t.Fatalf("write without elicitation: %+v", r[1])
+		}
+	})
+
+	// server-filesystem started with no folder takes its allowed folders
+	// from the client's roots, and follows their changes: through wrap as
+	// directly.
+	t.Run("server-filesystem with the client's roots", func(t *testing.T) {
+		t.Parallel()
+		fsBin := npmServer(t, "mcp-server-filesystem")
+		a, b := filepath.Join(dir, "rootA"), filepath.Join(dir, "rootB")
+		for _, d := range []string{a, b} {
+			if err := os.MkdirAll(d, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(d, "f.txt"), []byte("in "+filepath.Base(d)), 0o600); err != nil {
+				t.Fatal(err)
+			}
+		}
+		read := func(d string) tsStep {
+			return tsStep{Op: "call", Name: "read_text_file", Arguments: map[string]any{"path": filepath.Join(d, "f.txt")}}
+		}
+		res := runTSScript(t, map[string]any{"roots": []string{a}}, []tsStep{
+			{Op: "waitFor", Name: "list_allowed_directories", Contains: a},
+			read(a), read(b),
+			{Op: "setRoots", Roots: []string{b}},
+			{Op: "waitFor", Name: "list_allowed_directories", Contains: b},
+			read(b), read(a),
+		}, twBin, wrapArgs(t, "fs", nil, fsBin)...)
+		r := res.Results
+		if len(r) != 7 {
+			t.Fatalf("results: %+v", r)
+		}
+		if !strings.Contains(r[0].Text, a) || strings.Contains(r[0].Text, b) {
+			t.Errorf("allowed folders from the first roots: %q", r[0].Text)
+		}
+		if r[1].IsError || r[1].Text != "in rootA" || !r[2].IsError {
+			t.Errorf("reads under roots [A]: %+v, %+v", r[1], r[2])
+		}
+		if !strings.Contains(r[4].Text, b) || strings.Contains(r[4].Text, a) {
+			t.Errorf("allowed folders after the roots changed: %q", r[4].Text)
+		}
+		if r[5].IsError || r[5].Text != "in rootB" || !r[6].IsError {
+			t.Errorf("reads under roots [B]: %+v, %+v", r[5], r[6])
 		}
 	})
 }

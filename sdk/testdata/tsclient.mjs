@@ -4,10 +4,13 @@
 //   MCP_SDK=<path to @modelcontextprotocol/sdk> node tsclient.mjs '<script JSON>'
 //
 // The script is {"command", "args", "elicitation": bool, "answers": [...],
-// "steps": [{"op": "list"} | {"op": "call", "name", "arguments"}]}. Each
-// answer is an option ("allow_once", ...) accepted as {decision: answer},
-// or "decline". The client prints one JSON object: {"results": [...],
-// "asked": [elicitation params...]}.
+// "roots": [folders] (declares roots when present), "steps": [{"op":
+// "list"} | {"op": "call", "name", "arguments"} | {"op": "setRoots",
+// "roots"} (then notifies the server) | {"op": "waitFor", "name",
+// "arguments", "contains"} (calls until the text contains it, 10 s)]}.
+// Each answer is an option ("allow_once", ...) accepted as {decision:
+// answer}, or "decline". The client prints one JSON object: {"results":
+// [...], "asked": [elicitation params...]}.
 import { pathToFileURL } from 'node:url';
 import path from 'node:path';
 
@@ -19,16 +22,23 @@ if (!sdk) {
 const load = (p) => import(pathToFileURL(path.join(sdk, 'dist', 'esm', p)).href);
 const { Client } = await load('client/index.js');
 const { StdioClientTransport, getDefaultEnvironment } = await load('client/stdio.js');
-const { ElicitRequestSchema } = await load('types.js');
+const { ElicitRequestSchema, ListRootsRequestSchema } = await load('types.js');
 
 const script = JSON.parse(process.argv[2]);
 const answers = [...(script.answers ?? [])];
 const asked = [];
 
-const client = new Client(
-  { name: 'toolwarden-e2e-ts', version: '1.0.0' },
-  { capabilities: script.elicitation ? { elicitation: {} } : {} },
-);
+const capabilities = {};
+if (script.elicitation) capabilities.elicitation = {};
+if (script.roots) capabilities.roots = { listChanged: true };
+const client = new Client({ name: 'toolwarden-e2e-ts', version: '1.0.0' }, { capabilities });
+let roots = script.roots ?? [];
+if (script.roots) {
+  client.setRequestHandler(ListRootsRequestSchema, async () => ({
+    roots: roots.map((dir) => ({ uri: pathToFileURL(dir).href, name: path.basename(dir) })),
+  }));
+}
+const textOf = (res) => (res.content ?? []).filter((c) => c.type === 'text').map((c) => c.text).join('\n');
 if (script.elicitation) {
   client.setRequestHandler(ElicitRequestSchema, async (request) => {
     asked.push(request.params);
@@ -56,8 +66,20 @@ for (const step of script.steps) {
       results.push({ op: 'list', tools: res.tools.map((t) => t.name) });
     } else if (step.op === 'call') {
       const res = await client.callTool({ name: step.name, arguments: step.arguments ?? {} });
-      const text = (res.content ?? []).filter((c) => c.type === 'text').map((c) => c.text).join('\n');
-      results.push({ op: 'call', name: step.name, isError: res.isError === true, text });
+      results.push({ op: 'call', name: step.name, isError: res.isError === true, text: textOf(res) });
+    } else if (step.op === 'setRoots') {
+      roots = step.roots;
+      await client.sendRootsListChanged();
+      results.push({ op: 'setRoots' });
+    } else if (step.op === 'waitFor') {
+      const until = Date.now() + 10000;
+      let res;
+      do {
+        res = await client.callTool({ name: step.name, arguments: step.arguments ?? {} });
+        if (textOf(res).includes(step.contains)) break;
+        await new Promise((r) => setTimeout(r, 50));
+      } while (Date.now() < until);
+      results.push({ op: 'waitFor', name: step.name, isError: res.isError === true, text: textOf(res) });
     }
   } catch (err) {
     results.push({ op: step.op, name: step.name, thrown: String(err?.message ?? err) });
