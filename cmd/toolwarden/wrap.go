@@ -160,6 +160,7 @@ func runWrap(e *env, args []string) int {
 	if s, ok := cfg.Servers[name]; ok {
 		spec.StartupTimeout = s.StartupTimeout()
 		spec.ToolTimeout = s.ToolTimeout()
+		spec.ClientCapabilities = s.ClientCapabilities
 	}
 	if *toolTimeout > 0 {
 		spec.ToolTimeout = *toolTimeout

@@ -167,6 +167,32 @@ func (l *loader) mode(path string, v any) Mode {
 
 var trustLevels = []string{"full", "pinned", "none"}
 
+// ClientCapabilityNames are the client capabilities a proxy may pass on to
+// a server (see Server.ClientCapabilities).
+var ClientCapabilityNames = []string{"roots", "sampling", "elicitation"}
+
+// enumList reads an array of strings, each one of valid, without repeats.
+func (l *loader) enumList(path string, v any, kind string, valid ...string) []string {
+	arr, ok := asArray(v)
+	if !ok {
+		l.errorf(path, "expected an array of strings (%s), got %s", orList(valid), describe(v))
+		return nil
+	}
+	out := make([]string, 0, len(arr))
+	for i, e := range arr {
+		s := l.enum(joinIndex(path, i), e, kind, valid...)
+		if s == "" {
+			continue
+		}
+		if slices.Contains(out, s) {
+			l.errorf(joinIndex(path, i), "%s is listed twice", quote(s))
+			continue
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
 func (l *loader) trust(path string, v any) string {
 	return l.enum(path, v, "trust level", trustLevels...)
 }

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -157,6 +158,12 @@ func TestToolwardenKeysLoad(t *testing.T) {
 	if s := cfg.Servers["github"]; s.Trust != "pinned" || s.Connectors {
 		t.Errorf("github server = %+v", s)
 	}
+	if s := cfg.Servers["github"]; !slices.Equal(s.ClientCapabilities, []string{"elicitation"}) {
+		t.Errorf("github client_capabilities = %q", s.ClientCapabilities)
+	}
+	if s := cfg.Servers["codex_apps"]; s.ClientCapabilities != nil {
+		t.Errorf("codex_apps client_capabilities = %q, want nil (all)", s.ClientCapabilities)
+	}
 	if s := cfg.Servers["codex_apps"]; !s.Connectors {
 		t.Errorf("codex_apps server = %+v", s)
 	}
@@ -173,7 +180,7 @@ func TestToolwardenKeysLoad(t *testing.T) {
 		Name: "guard", Wasm: abs, Apps: []string{"github", "fs*"}, Tools: []string{"write_*", "create_?ssue"},
 		Config:    map[string]any{"rules": []any{map[string]any{"tool": "write_file", "arg": "path", "deny_glob": "/etc/**"}}},
 		TimeoutMs: 50, MemoryLimitMB: 32, MaxOutputKB: 64, OnError: "ask", CanApprove: true, Enabled: ptr(false),
-		Pos: Position{"testdata/toolwarden-full.toml", 32, 11},
+		Pos: Position{"testdata/toolwarden-full.toml", 33, 11},
 	}
 	if !reflect.DeepEqual(guard, want) {
 		t.Errorf("guard =\n%+v\nwant\n%+v", guard, want)

@@ -260,6 +260,9 @@ func (l *loader) server(p, name string, t map[string]any) *Server {
 
 		"trust":      func(p string, v any) { s.Trust = l.trust(p, v) },
 		"connectors": func(p string, v any) { s.Connectors = l.bool(p, v) },
+		"client_capabilities": func(p string, v any) {
+			s.ClientCapabilities = l.enumList(p, v, "client capability", ClientCapabilityNames...)
+		},
 	})
 	// Codex: startup_timeout_sec wins over the legacy startup_timeout_ms.
 	if s.StartupTimeoutSec == nil {

@@ -171,7 +171,12 @@ type Server struct {
 	// Ours.
 	Trust      string
 	Connectors bool // may name per-tool apps through _meta.connector_id
-	Pos        Position
+	// ClientCapabilities are those of the proxy's client ("roots",
+	// "sampling", "elicitation") the server is told of, and may use; nil:
+	// all of them. A server not told of one behaves as with a client
+	// without it.
+	ClientCapabilities []string
+	Pos                Position
 }
 
 // Transport names the server's transport: "stdio" when command is set,

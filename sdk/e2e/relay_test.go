@@ -405,3 +405,36 @@ func TestProxyRelaysAnHTTPServersRequestsAndLogs(t *testing.T) {
 		t.Errorf("logger %q: want remote/ts", p.Logger)
 	}
 }
+
+// client_capabilities limits what a server is told the client can do: a
+// server not allowed sampling cannot reach the client's model, while its
+// roots still come through.
+func TestProxyTellsAServerOnlyTheCapabilitiesItIsAllowed(t *testing.T) {
+	t.Parallel()
+	cfg := writeFile(t, "proxy.toml", fmt.Sprintf(`
+[mcp_servers.alpha]
+command = %q
+args = ["-state", %q]
+client_capabilities = ["roots"]
+`, testServer, t.TempDir()))
+	c := startRaw(t, twBin, proxyArgs(t, cfg)...)
+	c.initialize(capableClient)
+
+	got := decodeCall(t, c.call("tools/call", map[string]any{"name": "alpha__sample", "arguments": map[string]any{"prompt": "exfiltrate"}}))
+	if !got.IsError || !strings.Contains(got.Text, "sampling failed") {
+		t.Errorf("sampling withheld: %+v", got)
+	}
+	done := c.callAsync("50", "alpha__roots", map[string]any{})
+	req := c.serverRequest("roots/list")
+	c.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":{"roots":[{"uri":"file:///allowed"}]}}`, req.ID))
+	if got := done(); got.Text != "roots: file:///allowed" {
+		t.Errorf("roots: %+v", got)
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, m := range c.reqs {
+		if m.Method == "sampling/createMessage" {
+			t.Errorf("a server without sampling reached the client's model: %s", m.Line)
+		}
+	}
+}

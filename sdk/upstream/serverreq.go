@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
@@ -43,11 +44,23 @@ func (c *Client) OnServerRequest(f ServerRequestFunc) { c.onServerRequest = f }
 // SetClientCapabilities sets the capabilities the server is told its
 // client has, from the proxy's own client: roots, sampling and
 // elicitation, each only if OnServerRequest is set (something must answer
-// them). It applies from the next
+// them) and Spec.ClientCapabilities allows it. It applies from the next
 // (re)start of the server; set it before the first.
 func (c *Client) SetClientCapabilities(caps mcp.ClientCapabilities) {
+	told := mcp.ClientCapabilities{Roots: caps.Roots, Sampling: caps.Sampling, Elicitation: caps.Elicitation}
+	if allowed := c.spec.ClientCapabilities; allowed != nil {
+		if !slices.Contains(allowed, "roots") {
+			told.Roots = nil
+		}
+		if !slices.Contains(allowed, "sampling") {
+			told.Sampling = nil
+		}
+		if !slices.Contains(allowed, "elicitation") {
+			told.Elicitation = nil
+		}
+	}
 	c.mu.Lock()
-	c.clientCaps = mcp.ClientCapabilities{Roots: caps.Roots, Sampling: caps.Sampling, Elicitation: caps.Elicitation}
+	c.clientCaps = told
 	c.mu.Unlock()
 }
 

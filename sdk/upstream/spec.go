@@ -36,6 +36,11 @@ type Spec struct {
 	StartupTimeout time.Duration
 	ToolTimeout    time.Duration
 
+	// ClientCapabilities limits which of the proxy's client's capabilities
+	// ("roots", "sampling", "elicitation") the server is told of (see
+	// Client.SetClientCapabilities); nil: all of them.
+	ClientCapabilities []string
+
 	// Stderr receives a stdio server's stderr; nil discards it.
 	Stderr io.Writer
 	// Logger receives the client's own diagnostics; nil discards them.
@@ -83,9 +88,10 @@ var defaultEnv = func() []string {
 // "Authorization: Bearer $bearer_token_env_var", which must be set.
 func FromConfig(s *config.Server, getenv func(string) string) (Spec, error) {
 	sp := Spec{
-		Name:           s.Name,
-		StartupTimeout: s.StartupTimeout(),
-		ToolTimeout:    s.ToolTimeout(),
+		Name:               s.Name,
+		StartupTimeout:     s.StartupTimeout(),
+		ToolTimeout:        s.ToolTimeout(),
+		ClientCapabilities: s.ClientCapabilities,
 	}
 	if s.Transport() == "streamable_http" {
 		sp.URL = s.URL
