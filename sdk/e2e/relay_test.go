@@ -438,3 +438,26 @@ client_capabilities = ["roots"]
 		}
 	}
 }
+
+// A server cannot flood the client: past 256 requests waiting for the
+// client, the next are refused at once.
+func TestWrapBoundsTheRequestsWaitingForTheClient(t *testing.T) {
+	t.Parallel()
+	c := startRaw(t, twBin, wrapArgs(t, "ts", nil, testServer, "-state", t.TempDir())...)
+	c.initialize(capableClient)
+	got := decodeCall(t, c.call("tools/call", map[string]any{"name": "roots_many", "arguments": map[string]any{"n": 300}}))
+	if !strings.HasPrefix(got.Text, "refused 44: ") || !strings.Contains(got.Text, "more than 256 requests to the client are in flight") {
+		t.Errorf("roots_many: %+v", got)
+	}
+	c.mu.Lock()
+	n := 0
+	for _, m := range c.reqs {
+		if m.Method == "roots/list" {
+			n++
+		}
+	}
+	c.mu.Unlock()
+	if n != 256 {
+		t.Errorf("%d requests reached the client, want 256", n)
+	}
+}

@@ -114,6 +114,10 @@ func (p *Proxy) upstreamAsked(ctx context.Context, u *upstream.Client, method st
 	d := &p.down
 	ch := make(chan relayAnswer, 1)
 	d.mu.Lock()
+	if len(d.waits) >= maxInFlight {
+		d.mu.Unlock()
+		return nil, &upstream.RPCError{Code: mcp.INTERNAL_ERROR, Message: fmt.Sprintf("toolwarden: more than %d requests to the client are in flight; try again later", maxInFlight)}
+	}
 	if d.waits == nil {
 		d.waits = map[string]chan relayAnswer{}
 	}

@@ -135,6 +135,29 @@ func main() {
 			}
 			return mcp.NewToolResultText("roots: " + strings.Join(uris, " ")), nil
 		})
+	s.AddTool(mcp.NewTool("roots_many", append([]mcp.ToolOption{mcp.WithDescription("Asks for the client's roots n times at once, waits up to a second, and reports the requests refused."),
+		mcp.WithNumber("n")}, ro...)...),
+		func(ctx context.Context, r mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			n := int(r.GetFloat("n", 1))
+			ctx, cancel := context.WithTimeout(ctx, time.Second)
+			defer cancel()
+			errs := make(chan error, n)
+			for range n {
+				go func() {
+					_, err := s.RequestRoots(ctx, mcp.ListRootsRequest{})
+					errs <- err
+				}()
+			}
+			refused, first := 0, ""
+			for range n {
+				if err := <-errs; err != nil && strings.Contains(err.Error(), "in flight") {
+					if refused++; first == "" {
+						first = err.Error()
+					}
+				}
+			}
+			return mcp.NewToolResultText(fmt.Sprintf("refused %d: %s", refused, first)), nil
+		})
 	s.AddTool(mcp.NewTool("ask", append([]mcp.ToolOption{mcp.WithDescription("Asks the user a question (elicitation/create) and returns the answer."),
 		mcp.WithString("question", mcp.Required())}, ro...)...),
 		func(ctx context.Context, r mcp.CallToolRequest) (*mcp.CallToolResult, error) {
