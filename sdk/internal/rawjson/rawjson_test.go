@@ -119,3 +119,42 @@ func TestReadMessage(t *testing.T) {
 		}
 	}
 }
+
+// ReadMessage reads what encoding/json reads into a struct with those five
+// members (keys folded as it folds them, a later duplicate winning), null
+// counting as absent for id, params and error.
+func FuzzReadMessageAgreesWithEncodingJSON(f *testing.F) {
+	for _, c := range append(corpus,
+		`{"jsonrpc":"2.0","id":"toolwarden-relay-3","result":{"roots":[]}}`,
+		`{"Id":1,"ID":2,"METHOD":"x","Params":[1],"error":null,"result":{}}`,
+		`{"id":null,"error":{"code":-1},"params":null}`) {
+		f.Add([]byte(c))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if !json.Valid(b) {
+			return
+		}
+		var want struct {
+			ID, Method, Params, Result, Error json.RawMessage
+		}
+		isObj := json.Unmarshal(b, &want) == nil && bytes.HasPrefix(bytes.TrimLeft(b, " \t\r\n"), []byte("{"))
+		got, ok := ReadMessage(b)
+		if ok != isObj {
+			t.Fatalf("ReadMessage(%q) ok = %v, encoding/json: object %v", b, ok, isObj)
+		}
+		if !ok {
+			return
+		}
+		null := func(r json.RawMessage) string {
+			if string(r) == "null" {
+				return ""
+			}
+			return string(r)
+		}
+		if string(got.ID) != null(want.ID) || string(got.Method) != string(want.Method) || string(got.Params) != null(want.Params) ||
+			string(got.Result) != string(want.Result) || string(got.Error) != null(want.Error) {
+			t.Fatalf("ReadMessage(%q) = %q %q %q %q %q, encoding/json %q %q %q %q %q", b,
+				got.ID, got.Method, got.Params, got.Result, got.Error, want.ID, want.Method, want.Params, want.Result, want.Error)
+		}
+	})
+}
