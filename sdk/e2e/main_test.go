@@ -49,6 +49,15 @@ func run(m *testing.M) int {
 			// The proxy under test runs with the race detector too.
 			args = append(args, "-race")
 		}
+		if cover := os.Getenv("TOOLWARDEN_E2E_COVERDIR"); cover != "" && b.out == twBin {
+			// scripts/coverage.sh: the binary counts what the e2e tests
+			// run of the module, into GOCOVERDIR, which its runs inherit.
+			args = append(args, "-cover", "-coverpkg=github.com/toolwarden/toolwarden/...")
+			if err := os.Setenv("GOCOVERDIR", cover); err != nil {
+				fmt.Fprintln(os.Stderr, err)
+				return 1
+			}
+		}
 		cmd := exec.Command("go", append(args, b.pkg)...)
 		cmd.Dir = root
 		if out, err := cmd.CombinedOutput(); err != nil {
