@@ -16,6 +16,11 @@
 //     prompts are named <server>__<prompt>, lists merged, and a resource
 //     URI goes only to the server that listed it. Results are relayed as
 //     written; list_changed and resource updates are relayed.
+//   - what an upstream asks of its client (sampling, elicitation, roots)
+//     goes to the proxy's client under an id of the proxy's own, and the
+//     answer back; each upstream is told the client's capabilities (as
+//     narrowed by client_capabilities). Log messages are relayed at the
+//     client's logging/setLevel, which goes to every upstream.
 //   - upstream failures are tool errors: a timeout, a crash (restarted on
 //     the next call, with backoff), garbage output; a trustworthily
 //     idempotent tool is retried once after a transport failure.

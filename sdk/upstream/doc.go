@@ -7,8 +7,12 @@
 // reader hands the result, undecoded, to a Receiver. Request sends any
 // other request (prompts, resources, completions) with the same restarts
 // and timeout, Subscribe keeps resource subscriptions across restarts,
-// OnNotify hands over the server's prompt and resource notifications, and
-// OnProgress the progress of calls begun with a token (BeginWithProgress).
+// OnNotify hands over the server's prompt and resource notifications and
+// its log messages (SetLogLevel sets their level, and keeps it across
+// restarts), and OnProgress the progress of calls begun with a token
+// (BeginWithProgress). OnServerRequest answers what the server asks of its
+// client (sampling, elicitation, roots), which SetClientCapabilities says
+// it may ask.
 //
 //	c := upstream.New(upstream.Spec{Name: "fs", Command: "npx",
 //		Args: []string{"-y", "@modelcontextprotocol/server-filesystem", "/tmp"}}, "dev", nil)
