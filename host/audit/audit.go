@@ -13,7 +13,7 @@ import (
 // Record is one line of the log.
 type Record struct {
 	Time    time.Time `json:"time"`
-	Event   string    `json:"event"` // "check", "observe", "approve"
+	Event   string    `json:"event"` // "check", "observe", "approve", "relay"
 	Session string    `json:"session"`
 	// Decision is the policy.Decision (or other event payload), inlined as JSON.
 	Decision any `json:"decision,omitempty"`

@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -66,7 +68,9 @@ func (c *rawClient) notesOf(method string) []rawMessage {
 
 func TestWrapRelaysTheUpstreamsRequestsToTheClient(t *testing.T) {
 	t.Parallel()
-	c := startRaw(t, twBin, wrapArgs(t, "ts", nil, testServer, "-state", t.TempDir())...)
+	auditLog := filepath.Join(t.TempDir(), "audit.jsonl")
+	args := wrapArgs(t, "ts", nil, testServer, "-state", t.TempDir())
+	c := startRaw(t, twBin, append([]string{args[0], "--audit", auditLog}, args[1:]...)...)
 	c.initialize(capableClient)
 
 	// Sampling: the request reaches the client as the server wrote it,
@@ -137,6 +141,26 @@ func TestWrapRelaysTheUpstreamsRequestsToTheClient(t *testing.T) {
 	eventually(t, 5*time.Second, "the forged answer logged", func() bool {
 		return strings.Contains(c.log.String(), "dropped an answer to a request toolwarden did not send")
 	})
+
+	// The audit log has a record of each relayed request, and how it ended.
+	b, err := os.ReadFile(auditLog)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var relays []string
+	for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		var r struct {
+			Event    string
+			Decision struct{ Server, Method, Outcome string }
+		}
+		if json.Unmarshal([]byte(line), &r) == nil && r.Event == "relay" {
+			relays = append(relays, r.Decision.Server+" "+r.Decision.Method+" "+r.Decision.Outcome)
+		}
+	}
+	want := []string{"ts sampling/createMessage answered", "ts sampling/createMessage error", "ts roots/list answered", "ts elicitation/create answered"}
+	if !slices.Equal(relays, want) {
+		t.Errorf("audit log relays:\n%q\nwant\n%q", relays, want)
+	}
 }
 
 // A client that declared nothing is not asked anything: the upstream is

@@ -11,6 +11,7 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/toolwarden/toolwarden/host"
 	"github.com/toolwarden/toolwarden/sdk/internal/rawjson"
 	"github.com/toolwarden/toolwarden/sdk/upstream"
 )
@@ -106,8 +107,16 @@ func (p *Proxy) awaitHello(ctx context.Context) {
 }
 
 // upstreamAsked relays a request an upstream made of its client
-// (upstream.ServerRequestFunc) and returns the client's answer.
+// (upstream.ServerRequestFunc) and returns the client's answer. The audit
+// log records it (host.Relayed).
 func (p *Proxy) upstreamAsked(ctx context.Context, u *upstream.Client, method string, params json.RawMessage) (json.RawMessage, *upstream.RPCError) {
+	res, rpcErr, outcome := p.relay(ctx, u, method, params)
+	p.h.Relayed(p.session, host.Relay{Server: u.Name(), Method: method, Outcome: outcome})
+	return res, rpcErr
+}
+
+// relay is upstreamAsked's work; outcome is how it ended (see host.Relay).
+func (p *Proxy) relay(ctx context.Context, u *upstream.Client, method string, params json.RawMessage) (json.RawMessage, *upstream.RPCError, string) {
 	if method == string(mcp.MethodElicitationCreate) && p.aggregates() {
 		params = withAsker(params, u.Name())
 	}
@@ -116,7 +125,7 @@ func (p *Proxy) upstreamAsked(ctx context.Context, u *upstream.Client, method st
 	d.mu.Lock()
 	if len(d.waits) >= maxInFlight {
 		d.mu.Unlock()
-		return nil, &upstream.RPCError{Code: mcp.INTERNAL_ERROR, Message: fmt.Sprintf("toolwarden: more than %d requests to the client are in flight; try again later", maxInFlight)}
+		return nil, &upstream.RPCError{Code: mcp.INTERNAL_ERROR, Message: fmt.Sprintf("toolwarden: more than %d requests to the client are in flight; try again later", maxInFlight)}, "refused"
 	}
 	if d.waits == nil {
 		d.waits = map[string]chan relayAnswer{}
@@ -143,24 +152,24 @@ func (p *Proxy) upstreamAsked(ctx context.Context, u *upstream.Client, method st
 	line = append(line, "}\n"...)
 	if _, err := p.out.Write(line); err != nil {
 		forget()
-		return nil, &upstream.RPCError{Code: mcp.INTERNAL_ERROR, Message: "toolwarden: cannot reach the client: " + err.Error()}
+		return nil, &upstream.RPCError{Code: mcp.INTERNAL_ERROR, Message: "toolwarden: cannot reach the client: " + err.Error()}, "refused"
 	}
 
 	select {
 	case a := <-ch:
 		if a.rpcErr != nil {
-			return nil, relayedError(a.rpcErr)
+			return nil, relayedError(a.rpcErr), "error"
 		}
-		return a.result, nil
+		return a.result, nil, "answered"
 	case <-ctx.Done():
 		// The upstream withdrew its request (or went away): so do we.
 		forget()
 		note := fmt.Appendf(nil, `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":%s,"reason":"the server cancelled its request"}}`+"\n", id)
 		_, _ = p.out.Write(note)
-		return nil, &upstream.RPCError{Code: mcp.REQUEST_INTERRUPTED, Message: "cancelled"}
+		return nil, &upstream.RPCError{Code: mcp.REQUEST_INTERRUPTED, Message: "cancelled"}, "withdrawn"
 	case <-p.runCtx.Done():
 		forget()
-		return nil, &upstream.RPCError{Code: mcp.INTERNAL_ERROR, Message: "toolwarden: the client is gone"}
+		return nil, &upstream.RPCError{Code: mcp.INTERNAL_ERROR, Message: "toolwarden: the client is gone"}, "refused"
 	}
 }
 
