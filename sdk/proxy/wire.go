@@ -140,15 +140,15 @@ func (in *intake) next() ([]byte, error) {
 }
 
 // take looks at a message before mcp-go does. tools/call is served by the
-// proxy itself and not passed on (see Proxy.dispatch), and so are the
-// requests for prompts, resources and completions (see Proxy.pass, after
-// the call's path: they cost a call nothing); for tools/list the id is
-// noted so that output can rewrite the answer; notifications/cancelled
-// also cancels the proxy's call or request.
+// proxy itself and not passed on (see Proxy.dispatch), and so are, after
+// the call's path (they cost a call nothing), the client's answers to
+// requests the proxy relayed (Proxy.answered), the requests for prompts,
+// resources and completions (Proxy.pass) and logging/setLevel
+// (Proxy.setLevel); for tools/list the id is noted so that output can
+// rewrite the answer; notifications/roots/list_changed goes to the
+// upstreams too; notifications/cancelled also cancels the proxy's call or
+// request.
 func (in *intake) take(line []byte) bool {
-	if bytes.Contains(line, relayIDMarker) && in.p.answered(line) {
-		return true
-	}
 	if bytes.Contains(line, callMarker) {
 		c := &call{p: in.p}
 		if parseCallInto(line, &c.req) {
@@ -156,6 +156,9 @@ func (in *intake) take(line []byte) bool {
 			in.p.dispatch(c)
 			return true
 		}
+	}
+	if bytes.Contains(line, relayIDMarker) && in.p.answered(line) {
+		return true
 	}
 	if r, ok := parsePassRequest(line); ok {
 		in.p.pass(r)
