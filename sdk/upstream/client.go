@@ -1,7 +1,6 @@
 package upstream
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -808,12 +807,7 @@ func appendCallLine(b []byte, id uint64, name string, args json.RawMessage, prog
 	}
 	if len(args) > 0 {
 		b = append(b, `,"arguments":`...)
-		if bytes.ContainsAny(args, "\r\n") {
-			var buf bytes.Buffer
-			_ = json.Compact(&buf, args)
-			args = buf.Bytes()
-		}
-		b = append(b, args...)
+		b = append(b, oneLine(args)...)
 	}
 	return append(b, "}}\n"...)
 }

@@ -1,6 +1,7 @@
 package upstream
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -180,7 +181,7 @@ func (s *stdioTransport) serverRequest(m string, id, params []byte) bool {
 			if !rawjson.Valid(res) {
 				res = json.RawMessage(`{}`)
 			}
-			line = fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%s,"result":%s}`+"\n", id, compactLine(res))
+			line = fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%s,"result":%s}`+"\n", id, oneLine(res))
 		}
 		_ = s.write(line)
 	}()
@@ -273,16 +274,13 @@ func validOrNil(b json.RawMessage) json.RawMessage {
 	return b
 }
 
-// compactLine returns raw JSON on one line.
-func compactLine(raw json.RawMessage) []byte {
-	for _, c := range raw {
-		if c == '\n' || c == '\r' {
-			var out []byte
-			if b, err := json.Marshal(raw); err == nil { // json.RawMessage marshals compacted
-				out = b
-			}
-			return out
-		}
+// oneLine returns valid raw JSON on one line (a stdio message must not
+// span lines), compacting it only if it does.
+func oneLine(raw []byte) []byte {
+	if !bytes.ContainsAny(raw, "\r\n") {
+		return raw
 	}
-	return raw
+	var buf bytes.Buffer
+	_ = json.Compact(&buf, raw)
+	return buf.Bytes()
 }
