@@ -13,6 +13,8 @@ import (
 	"github.com/tetratelabs/wazero/api"
 	"github.com/tetratelabs/wazero/experimental"
 	"github.com/tetratelabs/wazero/sys"
+
+	"github.com/toolwarden/toolwarden/host/plugin/internal/instrument"
 )
 
 // instance is one instantiation of a plugin. It runs one event at a time and
@@ -251,14 +253,14 @@ func (p *Plugin) newInstance(ctx context.Context) (_ *instance, err error) {
 	in.mod = mod
 	in.handle = mod.ExportedFunction(handleExport)
 	in.mem = mod.ExportedMemory(memoryExport)
-	in.stop, _ = mod.ExportedGlobal(stopExport).(api.MutableGlobal)
-	in.fuel, _ = mod.ExportedGlobal(fuelExport).(api.MutableGlobal)
+	in.stop, _ = mod.ExportedGlobal(instrument.StopExport).(api.MutableGlobal)
+	in.fuel, _ = mod.ExportedGlobal(instrument.FuelExport).(api.MutableGlobal)
 	if in.handle == nil || in.mem == nil || (in.stop == nil || in.fuel == nil) && !p.rt.opts.noDeadlines {
 		return nil, errors.New("instantiate: exports vanished")
 	}
 	in.timer = time.AfterFunc(time.Hour, in.fire)
 	in.timer.Stop()
-	for _, name := range [...]string{startExport, initExport} {
+	for _, name := range [...]string{instrument.StartExport, initExport} {
 		fn := mod.ExportedFunction(name)
 		if fn == nil {
 			continue
@@ -274,7 +276,7 @@ func (p *Plugin) newInstance(ctx context.Context) (_ *instance, err error) {
 			return nil, errors.New("instantiate: timeout after " + p.initTimeout.String())
 		}
 		if err != nil {
-			if name == startExport {
+			if name == instrument.StartExport {
 				name = "the start function"
 			}
 			return nil, fmt.Errorf("instantiate: %s", in.describeTrap(err, name))

@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	"github.com/tetratelabs/wazero"
+
+	"github.com/toolwarden/toolwarden/host/plugin/internal/instrument"
 )
 
 // module is a compiled plugin binary that passed the ABI checks. Several
@@ -59,8 +61,8 @@ func problems(imports, exports []Extern) []string {
 		out = append(out, fmt.Sprintf("export %q is a %s, want a function () -> ()", initExport, kind))
 	}
 	for _, e := range exports {
-		if strings.HasPrefix(e.Name, reservedPrefix) {
-			out = append(out, fmt.Sprintf("export %q uses a name reserved for the host (prefix %q)", e.Name, reservedPrefix))
+		if strings.HasPrefix(e.Name, instrument.ReservedPrefix) {
+			out = append(out, fmt.Sprintf("export %q uses a name reserved for the host (prefix %q)", e.Name, instrument.ReservedPrefix))
 		}
 	}
 	for _, im := range imports {
@@ -128,7 +130,7 @@ func (rt *Runtime) compile(ctx context.Context, bin []byte) (*module, error) {
 	if m, ok := rt.modules[sum]; ok {
 		return m, nil
 	}
-	ibin, err := instrument(bin)
+	ibin, err := instrument.Module(bin)
 	if err != nil {
 		return nil, fmt.Errorf("instrument: %w", err)
 	}
@@ -192,10 +194,10 @@ func (rt *Runtime) Inspect(ctx context.Context, bin []byte) (*Info, error) {
 	// is what Load compiles: the instrumented module.
 	r := wazero.NewRuntimeWithConfig(ctx, wazero.NewRuntimeConfig())
 	defer r.Close(ctx)
-	ibin, err := instrument(bin)
+	ibin, err := instrument.Module(bin)
 	if err != nil {
-		var ie *instrumentError
-		if !errors.As(err, &ie) || !strings.Contains(ie.msg, "reserved for the host") {
+		var ie *instrument.Error
+		if !errors.As(err, &ie) || !ie.Reserved() {
 			info.Problems = append(info.Problems, "instrument: "+err.Error())
 		}
 		ibin = bin // still list what the module declares

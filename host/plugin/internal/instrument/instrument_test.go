@@ -1,23 +1,18 @@
-package plugin
+package instrument
 
 import (
 	"bytes"
 	"context"
-	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"reflect"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/api"
-	"github.com/toolwarden/toolwarden/host/config"
-	"github.com/toolwarden/toolwarden/host/policy"
 	"github.com/toolwarden/toolwarden/plugins"
-	"github.com/toolwarden/toolwarden/plugins/trifecta"
 )
 
 // corpus lists every module the instrumenter must handle: the hostile
@@ -25,8 +20,8 @@ import (
 // Go plugins.
 func corpus(t testing.TB) map[string][]byte {
 	t.Helper()
-	files, _ := filepath.Glob(filepath.Join("testdata", "*", "*.wasm"))
-	files = append(files, filepath.Join("..", "..", "pdk", "testdata", "conformance", "example.wasm"))
+	files, _ := filepath.Glob(filepath.Join("..", "..", "testdata", "*", "*.wasm"))
+	files = append(files, filepath.Join("..", "..", "..", "..", "pdk", "testdata", "conformance", "example.wasm"))
 	out := map[string][]byte{}
 	for _, f := range files {
 		out[f] = readFile(t, f)
@@ -62,7 +57,7 @@ func TestInstrumentCorpus(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			orig := bytes.Clone(bin)
 			start := time.Now()
-			out, err := instrument(bin)
+			out, err := Module(bin)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -72,7 +67,7 @@ func TestInstrumentCorpus(t *testing.T) {
 			if !bytes.Equal(bin, orig) {
 				t.Fatal("instrument modified its input")
 			}
-			if again, _ := instrument(bin); !bytes.Equal(again, out) {
+			if again, _ := Module(bin); !bytes.Equal(again, out) {
 				t.Error("instrument is not deterministic")
 			}
 			cm, err := r.CompileModule(ctx, out)
@@ -80,7 +75,7 @@ func TestInstrumentCorpus(t *testing.T) {
 				t.Fatalf("compile: %v", err)
 			}
 			defer cm.Close(ctx)
-			for _, g := range []string{stopExport, fuelExport} {
+			for _, g := range []string{StopExport, FuelExport} {
 				if !bytes.Contains(out, []byte(g)) {
 					t.Errorf("no %s export", g)
 				}
@@ -94,7 +89,7 @@ func TestInstrumentCorpus(t *testing.T) {
 					}
 				}
 			}
-			if _, err := instrument(out); err == nil || !strings.Contains(err.Error(), "reserved for the host") {
+			if _, err := Module(out); err == nil || !strings.Contains(err.Error(), "reserved for the host") {
 				t.Errorf("instrumenting twice: %v, want the reserved-name error", err)
 			}
 			if validate != "" {
@@ -156,11 +151,11 @@ func instantiateFeatures(t *testing.T, r wazero.Runtime, cm wazero.CompiledModul
 	}
 	fm := featureModule{mod: mod}
 	if instrumented {
-		if _, err := mod.ExportedFunction(startExport).Call(ctx); err != nil {
+		if _, err := mod.ExportedFunction(StartExport).Call(ctx); err != nil {
 			t.Fatal(err)
 		}
-		fm.stop = mod.ExportedGlobal(stopExport).(api.MutableGlobal)
-		fm.fuel = mod.ExportedGlobal(fuelExport).(api.MutableGlobal)
+		fm.stop = mod.ExportedGlobal(StopExport).(api.MutableGlobal)
+		fm.fuel = mod.ExportedGlobal(FuelExport).(api.MutableGlobal)
 	}
 	return fm
 }
@@ -169,8 +164,8 @@ func instantiateFeatures(t *testing.T, r wazero.Runtime, cm wazero.CompiledModul
 // its checks once the stop flag is set.
 func TestInstrumentKeepsBehaviour(t *testing.T) {
 	ctx := context.Background()
-	bin := readFile(t, filepath.Join("testdata", "wat", "features.wasm"))
-	out, err := instrument(bin)
+	bin := readFile(t, filepath.Join("..", "..", "testdata", "wat", "features.wasm"))
+	out, err := Module(bin)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -227,7 +222,7 @@ func equalU64(a, b []uint64) bool {
 // code: wazero's compiler reloads the global at every loop header.
 func TestInstrumentStopFromAnotherGoroutine(t *testing.T) {
 	ctx := context.Background()
-	out, err := instrument(readFile(t, filepath.Join("testdata", "wat", "features.wasm")))
+	out, err := Module(readFile(t, filepath.Join("..", "..", "testdata", "wat", "features.wasm")))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -285,7 +280,7 @@ func TestInstrumentRefuses(t *testing.T) {
 	r := wazero.NewRuntime(ctx)
 	defer r.Close(ctx)
 	ok := oneFunc(0x01) // nop
-	if _, err := instrument(ok); err != nil {
+	if _, err := Module(ok); err != nil {
 		t.Fatalf("the base module: %v", err)
 	}
 	if _, err := r.CompileModule(ctx, ok); err != nil {
@@ -332,7 +327,7 @@ func TestInstrumentRefuses(t *testing.T) {
 			wasmSection(secCode, 1, 8, 1, 0xff, 0xff, 0xff, 0xff, 0x0f, 0x7f, 0x0b)), "too many locals (4294967295, at most 50000)"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			out, err := instrument(c.bin)
+			out, err := Module(c.bin)
 			if err == nil || !strings.Contains(err.Error(), c.want) {
 				t.Errorf("instrument: %v (%d bytes), want an error containing %q", err, len(out), c.want)
 			}
@@ -359,7 +354,7 @@ func TestInstrumentGlobalIndexAndStart(t *testing.T) {
 			10, 0, 0x03, 0x7f, 0x23, 0x00, 0x23, 0x01, 0x6a, 0x0b, 0x0b,
 			4, 0, 0x41, 0x00, 0x0b),
 	)
-	out, err := instrument(bin)
+	out, err := Module(bin)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -374,7 +369,7 @@ func TestInstrumentGlobalIndexAndStart(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, ok := cm.ExportedFunctions()[startExport]; !ok {
+	if _, ok := cm.ExportedFunctions()[StartExport]; !ok {
 		t.Error("no start export")
 	}
 	// Global 0 is imported, 1 defined; the stop flag is 2 and fuel 3.
@@ -391,26 +386,6 @@ func TestInstrumentGlobalIndexAndStart(t *testing.T) {
 // appendCheckPrefix is how a loop check starts: global.get stop.
 func appendCheckPrefix(stop uint32) []byte { return appendU32([]byte{0x23}, stop) }
 
-// Loading instruments: the stop flag is there, the reserved names are
-// refused with an ABI error, and the compile cache sees instrumented code.
-func TestLoadRefusesReservedExports(t *testing.T) {
-	rt := newRuntime(t, Options{})
-	bin := readFile(t, filepath.Join("testdata", "wat", "noop.wasm"))
-	out, err := instrument(bin)
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, err = FromBytes(context.Background(), rt, &config.Policy{Name: "twice"}, out)
-	var f *Fault
-	if !errors.As(err, &f) || f.Kind != FaultLoad || !strings.Contains(err.Error(), `export "__toolwarden_fuel" uses a name reserved for the host (prefix "__toolwarden_")`) {
-		t.Errorf("load of an instrumented module: %v", err)
-	}
-	info, err := rt.Inspect(context.Background(), out)
-	if err != nil || info.ABI == "v1" || len(info.Problems) != 2 {
-		t.Errorf("inspect: %+v, %v", info, err)
-	}
-}
-
 // BenchmarkInstrument is the load-time cost of instrumenting the
 // first-party plugins (Rust, 29 and 70 KB).
 func BenchmarkInstrument(b *testing.B) {
@@ -420,7 +395,7 @@ func BenchmarkInstrument(b *testing.B) {
 			b.SetBytes(int64(len(bin)))
 			b.ReportAllocs()
 			for i := 0; i < b.N; i++ {
-				if _, err := instrument(bin); err != nil {
+				if _, err := Module(bin); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -440,7 +415,7 @@ func FuzzInstrument(f *testing.F) {
 	f.Add(oneFunc(0x03, 0x40, 0x0c, 0x00, 0x0b))
 	ctx := context.Background()
 	f.Fuzz(func(t *testing.T, bin []byte) {
-		out, err := instrument(bin)
+		out, err := Module(bin)
 		if !wazeroSafe(bin) {
 			return // wazero itself could run out of memory on it
 		}
@@ -474,7 +449,7 @@ func FuzzInstrument(f *testing.F) {
 func wazeroSafe(bin []byte) (ok bool) {
 	defer func() {
 		if r := recover(); r != nil {
-			if _, isIE := r.(*instrumentError); !isIE {
+			if _, isIE := r.(*Error); !isIE {
 				panic(r)
 			}
 			ok = false
@@ -536,31 +511,11 @@ func wazeroSafe(bin []byte) (ok bool) {
 	return true
 }
 
-// The first-party plugins answer alike with and without the deadline
-// instrumentation, on the host's own envelopes.
-func TestInstrumentedBuiltinsAnswerAlike(t *testing.T) {
-	with := newRuntime(t, Options{PoolSize: 1})
-	without := newRuntime(t, WithoutDeadlines(Options{PoolSize: 1}))
-	inputs := []*policy.CheckInput{
-		trifectaCall(),
-		argguardCall(),
-		checkInput(`{"path":"/etc/passwd"}`),
-		checkInput(`{"path":"/tmp/../etc/shadow","command":"rm -rf /"}`, trifecta.LabelPrivate),
-		checkInput(`{}`, trifecta.LabelUntrusted, trifecta.LabelPrivate, "x"),
-		trifectaInput(strings.Repeat("long body \u00e9 ", 500)),
+func readFile(t testing.TB, path string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
 	}
-	for _, name := range plugins.Names() {
-		var cfg map[string]any
-		if name == "argguard" {
-			cfg = argguardConfig
-		}
-		a := loadBuiltin(t, with, name, cfg)
-		b := loadBuiltin(t, without, name, cfg)
-		for i, in := range inputs {
-			va, vb := a.Check(context.Background(), in), b.Check(context.Background(), in)
-			if va.Err != nil || !reflect.DeepEqual(va, vb) {
-				t.Errorf("%s, input %d: %+v with deadlines, %+v without", name, i, va, vb)
-			}
-		}
-	}
+	return b
 }
