@@ -2,7 +2,8 @@
 # Installs everything toolwarden's tests need on a fresh Debian machine:
 # the WASM toolchains (clang, lld, wasi-libc, wabt, binaryen, Debian's rustc
 # with the wasm32 standard library) and the npm packages pinned in
-# scripts/npm (real MCP servers, the MCP TypeScript SDK, AssemblyScript).
+# scripts/npm (real MCP servers, the MCP TypeScript SDK, AssemblyScript),
+# and staticcheck.
 # Safe to run again: it installs only what is missing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -27,4 +28,13 @@ if [ ! -x scripts/npm/node_modules/.bin/mcp-server-filesystem ] || [ scripts/npm
 fi
 
 go mod download
+
+# staticcheck, pinned; installed into the Go bin dir (test.sh runs it).
+staticcheck_version=v0.8.2
+gobin="$(go env GOBIN)"
+[ -n "$gobin" ] || gobin="$(go env GOPATH)/bin"
+if ! "$gobin/staticcheck" -version 2>/dev/null | grep -q "${staticcheck_version#v}"; then
+  echo "setup: installing staticcheck $staticcheck_version"
+  (cd "$(mktemp -d)" && GOFLAGS= go install "honnef.co/go/tools/cmd/staticcheck@$staticcheck_version")
+fi
 echo "setup: ok"
