@@ -20,20 +20,32 @@ func (l *loader) interpret(root map[string]any) *Config {
 	cfg := &Config{Apps: map[string]*App{}, Servers: map[string]*Server{}}
 	apPath := "approval_policy"
 	apValue, hasAP := root[apPath]
+	sbPath := "sandbox_mode"
+	sbValue, hasSB := root[sbPath]
 	if v, ok := root["profile"]; ok {
 		if name := l.str("profile", v); name != "" {
 			cfg.Profile = name
-			p, v, ok, found := l.profilePolicy(root, name)
+			p, v, ok, found := l.profileKey(root, name, "approval_policy")
 			switch {
 			case !found:
 				l.errorf("profile", "profile %s is not defined: add a [profiles.%s] table or remove profile (Codex refuses to start with it)", quote(name), quoteKey(name))
 			case ok:
 				apPath, apValue, hasAP = p, v, true
 			}
+			if p, v, ok, _ := l.profileKey(root, name, "sandbox_mode"); ok {
+				if hasSB {
+					// Codex refuses a bad value even where a profile replaces it.
+					l.enum(sbPath, sbValue, "sandbox mode", sandboxModes...)
+				}
+				sbPath, sbValue, hasSB = p, v, true
+			}
 		}
 	}
 	if hasAP {
 		cfg.ApprovalPolicy = l.approvalPolicy(apPath, apValue)
+	}
+	if hasSB {
+		cfg.SandboxMode = SandboxMode{Value: l.enum(sbPath, sbValue, "sandbox mode", sandboxModes...), Pos: l.pos(sbPath)}
 	}
 	if v, ok := root["apps"]; ok {
 		l.apps(cfg, v)
@@ -49,17 +61,22 @@ func (l *loader) interpret(root map[string]any) *Config {
 	return cfg
 }
 
-// profilePolicy finds profiles.<name>.approval_policy. found reports whether
-// the profile exists; ok whether it sets approval_policy.
-func (l *loader) profilePolicy(root map[string]any, name string) (path string, v any, ok, found bool) {
+// profileKey finds profiles.<name>.<key>. found reports whether the profile
+// exists; ok whether it sets key.
+func (l *loader) profileKey(root map[string]any, name, key string) (path string, v any, ok, found bool) {
 	profiles, _ := root["profiles"].(map[string]any)
 	prof, found := profiles[name].(map[string]any)
 	if !found {
 		return "", nil, false, false
 	}
-	v, ok = prof["approval_policy"]
-	return joinKey(joinKey("profiles", name), "approval_policy"), v, ok, true
+	v, ok = prof[key]
+	return joinKey(joinKey("profiles", name), key), v, ok, true
 }
+
+// sandboxModes are Codex's SandboxMode values (kebab-case). toolwarden reads
+// sandbox_mode only because Codex's approval_policy = "never" means "run
+// every MCP call without asking" under danger-full-access.
+var sandboxModes = []string{"read-only", "workspace-write", "danger-full-access"}
 
 var approvalPolicies = []string{"untrusted", "on-failure", "on-request", "never"}
 
@@ -282,7 +299,9 @@ func (l *loader) transport(p string, s *Server, t map[string]any) {
 	switch {
 	case hasCommand:
 		kind, fix = "stdio", "remove it, or remove command to connect over streamable HTTP"
-		foreign = []string{"url", "bearer_token_env_var", "http_headers", "env_http_headers", "http_headers_helper", "oauth_resource"}
+		// Codex's list (mcp_types.rs, TryFrom<RawMcpServerConfig>): OAuth and
+		// auth settings are HTTP-only, so Codex refuses them on stdio too.
+		foreign = []string{"url", "bearer_token_env_var", "http_headers", "env_http_headers", "http_headers_helper", "oauth", "oauth_resource", "auth"}
 	case hasURL:
 		kind, fix = "streamable HTTP", "remove it, or remove url to start the server over stdio"
 		foreign = []string{"args", "env", "env_vars", "cwd"}

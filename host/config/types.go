@@ -43,6 +43,10 @@ type Config struct {
 	Files []string
 
 	ApprovalPolicy ApprovalPolicy
+	// SandboxMode is Codex's sandbox_mode (or the active profile's). Only
+	// "danger-full-access" changes a decision: with approval_policy =
+	// "never", Codex runs MCP calls without asking.
+	SandboxMode SandboxMode
 
 	// Default is [apps._default]; HasDefault says whether the table exists.
 	Default    AppDefault
@@ -78,6 +82,16 @@ type ApprovalPolicy struct {
 	Granular *Granular
 	Pos      Position
 }
+
+// SandboxMode is Codex's sandbox_mode: "read-only", "workspace-write" or
+// "danger-full-access"; empty when unset (Codex's default is read-only).
+type SandboxMode struct {
+	Value string
+	Pos   Position
+}
+
+// FullAccess reports whether Codex would run without a sandbox.
+func (m SandboxMode) FullAccess() bool { return m.Value == "danger-full-access" }
 
 // Granular is approval_policy = { granular = { ... } }.
 type Granular struct {

@@ -21,6 +21,10 @@ type Tool struct {
 	// Declared holds the hints the server claims, from annotations and
 	// namespaced _meta keys. Nothing here is trusted yet.
 	Declared Set
+	// Annotated holds only the hints of the standard annotations object,
+	// without the _meta ones: what Codex reads, so policy can keep its
+	// decisions at least as strict as Codex's from the same definition.
+	Annotated Set
 	// Malformed names hints whose declared value was not a boolean. They are
 	// counted at their strict value (see Hint.Strict): a garbled claim never relaxes policy.
 	Malformed []string
@@ -70,6 +74,7 @@ func ParseTool(raw []byte) (*Tool, error) {
 		}
 		t.declare(h, v)
 	}
+	t.Annotated = t.Declared
 	for h, v := range metaHints {
 		if t.Declared[h] == Unset {
 			t.declare(h, v)
