@@ -32,7 +32,9 @@ type Session struct {
 
 	calls, asks, denies atomic.Int64
 
-	// always, when set, also answers Remembered ("always" approvals).
+	// always, when set, also answers Remembered ("always" approvals). Its
+	// grants are never copied into approvals: the file alone holds them,
+	// so a revoke from any process takes effect in this session too.
 	always *Persistent
 }
 
@@ -48,7 +50,11 @@ func newSession(id string) *Session {
 // ID is the session's identifier.
 func (s *Session) ID() string { return s.id }
 
-// Remembered reports whether the session holds an approval for the key.
+// Remembered reports whether the session holds an approval for the key:
+// one granted for this session (Remember), or an "always" approval in the
+// approvals file as it is now. The two are kept apart: revoking an "always"
+// approval leaves a session approval for the same key, which was a
+// separate answer of the human, in place.
 func (s *Session) Remembered(app, server, connector, tool, hash string) bool {
 	s.mu.RLock()
 	_, ok := s.approvals[ApprovalKey{app, server, connector, tool, hash}]
@@ -59,7 +65,8 @@ func (s *Session) Remembered(app, server, connector, tool, hash string) bool {
 	return ok
 }
 
-// Remember stores a session-scoped approval.
+// Remember stores a session-scoped approval. "Always" approvals go to the
+// approvals file instead (Persistent.Add), never here.
 func (s *Session) Remember(k ApprovalKey) {
 	s.mu.Lock()
 	s.approvals[k] = struct{}{}
