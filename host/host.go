@@ -332,10 +332,11 @@ func (h *Host) Approve(sessionID string, d *Decision, scope Scope) error {
 	case ForSession:
 		s.Remember(key)
 	case Always:
+		// Only the file holds it, not the session too: a revoke (from any
+		// process) then takes effect here as well, on the next call.
 		if err := h.always.Add(key, h.now()); err != nil {
 			return fmt.Errorf("saving approval: %w", err)
 		}
-		s.Remember(key)
 	}
 	if h.audit != nil {
 		h.audit.Write(audit.Record{Time: h.now(), Event: "approve", Session: sessionID, Decision: &key, Scope: scope.String()})
