@@ -83,6 +83,11 @@ type state struct {
 	notes     hints.Notes
 	trust     hints.Trust
 	trustSrc  string
+	// cx are the hints Codex reads (codexHints), computed on first use;
+	// codexAsks records whether Codex's own verdict asks (step 4).
+	cx        hints.Set
+	cxDone    bool
+	codexAsks bool
 }
 
 func (r *Rules) prepare(s *state, server string, tool *hints.Tool, drifted bool, d *Decision) {
@@ -168,7 +173,7 @@ func (r *Rules) Decide(ctx context.Context, in *Input) Decision {
 	// Step 4: baseline approval.
 	mode, modeSrc := s.mode()
 	d.Mode = mode
-	base, rememberable, code, msg := baseline(mode, &s.eff)
+	base, rememberable, code, msg, modeSrc := s.floorBaseline(mode, modeSrc)
 	d.Trace = append(d.Trace, Step{Step: StepApprovalMode, Outcome: base.String(), Source: modeSrc, Detail: msg})
 	d.Decision, d.Rememberable = base, rememberable
 	d.Reasons = make([]Reason, 1, 2)
@@ -188,17 +193,7 @@ func (r *Rules) Decide(ctx context.Context, in *Input) Decision {
 	}
 
 	// Step 7: approval_policy.
-	if d.Decision == Ask && (r.never || r.elicitationsOff) {
-		d.Decision = Deny
-		if r.never {
-			d.Reasons = append(d.Reasons, Reason{Source: StepApprovalPolicy, Code: CodePolicyNever, Message: "requires approval, but approval_policy is never"})
-		} else {
-			d.Reasons = append(d.Reasons, Reason{Source: StepApprovalPolicy, Code: CodeElicitationsOff, Message: "requires approval, but approval_policy.granular.mcp_elicitations is false"})
-		}
-		d.Trace = append(d.Trace, Step{Step: StepApprovalPolicy, Outcome: "deny", Source: r.policySrc, Detail: r.policy + " turns ask into deny"})
-	} else {
-		d.Trace = append(d.Trace, Step{Step: StepApprovalPolicy, Outcome: "pass", Source: r.policySrc, Detail: r.policy})
-	}
+	r.approvalPolicy(&s, in, &d)
 
 	if d.Decision == Ask {
 		d.Prompt = s.prompt(&d)
@@ -265,7 +260,7 @@ func (s *state) visibility() (bool, Reason, Step) {
 			Step{Step: StepVisibility, Outcome: "hidden", Source: src, Detail: msg}
 	}
 	for i := 0; i < s.nApps; i++ {
-		if a := s.apps[i]; !a.enabled {
+		if a := s.apps[i]; !a.enabled && !s.inheritsDefault(i) {
 			return hide(a.enabledSrc, "app is disabled")
 		}
 	}
@@ -283,6 +278,9 @@ func (s *state) visibility() (bool, Reason, Step) {
 	src := ""
 	for i := 0; i < s.nApps; i++ {
 		a := s.apps[i]
+		if s.inheritsDefault(i) {
+			continue
+		}
 		if tr := s.toolRules[i]; tr != nil && tr.enabled != nil {
 			if !*tr.enabled {
 				return hide(tr.enabledSrc, "tool is disabled")
@@ -306,9 +304,24 @@ func (s *state) visibility() (bool, Reason, Step) {
 		if !a.openWorldEnabled && s.eff.IsOpenWorld() {
 			return hide(a.openWorldSrc, "open-world tools are disabled (openWorldHint true or unset)")
 		}
+		// A connector tool's gating is Codex's too: never show what Codex
+		// hides from the hints it reads (annotations only, no trust).
+		if i == 0 && s.nApps == 2 && s.codexGated(a) {
+			return hide(a.destructiveSrc+", "+a.openWorldSrc, "destructive or open-world tools are disabled, and the tool's annotations do not rule that out (Codex's gating)")
+		}
 		src = "hint gating"
 	}
 	return true, Reason{}, Step{Step: StepVisibility, Outcome: "visible", Source: src}
+}
+
+// inheritsDefault reports whether apps[i] is the server's own app of a
+// connector tool with no [apps.<server>] table: then its rules are
+// _default's, which the connector's app already falls back to. Codex applies
+// only the connector's app to such a tool, so with _default.enabled = false
+// an explicitly enabled [apps.<connector>] shows its tools; an explicit
+// [apps.<server>] table still applies on top (stricter than Codex).
+func (s *state) inheritsDefault(i int) bool {
+	return i == 1 && s.nApps == 2 && !s.apps[1].hasTable
 }
 
 // mode is step 4's lookup: per-tool approval_mode (apps, then mcp_servers),

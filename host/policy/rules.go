@@ -18,7 +18,8 @@ type Rules struct {
 
 	policy          string // approval_policy value for the trace
 	never           bool
-	elicitationsOff bool
+	elicitationsOff bool // granular mcp_elicitations = false: traced, asks stay asks (Codex)
+	fullAccess      bool // sandbox_mode = "danger-full-access"
 	policySrc       string
 }
 
@@ -124,6 +125,11 @@ func Compile(cfg *config.Config) (*Rules, error) {
 		r.policy = "granular"
 	case ap.Granular != nil:
 		r.policy = "granular"
+	}
+	r.fullAccess = cfg.SandboxMode.FullAccess()
+	if r.never && r.fullAccess {
+		r.policy = "never with sandbox_mode danger-full-access"
+		r.policySrc = "approval_policy, sandbox_mode"
 	}
 	return r, nil
 }
