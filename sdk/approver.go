@@ -1,0 +1,139 @@
+package sdk
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/toolwarden/toolwarden/host"
+	"github.com/toolwarden/toolwarden/host/hints"
+	"github.com/toolwarden/toolwarden/host/policy"
+)
+
+// Approver answers asks: the agent shows the Question in its own UI and
+// returns the answer the human chose. It is called from the goroutine that
+// made the call, and may be called from several at once.
+//
+// An error, a cancelled ctx, or an answer that was not among the
+// question's Options denies the call.
+type Approver interface {
+	Approve(ctx context.Context, q *Question) (Answer, error)
+}
+
+// ApproverFunc makes a function an Approver.
+type ApproverFunc func(ctx context.Context, q *Question) (Answer, error)
+
+// Approve calls f.
+func (f ApproverFunc) Approve(ctx context.Context, q *Question) (Answer, error) { return f(ctx, q) }
+
+// Answer is the option the human chose.
+type Answer string
+
+// The answers a question may offer.
+const (
+	AllowOnce    Answer = policy.OptionAllowOnce
+	AllowSession Answer = policy.OptionAllowSession
+	AllowAlways  Answer = policy.OptionAlways
+	Deny         Answer = policy.OptionDeny
+)
+
+// scope is how long an allow lasts; ok is false for Deny and for anything
+// that is not an answer.
+func (a Answer) scope() (host.Scope, bool) {
+	switch a {
+	case AllowOnce:
+		return host.Once, true
+	case AllowSession:
+		return host.ForSession, true
+	case AllowAlways:
+		return host.Always, true
+	}
+	return host.Once, false
+}
+
+// Title is how a UI labels the answer.
+func (a Answer) Title() string {
+	switch a {
+	case AllowOnce:
+		return "Allow once"
+	case AllowSession:
+		return "Allow for this session"
+	case AllowAlways:
+		return "Always allow (this exact tool definition)"
+	case Deny:
+		return "Deny"
+	}
+	return string(a)
+}
+
+// Question is one ask, as the agent shows it to the human.
+type Question struct {
+	// Session is the conversation the call belongs to.
+	Session string
+	// Server is the [mcp_servers.<name>] key; Tool the tool's name on it.
+	Server, Tool string
+	// Reasons say why the call needs approval.
+	Reasons []policy.Reason
+	// Hints are the tool's effective hints (what policy believed).
+	Hints hints.Set
+	// Arguments are the call's arguments, exactly as they will be sent.
+	Arguments json.RawMessage
+	// Text is the whole question as toolwarden's proxy shows it: title,
+	// tool, reasons, hints, warnings, and the arguments rendered so that
+	// none hides another. Showing Text is enough; the other fields are
+	// there for a UI that lays the question out itself.
+	Text string
+	// Drifted says the tool's definition changed since the conversation
+	// first saw it.
+	Drifted bool
+	// Options are the answers allowed, narrowest first; Deny is always
+	// among them. Any other answer denies the call.
+	Options []Answer
+	// Decision is the host's decision, for a UI that wants everything.
+	Decision *host.Decision
+}
+
+// Offers reports whether a is among the question's options.
+func (q *Question) Offers(a Answer) bool {
+	for _, o := range q.Options {
+		if o == a {
+			return true
+		}
+	}
+	return false
+}
+
+// DenyAll is an Approver for runs without a human: every ask is denied.
+var DenyAll Approver = ApproverFunc(func(context.Context, *Question) (Answer, error) { return Deny, nil })
+
+// Fixed is an Approver for runs without a human (CI): it gives answer to
+// every question that offers it, and the narrowest allow offered when it
+// does not (AllowOnce when "always" or "session" cannot be remembered).
+// Fixed(Deny) is DenyAll.
+func Fixed(answer Answer) Approver {
+	return ApproverFunc(func(_ context.Context, q *Question) (Answer, error) {
+		if q.Offers(answer) || answer == Deny {
+			return answer, nil
+		}
+		if q.Offers(AllowOnce) {
+			return AllowOnce, nil
+		}
+		return Deny, nil
+	})
+}
+
+// ParseAnswer reads an answer as a flag gives it: "once", "session",
+// "always", "deny", or an option name ("allow_once", ...).
+func ParseAnswer(s string) (Answer, error) {
+	switch s {
+	case "once", string(AllowOnce):
+		return AllowOnce, nil
+	case "session", string(AllowSession):
+		return AllowSession, nil
+	case string(AllowAlways):
+		return AllowAlways, nil
+	case "deny", "no":
+		return Deny, nil
+	}
+	return Deny, fmt.Errorf("unknown answer %q (want once, session, always or deny)", s)
+}

@@ -1,0 +1,124 @@
+package sdk
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"sync"
+
+	"github.com/toolwarden/toolwarden/host"
+)
+
+// Guard puts one host in front of an agent's MCP clients. Create one with
+// New, hand out a client per server and conversation (Session.Client, or
+// Guard.Client for an agent with a single conversation), and Swap in a new
+// host when the configuration changes. It is safe for concurrent use.
+type Guard struct {
+	// mu is held for reading around every use of h, and for writing while
+	// Swap moves the sessions to a new host: no decision, approval or
+	// observation can land on the old host after its sessions were copied.
+	mu sync.RWMutex
+	h  *host.Host
+
+	approver Approver
+	// fallback is the session of Guard.Client.
+	fallback string
+
+	smu      sync.Mutex
+	sessions map[string]*Session
+	ups      map[upstreamKey]*upstream
+}
+
+// Option configures a Guard.
+type Option func(*Guard)
+
+// WithApprover sets who answers asks. Without one, every ask is denied with
+// a tool error that says approval was needed.
+func WithApprover(a Approver) Option { return func(g *Guard) { g.approver = a } }
+
+// New returns a guard deciding with h.
+func New(h *host.Host, opts ...Option) *Guard {
+	var b [8]byte
+	_, _ = rand.Read(b[:])
+	g := &Guard{
+		h:        h,
+		fallback: "sdk-" + hex.EncodeToString(b[:]),
+		sessions: map[string]*Session{},
+		ups:      map[upstreamKey]*upstream{},
+	}
+	for _, o := range opts {
+		o(g)
+	}
+	return g
+}
+
+// Host is the host deciding now.
+func (g *Guard) Host() *host.Host {
+	g.mu.RLock()
+	defer g.mu.RUnlock()
+	return g.h
+}
+
+// Swap replaces the host (after a configuration or plugin change) and
+// returns the old one, which no call uses any more once Swap returns: the
+// caller may Close it. Every session this guard handed out keeps its
+// approvals, pins, labels and counters: they are copied into the new host
+// while no call can touch either. Tool lists are not re-read; calls made
+// after Swap are decided by the new host whatever the agent listed before
+// (list again to see what the new host shows).
+func (g *Guard) Swap(h *host.Host) (old *host.Host) {
+	g.smu.Lock()
+	ids := make([]string, 0, len(g.sessions))
+	for id := range g.sessions {
+		ids = append(ids, id)
+	}
+	g.smu.Unlock()
+
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	old = g.h
+	if old == h {
+		return old
+	}
+	for _, id := range ids {
+		h.Session(id).Restore(old.Session(id).Snapshot())
+	}
+	g.h = h
+	return old
+}
+
+// Client guards c, the agent's client of the [mcp_servers.<server>] named
+// server, for the guard's one default conversation. An agent that runs
+// several conversations at once uses Session(id).Client instead, so that
+// their approvals and labels stay apart.
+func (g *Guard) Client(server string, c MCPClient) MCPClient {
+	return g.Session(g.fallback).Client(server, c)
+}
+
+// Session returns the conversation with id (the same value for the same
+// id), creating it on first use. Its clients decide every call in that
+// conversation, and only in it.
+func (g *Guard) Session(id string) *Session {
+	g.smu.Lock()
+	defer g.smu.Unlock()
+	s := g.sessions[id]
+	if s == nil {
+		s = &Session{g: g, id: id}
+		g.sessions[id] = s
+	}
+	return s
+}
+
+// forget drops a session from the guard once it ended.
+func (g *Guard) forget(id string) {
+	g.smu.Lock()
+	delete(g.sessions, id)
+	g.smu.Unlock()
+}
+
+// use runs f with the current host, which Swap cannot replace meanwhile.
+// f must not wait for anything but the host (no approver, no server).
+func (g *Guard) use(f func(h *host.Host)) {
+	g.mu.RLock()
+	defer g.mu.RUnlock()
+	f(g.h)
+}
