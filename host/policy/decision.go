@@ -101,6 +101,10 @@ type Prompt struct {
 	Message string    `json:"message"`
 	Hints   hints.Set `json:"hints"`
 	Options []string  `json:"options"`
+	// Incomplete says why the prompt cannot show everything it decides on
+	// (a flagged value cut, keys hidden, arguments that are not an object);
+	// such a prompt offers allow_once and deny only. Empty when it can.
+	Incomplete string `json:"incomplete,omitempty"`
 }
 
 // Prompt options.
@@ -130,6 +134,11 @@ type Decision struct {
 	Hints          hints.Set          `json:"hints"`
 	Capabilities   hints.Capabilities `json:"capabilities"`
 	Labels         []string           `json:"labels,omitempty"` // labels plugins asked to add
+	// Flagged are the arguments the deciding plugin verdicts are about, as
+	// JSON pointers ("/path", "/options/url"), deduplicated, in the order
+	// the plugins named them. Prompts show them first and never cut them
+	// without giving up remembering.
+	Flagged []string `json:"flagged,omitempty"`
 }
 
 // CheckInput is what a plugin sees for one call (the "check" event).
@@ -156,6 +165,9 @@ type PluginVerdict struct {
 	Reason   string
 	Remember bool     // may this ask be remembered
 	Labels   []string // session labels to add
+	// Arguments name the arguments the verdict is about: top-level names
+	// ("path") or JSON pointers ("/options/url").
+	Arguments []string
 	// Err is set when the plugin failed (trap, timeout, bad output, memory
 	// limit); Verdict is then the plugin's on_error verdict.
 	Err error

@@ -196,7 +196,7 @@ func (r *Rules) Decide(ctx context.Context, in *Input) Decision {
 	r.approvalPolicy(&s, in, &d)
 
 	if d.Decision == Ask {
-		d.Prompt = s.prompt(&d)
+		d.Prompt = s.prompt(&d, in.Arguments)
 	} else {
 		d.Rememberable = false
 	}
@@ -389,6 +389,7 @@ func (r *Rules) runPlugins(ctx context.Context, in *Input, d *Decision) {
 	// plugin says otherwise; over a baseline ask it keeps the baseline's answer.
 	rememberable := d.Rememberable || !baseAsk
 	var denies, asks, approvals []Reason
+	var denyArgs, askArgs, approveArgs []string // flagged by each kind of verdict
 	for _, p := range in.Plugins {
 		if !p.Matches(d.App, d.Tool) && (d.Connector == "" || !p.Matches(d.Server, d.Tool)) {
 			continue
@@ -417,56 +418,33 @@ func (r *Rules) runPlugins(ctx context.Context, in *Input, d *Decision) {
 		switch v.Verdict {
 		case Deny:
 			denies = append(denies, reason)
+			denyArgs = addFlagged(denyArgs, v.Arguments)
 		case Ask:
 			asks = append(asks, reason)
+			askArgs = addFlagged(askArgs, v.Arguments)
 			if !v.Remember {
 				rememberable = false
 			}
 		case Allow:
 			if p.CanApprove() && baseAsk {
 				approvals = append(approvals, reason)
+				approveArgs = addFlagged(approveArgs, v.Arguments)
 			}
 		}
 	}
 	switch {
 	case len(denies) > 0:
-		d.Decision, d.Rememberable, d.Reasons = Deny, false, denies
+		d.Decision, d.Rememberable, d.Reasons, d.Flagged = Deny, false, denies, denyArgs
 	case len(asks) > 0:
 		if !baseAsk {
 			d.Reasons = d.Reasons[:0]
 		}
-		d.Decision, d.Rememberable = Ask, rememberable
+		d.Decision, d.Rememberable, d.Flagged = Ask, rememberable, askArgs
 		d.Reasons = append(d.Reasons, asks...)
 	case len(approvals) > 0:
-		d.Decision, d.Rememberable, d.Reasons = Allow, false, approvals
+		d.Decision, d.Rememberable, d.Reasons, d.Flagged = Allow, false, approvals, approveArgs
 	}
 }
-
-func (s *state) prompt(d *Decision) *Prompt {
-	title := "Allow " + d.Tool + " on " + d.Server + "?"
-	if s.tool.Title != "" && s.tool.Title != d.Tool {
-		title = "Allow " + s.tool.Title + " (" + d.Tool + ") on " + d.Server + "?"
-	}
-	msg := ""
-	for i, r := range d.Reasons {
-		if i > 0 {
-			msg += "; "
-		}
-		msg += r.Message
-	}
-	p := &Prompt{Title: title, Message: msg, Hints: d.Hints}
-	if d.Rememberable {
-		p.Options = optionsRememberable
-	} else {
-		p.Options = optionsOnce
-	}
-	return p
-}
-
-var (
-	optionsRememberable = []string{OptionAllowOnce, OptionAllowSession, OptionAlways, OptionDeny}
-	optionsOnce         = []string{OptionAllowOnce, OptionDeny}
-)
 
 func shortHash(h string) string {
 	if len(h) > 12 {

@@ -1,0 +1,37 @@
+package policy
+
+import "encoding/json"
+
+// prompt is what an ask shows. A prompt that cannot show what it decides
+// on (ArgumentsView.Incomplete) offers allow_once and deny only, and the
+// decision stops being rememberable, so that no answer to it can approve
+// later calls the human never saw.
+func (s *state) prompt(d *Decision, args json.RawMessage) *Prompt {
+	title := "Allow " + d.Tool + " on " + d.Server + "?"
+	if s.tool.Title != "" && s.tool.Title != d.Tool {
+		title = "Allow " + s.tool.Title + " (" + d.Tool + ") on " + d.Server + "?"
+	}
+	msg := ""
+	for i, r := range d.Reasons {
+		if i > 0 {
+			msg += "; "
+		}
+		msg += r.Message
+	}
+	p := &Prompt{Title: title, Message: msg, Hints: d.Hints}
+	if why := argumentsIncomplete(args, d.Flagged); why != "" {
+		p.Incomplete = why
+		d.Rememberable = false
+	}
+	if d.Rememberable {
+		p.Options = optionsRememberable
+	} else {
+		p.Options = optionsOnce
+	}
+	return p
+}
+
+var (
+	optionsRememberable = []string{OptionAllowOnce, OptionAllowSession, OptionAlways, OptionDeny}
+	optionsOnce         = []string{OptionAllowOnce, OptionDeny}
+)
