@@ -1,9 +1,14 @@
 package session
 
-// TrustStampAtOnce makes p trust a file's stat stamp however recent the
-// file is, so a test sees what the stamp alone detects (without the racy
-// window's byte comparison).
-func TrustStampAtOnce(p *Persistent) { p.racyWindow = 0 }
+import "time"
+
+// SetRacyWindow sets how long after a change p compares the file's bytes
+// on every check: 0 makes a test see what the stat stamp alone detects; a
+// long window measures the cost of a just-changed file.
+func SetRacyWindow(p *Persistent, d time.Duration) { p.racyWindow = d }
+
+// TrustStampAtOnce is SetRacyWindow(p, 0).
+func TrustStampAtOnce(p *Persistent) { SetRacyWindow(p, 0) }
 
 // StampComplete reports whether a stat here sees inode and ctime.
 const StampComplete = stampComplete
