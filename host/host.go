@@ -107,6 +107,7 @@ type Host struct {
 	audit     *audit.Log
 	warnings  []error
 	maxResult int
+	lists     lists // the list event's last answers, per session, server and app
 	now       func() time.Time
 }
 
@@ -164,7 +165,10 @@ func (h *Host) Session(id string) *session.Session { return h.sessions.Get(id) }
 func (h *Host) Sessions() *session.Store { return h.sessions }
 
 // EndSession forgets a session and everything it remembered.
-func (h *Host) EndSession(id string) { h.sessions.End(id) }
+func (h *Host) EndSession(id string) {
+	h.sessions.End(id)
+	h.lists.forget(id)
+}
 
 // Approvals is the persistent approvals file, or nil.
 func (h *Host) Approvals() *session.Persistent { return h.always }
@@ -188,7 +192,7 @@ func (h *Host) Check(ctx context.Context, c Call) Decision {
 		Approvals: s,
 		Plugins:   h.checkers,
 	}
-	d := h.rules.Decide(ctx, &in)
+	d := h.decide(ctx, s, &in)
 	var added []string
 	if len(d.Labels) > 0 {
 		added = s.AddLabels(d.Labels...)
@@ -202,9 +206,9 @@ func (h *Host) Check(ctx context.Context, c Call) Decision {
 	return d
 }
 
-// Visible reports whether a tool appears in tools/list for a session: the
-// visibility gate (step 3) and any plugin's list event. Plugins see one tool
-// at a time here; use Filter to hand them a whole list.
+// Visible reports whether the visibility gate (step 3) lets a tool into
+// tools/list for a session. It does not run plugins' list event: Filter
+// does, and Check applies both to every call.
 func (h *Host) Visible(sessionID, server string, tool *Tool) (bool, policy.Reason) {
 	s := h.sessions.Get(sessionID)
 	drifted := false
@@ -215,42 +219,21 @@ func (h *Host) Visible(sessionID, server string, tool *Tool) (bool, policy.Reaso
 }
 
 // Filter returns the tools of server that a session may see, in order:
-// the visibility gate first, then every plugin's list event.
+// the visibility gate first, then every plugin's list event (once per app
+// of the server). A list plugin that fails applies its on_error: deny
+// (the default) hides every tool it could have hidden. A call to a tool
+// Filter would leave out is denied by Check, whether or not Filter ran.
 func (h *Host) Filter(ctx context.Context, sessionID, server string, tools []*Tool) []*Tool {
 	out := make([]*Tool, 0, len(tools))
 	for _, t := range tools {
 		if ok, _ := h.Visible(sessionID, server, t); ok {
 			out = append(out, t)
 		}
+	if len(h.listers) > 0 {
+		return h.filterListed(ctx, h.sessions.Get(sessionID), server, tools)
 	}
-	if len(h.listers) == 0 || len(out) == 0 {
-		return out
 	}
-	s := h.sessions.Get(sessionID)
-	app, _ := h.rules.Identity(server, out[0])
-	in := policy.ListInput{Session: sessionID, Labels: s.Labels(), Server: server, App: app, Tools: out}
-	hide := map[string]bool{}
-	for _, l := range h.listers {
-		names, err := l.List(ctx, &in)
-		if err != nil {
-			// A failing list handler fails closed: the tools stay listed,
-			// and every call is still checked (where on_error applies).
-			continue
-		}
-		for _, n := range names {
-			hide[n] = true
-		}
-	}
-	if len(hide) == 0 {
-		return out
-	}
-	kept := out[:0]
-	for _, t := range out {
-		if !hide[t.Name] {
-			kept = append(kept, t)
-		}
-	}
-	return kept
+	return out
 }
 
 // Observes reports whether Observe does anything: an observer plugin is

@@ -18,14 +18,18 @@ import (
 type upstream struct {
 	name  string
 	inner MCPClient
-
-	mu    sync.RWMutex
-	tools map[string]*entry
+	catalog
 	// stale is set by notifications/tools/list_changed: the next call
 	// reads the list again before it is decided.
 	stale atomic.Bool
 	// relist serializes the lists a call makes on its own.
 	relist sync.Mutex
+}
+
+// catalog is a server's tools by name, each parsed once.
+type catalog struct {
+	mu    sync.RWMutex
+	tools map[string]*entry
 }
 
 // entry is one tool as the server listed it, and as policy reads it.
@@ -36,7 +40,7 @@ type entry struct {
 }
 
 func newUpstream(name string, c MCPClient) *upstream {
-	u := &upstream{name: name, inner: c, tools: map[string]*entry{}}
+	u := &upstream{name: name, inner: c, catalog: catalog{tools: map[string]*entry{}}}
 	c.OnNotification(func(n mcp.JSONRPCNotification) {
 		if n.Method == string(mcp.MethodNotificationToolsListChanged) {
 			u.stale.Store(true)
@@ -48,38 +52,61 @@ func newUpstream(name string, c MCPClient) *upstream {
 // parse reads the definitions of a list, reusing the parse of any
 // definition that has not changed. A definition that cannot be read (no
 // name, or one mcp-go cannot encode) is left out: it could not be decided.
-func (u *upstream) parse(defs []mcp.Tool) map[string]*entry {
+func (u *catalog) parse(defs []mcp.Tool) map[string]*entry {
 	out := make(map[string]*entry, len(defs))
 	u.mu.RLock()
 	old := u.tools
 	u.mu.RUnlock()
 	for i := range defs {
-		raw, err := json.Marshal(defs[i])
-		if err != nil {
-			continue
+		if e := parseDef(old, defs[i]); e != nil {
+			out[e.tool.Name] = e
 		}
-		if e := old[defs[i].Name]; e != nil && bytes.Equal(e.raw, raw) {
-			out[e.tool.Name] = &entry{def: defs[i], raw: e.raw, tool: e.tool}
-			continue
-		}
-		t, err := host.ParseTool(raw)
-		if err != nil {
-			continue
-		}
-		out[t.Name] = &entry{def: defs[i], raw: raw, tool: t}
 	}
 	return out
 }
 
+// parseDef parses one definition, reusing old's parse when it is the same.
+func parseDef(old map[string]*entry, def mcp.Tool) *entry {
+	raw, err := json.Marshal(def)
+	if err != nil {
+		return nil
+	}
+	if e := old[def.Name]; e != nil && bytes.Equal(e.raw, raw) {
+		return &entry{def: def, raw: e.raw, tool: e.tool}
+	}
+	t, err := host.ParseTool(raw)
+	if err != nil || t.Name != def.Name {
+		return nil
+	}
+	return &entry{def: def, raw: raw, tool: t}
+}
+
+// get returns def parsed, from the catalog when it is unchanged.
+func (u *catalog) get(def mcp.Tool) *entry {
+	u.mu.RLock()
+	e := u.tools[def.Name]
+	u.mu.RUnlock()
+	if e != nil {
+		if raw, err := json.Marshal(def); err == nil && bytes.Equal(raw, e.raw) {
+			return e
+		}
+	}
+	e = parseDef(nil, def)
+	if e != nil {
+		u.merge(map[string]*entry{def.Name: e})
+	}
+	return e
+}
+
 // replace makes a full list the catalog.
-func (u *upstream) replace(tools map[string]*entry) {
+func (u *catalog) replace(tools map[string]*entry) {
 	u.mu.Lock()
 	u.tools = tools
 	u.mu.Unlock()
 }
 
 // merge adds one page of a list to the catalog.
-func (u *upstream) merge(tools map[string]*entry) {
+func (u *catalog) merge(tools map[string]*entry) {
 	u.mu.Lock()
 	next := make(map[string]*entry, len(u.tools)+len(tools))
 	for k, v := range u.tools {

@@ -101,6 +101,13 @@ func (in *instance) appendList(b []byte, l *policy.ListInput) []byte {
 		b = appendString(b, t.HashHex)
 		b = append(b, `,"declared_hints":`...)
 		b = appendHints(b, &t.Declared)
+		// Effective hints first (what a check will see), then declared.
+		b = append(b, `,"hints":`...)
+		if i < len(l.Hints) {
+			b = appendHints(b, &l.Hints[i])
+		} else {
+			b = append(b, `{}`...)
+		}
 		b = append(b, '}')
 	}
 	b = append(b, ']')

@@ -119,8 +119,9 @@ const (
 type Decision struct {
 	Decision     Verdict `json:"decision"`
 	Rememberable bool    `json:"rememberable"`
-	// Hidden is true when the visibility gate hid the tool: it must be absent
-	// from tools/list, and a call to it is denied without a prompt.
+	// Hidden is true when the tool is hidden from the session (by the
+	// visibility gate or a plugin's list event): it is absent from
+	// tools/list, and a call to it is denied without a prompt.
 	Hidden         bool               `json:"hidden,omitempty"`
 	Reasons        []Reason           `json:"reasons"`
 	Trace          []Step             `json:"trace"`
@@ -218,7 +219,8 @@ type Observer interface {
 	Observe(ctx context.Context, in *ObserveInput) ObserveResult
 }
 
-// ListInput is a server's tool list as a plugin sees it (the "list" event).
+// ListInput is a server's tool list as a plugin sees it (the "list" event):
+// the tools of one app that the visibility gate lets through.
 type ListInput struct {
 	Session string
 	Labels  []string
@@ -229,6 +231,11 @@ type ListInput struct {
 
 // Lister is a plugin that handles the list event and may hide tools.
 type Lister interface {
+	// Hints are the effective hints of Tools, index for index (after
+	// trust, drift and config overrides, as a check sees them). A tool
+	// without an entry is shown with no hints: the spec's pessimistic
+	// defaults.
+	Hints []hints.Set
 	Name() string
 	// List returns the names of tools to hide. On failure it returns an
 	// error and the caller applies the plugin's on_error policy.
