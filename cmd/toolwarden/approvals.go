@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"log/slog"
 	"regexp"
 	"strings"
 	"text/tabwriter"
@@ -13,17 +14,22 @@ import (
 )
 
 func init() {
-	register(command{name: "approvals", summary: "list, revoke or add persistent (\"always\") approvals", run: runApprovals})
+	register(command{name: "approvals", summary: "list, revoke, add or reset persistent (\"always\") approvals", run: runApprovals})
 }
 
 func approvalsUsage(e *env) {
 	fmt.Fprintln(e.stderr, "usage: toolwarden approvals list   [--approvals F] [--server S] [--tool T] [--json]")
 	fmt.Fprintln(e.stderr, "       toolwarden approvals revoke [--approvals F] [--server S] [--tool T] [--hash H] [--all]")
 	fmt.Fprintln(e.stderr, "       toolwarden approvals add    [--approvals F] --server S --tool T --hash H [--app A] [--connector C]")
+	fmt.Fprintln(e.stderr, "       toolwarden approvals reset  [--approvals F]")
 	fmt.Fprintln(e.stderr)
 	fmt.Fprintln(e.stderr, "An \"always\" approval covers one tool of one server at one exact definition (its")
 	fmt.Fprintln(e.stderr, "SHA-256 definition hash): a changed tool is asked about again. --hash accepts a")
 	fmt.Fprintln(e.stderr, "prefix of 8 or more hex digits for list and revoke.")
+	fmt.Fprintln(e.stderr)
+	fmt.Fprintln(e.stderr, "Every running wrap and proxy sees a change to the file before its next decision.")
+	fmt.Fprintln(e.stderr, "A file that cannot be read grants nothing; list says why, and reset (or revoke")
+	fmt.Fprintln(e.stderr, "--all) copies it to <file>.bak-<time> before starting an empty one.")
 }
 
 func runApprovals(e *env, args []string) int {
@@ -71,6 +77,8 @@ func runApprovals(e *env, args []string) int {
 		fmt.Fprintln(e.stderr, "toolwarden approvals:", err)
 		return exitError
 	}
+	// The file's problems are this command's output, not log lines.
+	p.SetLogger(slog.New(slog.DiscardHandler))
 	match := func(g session.Grant) bool {
 		return (*server == "" || g.Server == *server) &&
 			(*tool == "" || g.Tool == *tool) &&
@@ -119,6 +127,14 @@ func runApprovals(e *env, args []string) int {
 			fmt.Fprintln(e.stderr, "toolwarden approvals revoke: say what to revoke (--server, --tool, --hash) or pass --all")
 			return exitUsage
 		}
+		if bad := p.Err(); bad != nil {
+			if !*all {
+				fmt.Fprintln(e.stderr, "toolwarden approvals revoke:", bad)
+				fmt.Fprintln(e.stderr, "toolwarden approvals revoke: the file cannot be read, so nothing can be revoked from it selectively; it grants nothing meanwhile. `toolwarden approvals revoke --all` or `toolwarden approvals reset` backs it up and starts an empty one.")
+				return exitError
+			}
+			return resetApprovals(e, p, file)
+		}
 		n, err := p.Revoke(match)
 		if err != nil {
 			fmt.Fprintln(e.stderr, "toolwarden approvals:", err)
@@ -147,9 +163,36 @@ func runApprovals(e *env, args []string) int {
 		}
 		fmt.Fprintf(e.stdout, "approved %s/%s at definition %s in %s\n", *server, *tool, short(k.Hash), file)
 		return exitOK
+
+	case "reset":
+		if *server != "" || *tool != "" || *hash != "" {
+			fmt.Fprintln(e.stderr, "toolwarden approvals reset: takes no filter (it revokes every approval); use revoke to remove some")
+			return exitUsage
+		}
+		return resetApprovals(e, p, file)
 	}
-	fmt.Fprintf(e.stderr, "toolwarden approvals: unknown subcommand %q (list, revoke or add)\n", sub)
+	fmt.Fprintf(e.stderr, "toolwarden approvals: unknown subcommand %q (list, revoke, add or reset)\n", sub)
 	return exitUsage
+}
+
+// resetApprovals revokes every approval, copying the file aside first
+// (whatever its state: a file this toolwarden cannot read may be a newer
+// version's, or a hand edit worth keeping).
+func resetApprovals(e *env, p *session.Persistent, file string) int {
+	bad := p.Err()
+	backup, err := p.Reset(time.Now())
+	if err != nil {
+		fmt.Fprintln(e.stderr, "toolwarden approvals:", err)
+		return exitError
+	}
+	if bad != nil {
+		fmt.Fprintf(e.stderr, "toolwarden approvals: %s could not be read (%v)\n", file, bad)
+	}
+	if backup != "" {
+		fmt.Fprintf(e.stdout, "backed up %s to %s\n", file, backup)
+	}
+	fmt.Fprintf(e.stdout, "revoked every approval: %s now holds none\n", file)
+	return exitOK
 }
 
 var hexPrefix = regexp.MustCompile(`^[0-9a-fA-F]{8,64}$`)

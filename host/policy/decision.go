@@ -227,6 +227,11 @@ type ListInput struct {
 	Server  string
 	App     string
 	Tools   []*hints.Tool
+	// Hints are the effective hints of Tools, index for index (after
+	// trust, drift and config overrides, as a check sees them). A tool
+	// without an entry is shown with no hints: the spec's pessimistic
+	// defaults.
+	Hints []hints.Set
 }
 
 // Lister is a plugin that handles the list event and may hide tools.
