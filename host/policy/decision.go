@@ -157,6 +157,8 @@ type CheckInput struct {
 	Baseline     Verdict
 	Mode         config.Mode
 	Rememberable bool
+	// Context is what is known of the server's paths; nil when nothing is.
+	Context *ServerContext
 }
 
 // PluginVerdict is one plugin's answer.
@@ -204,6 +206,8 @@ type ObserveInput struct {
 	// truncated); IsError mirrors the MCP result's isError.
 	Result  string
 	IsError bool
+	// Context is what is known of the server's paths; nil when nothing is.
+	Context *ServerContext
 }
 
 // ObserveResult is a plugin's answer to observe: labels to add to the session.
@@ -236,11 +240,6 @@ type ListInput struct {
 
 // Lister is a plugin that handles the list event and may hide tools.
 type Lister interface {
-	// Hints are the effective hints of Tools, index for index (after
-	// trust, drift and config overrides, as a check sees them). A tool
-	// without an entry is shown with no hints: the spec's pessimistic
-	// defaults.
-	Hints []hints.Set
 	Name() string
 	// List returns the names of tools to hide. On failure it returns an
 	// error and the caller applies the plugin's on_error policy.
