@@ -107,7 +107,7 @@ func runHook(e *env, args []string) int {
 	if err := lock.Save(sess); err != nil {
 		return fail("saving session: %v", err)
 	}
-	out := hook.Render(agent, &d)
+	out := hook.Render(agent, &d, ev.Input)
 	e.stdout.Write(out.Stdout)
 	return out.Exit
 }

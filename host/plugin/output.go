@@ -101,6 +101,8 @@ func parseCheck(out []byte) (policy.PluginVerdict, error) {
 			v.Remember, err = r.boolValue()
 		case "labels":
 			v.Labels, err = r.labels()
+		case "arguments":
+			v.Arguments, err = r.stringArray(nil, policy.MaxFlagged, checkArgumentName)
 		default:
 			err = r.skip()
 		}
@@ -110,6 +112,18 @@ func parseCheck(out []byte) (policy.PluginVerdict, error) {
 		err = errors.New(`missing "decision"`)
 	}
 	return v, err
+}
+
+// checkArgumentName refuses a flagged argument that names nothing a prompt
+// could show: empty, too long, not UTF-8, or a malformed JSON pointer.
+func checkArgumentName(s string) error {
+	if !utf8.ValidString(s) {
+		return fmt.Errorf("argument %q is not valid UTF-8", truncate(s, 80))
+	}
+	if err := policy.CheckArgumentName(s); err != nil {
+		return fmt.Errorf("argument %q: %v", truncate(s, 80), err)
+	}
+	return nil
 }
 
 // parseList reads observe's {"labels":[..]} (key "labels") or list's

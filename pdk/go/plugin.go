@@ -57,6 +57,17 @@ type Verdict struct {
 	Remember bool
 	// Labels are session labels to add.
 	Labels []string
+	// Arguments name the arguments the verdict is about, as top-level names
+	// ("path") or JSON pointers ("/options/url"): at most 16, each at most
+	// 256 bytes. Prompts show them first, and a prompt that cannot show one
+	// in full does not offer to remember the approval.
+	Arguments []string
+}
+
+// About returns v naming the arguments it is about (see Verdict.Arguments).
+func (v Verdict) About(args ...string) Verdict {
+	v.Arguments = append(v.Arguments[:len(v.Arguments):len(v.Arguments)], args...)
+	return v
 }
 
 // AllowBecause, AskBecause and DenyBecause build verdicts.
@@ -240,6 +251,10 @@ func appendVerdict(b []byte, v *Verdict) []byte {
 	if len(v.Labels) > 0 {
 		b = append(b, `,"labels":`...)
 		b = appendStrings(b, v.Labels)
+	}
+	if len(v.Arguments) > 0 {
+		b = append(b, `,"arguments":`...)
+		b = appendStrings(b, v.Arguments)
 	}
 	return append(b, '}')
 }

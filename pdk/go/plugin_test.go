@@ -199,3 +199,18 @@ func TestHasStringAndStrEquals(t *testing.T) {
 		t.Error("HasString on an object")
 	}
 }
+
+// A verdict names the arguments it is about under "arguments" (ABI 5.2).
+func TestVerdictNamesItsArguments(t *testing.T) {
+	p := &Plugin{Name: "t", Version: "1", Check: func(c *Check) Verdict {
+		return AskBecause("arg", "look at these").About("path", "/options/url")
+	}}
+	code, out := p.Handle(EventCheck, []byte(checkEnv))
+	if code != CodeOK || string(out) != `{"decision":"ask","code":"arg","reason":"look at these","arguments":["path","/options/url"]}` {
+		t.Errorf("%d %s", code, out)
+	}
+	base := DenyBecause("x", "y").About("a")
+	if a, b := base.About("b"), base.About("c"); a.Arguments[1] != "b" || b.Arguments[1] != "c" || len(base.Arguments) != 1 {
+		t.Errorf("About shares its array: %v %v %v", a.Arguments, b.Arguments, base.Arguments)
+	}
+}

@@ -150,11 +150,17 @@ type Output struct {
 	Exit   int
 }
 
-// Render turns a decision into the agent's answer to a before-event.
-func Render(agent Agent, d *policy.Decision) Output {
+// Render turns a decision on a call with these arguments into the agent's
+// answer to a before-event. An ask or a deny shows the arguments as an
+// approval prompt does (policy.ViewArguments): flagged ones first, long
+// values cut one by one, with the digest of the whole.
+func Render(agent Agent, d *policy.Decision, args json.RawMessage) Output {
 	reason := Reason(d)
 	if d.Decision == policy.Ask && agent != Claude {
 		reason += "; " + NeedsApproval(d)
+	}
+	if d.Decision != policy.Allow {
+		reason += "\n" + Arguments(d, args)
 	}
 	switch agent {
 	case Claude:
@@ -183,26 +189,40 @@ func Render(agent Agent, d *policy.Decision) Output {
 }
 
 // Reason is the one-line explanation shown to the user (or the model).
+// Names and messages are escaped onto that line (policy.OneLine), so that
+// nothing a server or plugin wrote can pose as a line of its own.
 func Reason(d *policy.Decision) string {
 	var b strings.Builder
 	b.WriteString("toolwarden: ")
 	b.WriteString(d.Decision.String())
 	b.WriteString(" ")
-	b.WriteString(d.Server)
+	b.WriteString(policy.OneLine(d.Server))
 	b.WriteString("/")
-	b.WriteString(d.Tool)
+	b.WriteString(policy.OneLine(d.Tool))
 	for i, r := range d.Reasons {
 		if i == 0 {
 			b.WriteString(": ")
 		} else {
 			b.WriteString("; ")
 		}
-		b.WriteString(r.Message)
+		b.WriteString(policy.OneLine(r.Message))
 		b.WriteString(" [")
 		b.WriteString(r.Code)
 		b.WriteString("]")
 	}
 	return b.String()
+}
+
+// Arguments is the arguments block of a reason: the view an approval
+// prompt shows, and, when that view cannot show what the decision is
+// about, a line that says so.
+func Arguments(d *policy.Decision, args json.RawMessage) string {
+	v := policy.ViewArguments(args, d.Flagged)
+	text := v.Text()
+	if d.Prompt != nil && d.Prompt.Incomplete != "" {
+		text += "\nThis call cannot be shown in full (" + d.Prompt.Incomplete + "): approve it for this call only, if at all."
+	}
+	return text
 }
 
 // NeedsApproval explains, for agents that cannot ask, how to let the call

@@ -39,9 +39,10 @@ type callRequest struct {
 	Progress json.RawMessage
 }
 
-// parseCall reads a tools/call request. ok is false for anything else, or
-// for a malformed one, which is then left to mcp-go to answer. It reads
-// the message as encoding/json would decode it into
+// parseCall reads a tools/call request. ok is false for anything else,
+// or for a malformed or ambiguous one, which is then left to the intake's
+// screen (strict.go) to refuse, or to mcp-go to answer. It reads the
+// message as encoding/json would decode it into
 //
 //	struct {
 //		ID     json.RawMessage `json:"id"`
@@ -61,9 +62,13 @@ type callRequest struct {
 //		} `json:"params"`
 //	}
 //
-// (keys matched case-insensitively, a later duplicate overriding, null
-// leaving a string as it was, any type mismatch failing the whole message),
-// in one validation pass and a walk over the members it needs.
+// (null leaving a string as it was, any type mismatch failing the whole
+// message), in one validation pass and a walk over the members it needs,
+// with three differences that make it read what the upstream reads: keys
+// match exactly; a message with a key encoding/json would fold into a
+// protocol key ("NAME"), or a protocol key twice, is not taken (mcp-go
+// would read it otherwise: the screen refuses it); and the id must be a
+// string or an integer (rawjson.IsID).
 func parseCall(line []byte) (*callRequest, bool) {
 	r := new(callRequest)
 	if !parseCallInto(line, r) {
@@ -116,17 +121,19 @@ func parseCallInto(line []byte, r *callRequest) bool {
 		switch rawjson.Kind(v) {
 		case 'n':
 		case '{':
+			mc := keyCheck{set: metaKeys}
 			rawjson.Members(v, func(k, v []byte) bool {
-				switch {
-				case rawjson.KeyIs(k, "progressToken"):
+				switch mc.key(k) { // indexes in metaKeys
+				case 0:
 					progress = v
-				case rawjson.KeyIs(k, "io.modelcontextprotocol/protocolVersion"):
+				case 1:
 					setString(&pv, v)
-				case rawjson.KeyIs(k, "io.modelcontextprotocol/clientCapabilities"):
+				case 2:
 					caps(v)
 				}
 				return true
 			})
+			bad = bad || mc.bad != nil
 		default:
 			bad = true
 		}
@@ -138,41 +145,44 @@ func parseCallInto(line []byte, r *callRequest) bool {
 			name, state, pv, args, responses, elicit, progress, hasCaps = "", "", "", nil, nil, nil, nil, false
 		case '{':
 			hasParams = true
+			pc := keyCheck{set: paramKeys}
 			rawjson.Members(v, func(k, v []byte) bool {
-				switch {
-				case rawjson.KeyIs(k, "name"):
+				switch pc.key(k) { // indexes in paramKeys
+				case 0:
 					setString(&name, v)
-				case rawjson.KeyIs(k, "arguments"):
+				case 1:
 					args = v
-				case rawjson.KeyIs(k, "requestState"):
-					setString(&state, v)
-				case rawjson.KeyIs(k, "inputResponses"):
-					responses = v
-				case rawjson.KeyIs(k, "_meta"):
+				case 2:
 					meta(v)
+				case 3:
+					setString(&state, v)
+				case 4:
+					responses = v
 				}
 				return true
 			})
+			bad = bad || pc.bad != nil
 		default:
 			bad = true
 		}
 	}
+	top := keyCheck{set: envelopeKeys}
 	if !rawjson.Members(line, func(k, v []byte) bool {
-		switch {
-		case rawjson.KeyIs(k, "id"):
+		switch top.key(k) { // indexes in envelopeKeys
+		case 1:
 			id = v
-		case rawjson.KeyIs(k, "method"):
+		case 2:
 			if rawjson.Kind(v) != 'n' {
 				method = v
 			}
-		case rawjson.KeyIs(k, "params"):
+		case 3:
 			params(v)
 		}
 		return true
 	}) {
 		return false
 	}
-	if bad || !isCallMethod(method) || len(id) == 0 || string(id) == "null" || !hasParams || name == "" {
+	if bad || top.bad != nil || !isCallMethod(method) || !rawjson.IsID(id) || !hasParams || name == "" {
 		return false
 	}
 	*r = callRequest{ID: json.RawMessage(id), Name: name, Arguments: args, RequestState: state, InputResponses: responses}

@@ -1,7 +1,6 @@
 package proxy
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -49,7 +48,6 @@ const notifyTimeout = 10 * time.Second
 const relayIDPrefix = "toolwarden-relay-"
 
 var (
-	relayIDMarker      = []byte(`"` + relayIDPrefix)
 	setLevelMarker     = []byte(`"logging/setLevel"`)
 	rootsChangedMarker = []byte(`"notifications/roots/list_changed"`)
 )
@@ -61,7 +59,7 @@ type downstream struct {
 
 	mu      sync.Mutex
 	ids     uint64
-	waits   map[string]chan relayAnswer // by the raw id of a relayed request
+	waits   map[string]chan relayAnswer // by the id (rawjson.IDKey) of a relayed request
 	level   mcp.LoggingLevel            // the client's, "" until it set one
 	leveled bool
 }
@@ -132,11 +130,14 @@ func (p *Proxy) relay(ctx context.Context, u *upstream.Client, method string, pa
 	}
 	d.ids++
 	id := `"` + relayIDPrefix + strconv.FormatUint(d.ids, 10) + `"`
-	d.waits[id] = ch
+	// Keyed by type and value, so that the answer's id matches however it
+	// is spelled ("\u0074oolwarden-relay-1" too) and nothing else does.
+	key, _ := rawjson.IDKey([]byte(id))
+	d.waits[key] = ch
 	d.mu.Unlock()
 	forget := func() {
 		d.mu.Lock()
-		delete(d.waits, id)
+		delete(d.waits, key)
 		d.mu.Unlock()
 	}
 
@@ -209,26 +210,18 @@ func withAsker(params json.RawMessage, server string) json.RawMessage {
 	return out
 }
 
-// answered routes the client's answer to a request the proxy relayed. It
-// reports whether line was such an answer (then consumed, delivered or,
-// when nobody waits for that id, dropped).
-func (p *Proxy) answered(line []byte) bool {
-	if !rawjson.Valid(line) {
-		return false
-	}
-	msg, _ := rawjson.ReadMessage(line)
-	id, method, result, rpcErr := msg.ID, msg.Method, msg.Result, msg.Error
-	if method != nil || !bytes.HasPrefix(id, relayIDMarker) || (result == nil && rpcErr == nil) {
-		return false
-	}
+// relayAnswered hands the client's answer to a request the proxy relayed
+// to the request waiting for it: key is the answer's id (rawjson.IDKey),
+// result or rpcErr its raw result or error (copied here). It reports
+// whether a request waited for that id.
+func (p *Proxy) relayAnswered(key string, result, rpcErr []byte) bool {
 	d := &p.down
 	d.mu.Lock()
-	ch := d.waits[string(id)]
-	delete(d.waits, string(id))
+	ch := d.waits[key]
+	delete(d.waits, key)
 	d.mu.Unlock()
 	if ch == nil {
-		p.log.Warn("dropped an answer to a request toolwarden did not send (or no longer waits for)", "id", string(id))
-		return true
+		return false
 	}
 	a := relayAnswer{}
 	if rpcErr != nil {
