@@ -8,11 +8,15 @@ import (
 	"unicode"
 
 	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/toolwarden/toolwarden/sdk/internal/rawjson"
 )
 
 // The proxy reads calls and results without decoding them (rawjson); these
 // are the encoding/json readers it replaced, kept as oracles: the fuzzers
-// check both read every input the same way.
+// check both read every input the same way, except where encoding/json
+// folds case (rawjson matches keys exactly, as the upstream does, and
+// parseCall refuses a message on which the two readings differ).
 
 type wireCall struct {
 	ID     json.RawMessage `json:"id"`
@@ -34,7 +38,7 @@ type wireCall struct {
 
 func parseCallJSON(line []byte) (*callRequest, bool) {
 	var w wireCall
-	if json.Unmarshal(line, &w) != nil || w.Method != string(mcp.MethodToolsCall) || len(w.ID) == 0 || string(w.ID) == "null" || w.Params == nil || w.Params.Name == "" {
+	if json.Unmarshal(line, &w) != nil || w.Method != string(mcp.MethodToolsCall) || !rawjson.IsID(w.ID) || w.Params == nil || w.Params.Name == "" {
 		return nil, false
 	}
 	pm := w.Params
@@ -142,6 +146,51 @@ func foldKey(s string) string {
 	return b.String()
 }
 
+// callKeys are the keys parseCall reads.
+var callKeys = append(append(append(append([]string{}, envelopeKeys...), paramKeys...), metaKeys...), "elicitation")
+
+// foldedKeys reports whether some object in b has a key that is one of
+// keys to encoding/json (case folded) but not exactly.
+func foldedKeys(b []byte, keys ...string) bool {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	type level struct{ object, wantKey bool }
+	var stack []level
+	valueDone := func() {
+		if n := len(stack); n > 0 && stack[n-1].object {
+			stack[n-1].wantKey = true
+		}
+	}
+	for {
+		tok, err := dec.Token()
+		if err != nil {
+			return false
+		}
+		switch tok {
+		case json.Delim('{'):
+			stack = append(stack, level{object: true, wantKey: true})
+			continue
+		case json.Delim('['):
+			stack = append(stack, level{})
+			continue
+		case json.Delim('}'), json.Delim(']'):
+			stack = stack[:len(stack)-1]
+			valueDone()
+			continue
+		}
+		if n := len(stack); n > 0 && stack[n-1].object && stack[n-1].wantKey {
+			k, _ := tok.(string)
+			for _, want := range keys {
+				if k != want && strings.EqualFold(k, want) {
+					return true
+				}
+			}
+			stack[n-1].wantKey = false
+			continue
+		}
+		valueDone()
+	}
+}
+
 var callSeeds = []string{
 	`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"e","arguments":{}}}`,
 	`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"e","_meta":{"progressToken":"t","PROGRESSTOKEN":7},"_meta":null}}`,
@@ -162,7 +211,10 @@ func FuzzParseCallAgreesWithEncodingJSON(f *testing.F) {
 	f.Fuzz(func(t *testing.T, line []byte) {
 		got, gotOK := parseCall(line)
 		want, wantOK := parseCallJSON(line)
-		if json.Valid(line) && duplicateKeys(line) {
+		if json.Valid(line) && (duplicateKeys(line) || foldedKeys(line, callKeys...)) {
+			if gotOK && foldedKeys(line, callKeys...) {
+				t.Fatalf("parseCall(%q) took a call with a case-folded protocol key", line)
+			}
 			return
 		}
 		if gotOK != wantOK {
@@ -194,8 +246,8 @@ func FuzzSummarizeAgreesWithEncodingJSON(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, raw []byte) {
 		raw = bytes.TrimSpace(raw)
-		if !json.Valid(raw) || duplicateKeys(raw) {
-			return // results come from a validated line
+		if !json.Valid(raw) || duplicateKeys(raw) || foldedKeys(raw, "content", "structuredContent", "isError", "type", "text") {
+			return // results come from a validated line; keys match exactly
 		}
 		text, isErr, ok := summarize(raw, true)
 		wText, wIsErr, wOK := summarizeJSON(raw)
@@ -211,6 +263,9 @@ func FuzzSummarizeAgreesWithEncodingJSON(f *testing.F) {
 func TestReadersAgreeWithEncodingJSON(t *testing.T) {
 	t.Parallel()
 	for _, s := range callSeeds {
+		if foldedKeys([]byte(s), callKeys...) || duplicateKeys([]byte(s)) {
+			continue
+		}
 		got, gotOK := parseCall([]byte(s))
 		want, wantOK := parseCallJSON([]byte(s))
 		if gotOK != wantOK || (gotOK && (got.Name != want.Name || string(got.ID) != string(want.ID))) {
@@ -218,6 +273,9 @@ func TestReadersAgreeWithEncodingJSON(t *testing.T) {
 		}
 	}
 	for _, s := range resultSeeds {
+		if foldedKeys([]byte(s), "content", "structuredContent", "isError", "type", "text") {
+			continue
+		}
 		text, isErr, ok := summarize(json.RawMessage(s), true)
 		wText, wIsErr, wOK := summarizeJSON(json.RawMessage(s))
 		if ok != wOK || text != wText || isErr != wIsErr {

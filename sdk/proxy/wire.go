@@ -140,9 +140,12 @@ func (in *intake) next() ([]byte, error) {
 }
 
 // take looks at a message before mcp-go does. tools/call is served by the
-// proxy itself and not passed on (see Proxy.dispatch), and so are, after
-// the call's path (they cost a call nothing), the client's answers to
-// requests the proxy relayed (Proxy.answered), the requests for prompts,
+// proxy itself and not passed on (see Proxy.dispatch). Every other message
+// is screened first (see strict.go): what is malformed, too deep or
+// ambiguous is answered there, and the client's answers are routed by id
+// (to the requests the proxy relayed, Proxy.relayAnswered, or on to
+// mcp-go). After the call's path (they cost a call nothing), the proxy
+// also serves the requests for prompts,
 // resources and completions (Proxy.pass) and logging/setLevel
 // (Proxy.setLevel); for tools/list the id is noted so that output can
 // rewrite the answer; notifications/roots/list_changed goes to the
@@ -157,7 +160,7 @@ func (in *intake) take(line []byte) bool {
 			return true
 		}
 	}
-	if bytes.Contains(line, relayIDMarker) && in.p.answered(line) {
+	if in.screen(line) == consumed {
 		return true
 	}
 	if r, ok := parsePassRequest(line); ok {

@@ -129,9 +129,13 @@ func (s *stdioTransport) serverRequest(m string, id, params []byte) bool {
 	if h == nil || !relayedRequests[m] {
 		return false
 	}
-	key, ok := idKey(id)
+	// Keyed by exact JSON type and value (rawjson.IDKey: "2" is not 2,
+	// and 2.0 is no MCP id), so that the server's notifications/cancelled
+	// ends only the request it names.
+	key, ok := rawjson.IDKey(id)
 	if !ok {
-		return true // a request with no usable id cannot be answered
+		_ = s.write(fmt.Appendf(nil, `{"jsonrpc":"2.0","id":null,"error":{"code":%d,"message":"%s: the id is not a string or an integer (MCP request ids are strings or integers)"}}`+"\n", mcp.INVALID_REQUEST, m))
+		return true
 	}
 	if !declares(s.declared, m) {
 		_ = s.write(fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%s,"error":{"code":%d,"message":"%s: the client did not declare this capability"}}`+"\n", id, mcp.METHOD_NOT_FOUND, m))
@@ -248,7 +252,7 @@ func (s *stdioTransport) cancelAsked(line []byte) {
 	if json.Unmarshal(line, &n) != nil {
 		return
 	}
-	key, ok := idKey(n.Params.RequestID)
+	key, ok := rawjson.IDKey(n.Params.RequestID)
 	if !ok {
 		return
 	}

@@ -1,128 +1,27 @@
 // Package rawjson reads the few fields the proxy needs from JSON-RPC
 // messages without decoding them: one strict validation pass over a
-// message, then cheap walks over the members of the objects it needs,
-// handing out the raw bytes of each value. Values the proxy relays (tool
-// arguments, tool results) are never decoded or re-encoded.
+// message (Check, which never recurses), then cheap walks over the members
+// of the objects it needs, handing out the raw bytes of each value. Values
+// the proxy relays (tool arguments, tool results) are never decoded or
+// re-encoded.
 //
-// Keys are matched as encoding/json matches struct fields (case-insensitive,
-// escapes decoded), so what the proxy reads of a message is what a Go
-// decoder reads of it.
+// Keys match exactly, after unescaping ("n\u0061me" is "name", "NAME" is
+// not), as the JavaScript and Python SDKs read them. encoding/json folds
+// case when it matches a struct field; KeyFolds finds the keys on which the
+// two readings differ, so that a message carrying one can be refused
+// before any reader disagrees about it.
+//
+// Strings are compared and hashed without the lossy step of decoding them
+// into Go strings (which turns every lone surrogate and invalid byte into
+// U+FFFD): see Canonical and IDKey.
 package rawjson
 
 import (
 	"bytes"
 	"encoding/json"
-	"strings"
 	"unicode/utf8"
 	"unsafe"
 )
-
-// maxDepth bounds nesting, as encoding/json does.
-const maxDepth = 10000
-
-// Valid reports whether b is exactly one JSON value, optionally surrounded
-// by whitespace. It accepts what json.Valid accepts.
-func Valid(b []byte) bool {
-	i := skipWS(b, 0)
-	end, ok := validValue(b, i, 0)
-	if !ok {
-		return false
-	}
-	return skipWS(b, end) == len(b)
-}
-
-func skipWS(b []byte, i int) int {
-	for i < len(b) {
-		switch b[i] {
-		case ' ', '\t', '\n', '\r':
-			i++
-		default:
-			return i
-		}
-	}
-	return i
-}
-
-// validValue validates the value starting at b[i] and returns the index just
-// past it.
-func validValue(b []byte, i, depth int) (int, bool) {
-	if i >= len(b) {
-		return 0, false
-	}
-	switch c := b[i]; {
-	case c == '{':
-		if depth >= maxDepth {
-			return 0, false
-		}
-		i = skipWS(b, i+1)
-		if i < len(b) && b[i] == '}' {
-			return i + 1, true
-		}
-		for {
-			if i >= len(b) || b[i] != '"' {
-				return 0, false
-			}
-			var ok bool
-			if i, ok = validString(b, i); !ok {
-				return 0, false
-			}
-			i = skipWS(b, i)
-			if i >= len(b) || b[i] != ':' {
-				return 0, false
-			}
-			if i, ok = validValue(b, skipWS(b, i+1), depth+1); !ok {
-				return 0, false
-			}
-			i = skipWS(b, i)
-			if i >= len(b) {
-				return 0, false
-			}
-			if b[i] == '}' {
-				return i + 1, true
-			}
-			if b[i] != ',' {
-				return 0, false
-			}
-			i = skipWS(b, i+1)
-		}
-	case c == '[':
-		if depth >= maxDepth {
-			return 0, false
-		}
-		i = skipWS(b, i+1)
-		if i < len(b) && b[i] == ']' {
-			return i + 1, true
-		}
-		for {
-			var ok bool
-			if i, ok = validValue(b, i, depth+1); !ok {
-				return 0, false
-			}
-			i = skipWS(b, i)
-			if i >= len(b) {
-				return 0, false
-			}
-			if b[i] == ']' {
-				return i + 1, true
-			}
-			if b[i] != ',' {
-				return 0, false
-			}
-			i = skipWS(b, i+1)
-		}
-	case c == '"':
-		return validString(b, i)
-	case c == '-' || (c >= '0' && c <= '9'):
-		return validNumber(b, i)
-	case c == 't':
-		return literal(b, i, "true")
-	case c == 'f':
-		return literal(b, i, "false")
-	case c == 'n':
-		return literal(b, i, "null")
-	}
-	return 0, false
-}
 
 func literal(b []byte, i int, lit string) (int, bool) {
 	if len(b)-i >= len(lit) && string(b[i:i+len(lit)]) == lit {
@@ -264,8 +163,9 @@ func skipString(b []byte, i int) int {
 }
 
 // Members calls fn with the key and the raw value of each member of the
-// object obj, in order, until fn returns false. obj must be valid JSON
-// (see Valid); surrounding whitespace is allowed. The key is the raw
+// object obj, in order, until fn returns false. obj must be well-formed
+// JSON (see Check; any depth: Members does not recurse); surrounding
+// whitespace is allowed. The key is the raw
 // content between the quotes (escapes not decoded: match it with KeyIs).
 // Members reports whether obj is an object.
 func Members(obj []byte, fn func(key, val []byte) bool) bool {
@@ -299,9 +199,10 @@ type Message struct {
 	ID, Method, Params, Result, Error []byte
 }
 
-// ReadMessage reads the JSON-RPC members of obj, which must be valid JSON
-// (see Valid); ok reports whether obj is an object. Keys match as
-// encoding/json matches them (see KeyIs), a later duplicate winning.
+// ReadMessage reads the JSON-RPC members of obj, which must be well-formed
+// JSON (see Check; a message that is only too deep is read too); ok
+// reports whether obj is an object. Keys match exactly (see KeyIs), a
+// later duplicate winning.
 func ReadMessage(obj []byte) (m Message, ok bool) {
 	ok = Members(obj, func(k, v []byte) bool {
 		switch {
@@ -353,21 +254,31 @@ func Elements(arr []byte, fn func(val []byte) bool) bool {
 	return true
 }
 
-// KeyIs reports whether a raw key (as Members gives it) names field the
-// way encoding/json matches a struct field's name: escapes decoded, then
-// case-insensitively (Unicode simple folding, as bytes.EqualFold).
+// KeyIs reports whether a raw key (as Members gives it) is field: the
+// same characters once escapes are decoded, case included.
 func KeyIs(key []byte, field string) bool {
+	if bytes.IndexByte(key, '\\') < 0 {
+		// A view of key, not a copy: nothing keeps it.
+		return unsafe.String(unsafe.SliceData(key), len(key)) == field
+	}
+	d, ok := decodeString(key)
+	return ok && string(d) == field
+}
+
+// KeyFolds reports whether a raw key is field to encoding/json but not to
+// an exact reader: equal to it under Unicode case folding (as encoding/json
+// matches struct fields, and bytes.EqualFold compares) yet not the same.
+// A message with such a key is read one way by mcp-go and another by the
+// upstream.
+func KeyFolds(key []byte, field string) bool {
+	d := key
 	if bytes.IndexByte(key, '\\') >= 0 {
-		var s string
-		q := make([]byte, 0, len(key)+2)
-		q = append(append(append(q, '"'), key...), '"')
-		if json.Unmarshal(q, &s) != nil {
+		var ok bool
+		if d, ok = decodeString(key); !ok {
 			return false
 		}
-		return strings.EqualFold(s, field)
 	}
-	// A view of key, not a copy: nothing keeps it.
-	return strings.EqualFold(unsafe.String(unsafe.SliceData(key), len(key)), field)
+	return string(d) != field && bytes.EqualFold(d, []byte(field))
 }
 
 // Kind is the type of a raw JSON value by its first byte: one of

@@ -1,0 +1,253 @@
+package rawjson
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"slices"
+	"unicode/utf8"
+)
+
+// Canonical is one spelling per JSON value, for hashing: object keys
+// sorted, no insignificant space, numbers as written, strings escaped one
+// way. Two raw values have the same canonical form exactly when every
+// reader that keeps strings whole (JavaScript's JSON.parse, Python's json)
+// reads them as the same value, whatever their key order, spacing or
+// escapes.
+//
+// Decoding into Go strings would not do: encoding/json turns every lone
+// surrogate ("\ud800", "\udfff") and every invalid UTF-8 byte into U+FFFD,
+// so values a JavaScript server tells apart would hash alike. Here a lone
+// surrogate stays a \uXXXX escape and an invalid byte becomes \xHH (which
+// no JSON text contains, so the form is for hashing, not parsing). For
+// values without either, the form is byte for byte what encoding/json
+// writes for the decoded value with SetEscapeHTML(false) and UseNumber.
+//
+// val must be valid JSON (see Check); a key twice in one object is an
+// error, since readers disagree about which one counts.
+func Canonical(val []byte) ([]byte, error) {
+	switch Check(val) {
+	case TooDeep:
+		return nil, fmt.Errorf("nested deeper than %d", MaxDepth)
+	case Invalid:
+		return nil, errors.New("not valid JSON")
+	}
+	return appendCanonical(nil, bytes.TrimSpace(val))
+}
+
+type canonMember struct {
+	sortKey, key, val []byte
+}
+
+func appendCanonical(dst, val []byte) ([]byte, error) {
+	switch Kind(val) {
+	case '"':
+		return appendCanonicalString(dst, val[1:len(val)-1]), nil
+	case '[':
+		dst = append(dst, '[')
+		n := 0
+		var err error
+		Elements(val, func(el []byte) bool {
+			if n > 0 {
+				dst = append(dst, ',')
+			}
+			n++
+			dst, err = appendCanonical(dst, el)
+			return err == nil
+		})
+		return append(dst, ']'), err
+	case '{':
+		var ms []canonMember
+		var err error
+		Members(val, func(k, v []byte) bool {
+			m := canonMember{key: appendCanonicalString(nil, k)}
+			m.sortKey, _ = decodeString(k)
+			if m.val, err = appendCanonical(nil, v); err != nil {
+				return false
+			}
+			ms = append(ms, m)
+			return true
+		})
+		if err != nil {
+			return nil, err
+		}
+		// encoding/json sorts a map's keys by their decoded bytes; the
+		// canonical spelling breaks the ties that decoding leaves.
+		slices.SortFunc(ms, func(a, b canonMember) int {
+			if c := bytes.Compare(a.sortKey, b.sortKey); c != 0 {
+				return c
+			}
+			return bytes.Compare(a.key, b.key)
+		})
+		dst = append(dst, '{')
+		for i, m := range ms {
+			if i > 0 {
+				if bytes.Equal(ms[i-1].key, m.key) {
+					return nil, fmt.Errorf("key %s appears twice in one object", m.key)
+				}
+				dst = append(dst, ',')
+			}
+			dst = append(append(append(dst, m.key...), ':'), m.val...)
+		}
+		return append(dst, '}'), nil
+	}
+	return append(dst, val...), nil // a number as written, or a literal
+}
+
+const hexDigits = "0123456789abcdef"
+
+// appendCanonicalString appends the canonical spelling (see Canonical) of
+// the string whose raw content, between the quotes, is inner.
+func appendCanonicalString(dst, inner []byte) []byte {
+	dst = append(dst, '"')
+	walkString(inner, func(u unit) {
+		switch {
+		case u.invalid:
+			dst = append(dst, '\\', 'x', hexDigits[u.r>>4], hexDigits[u.r&0xF])
+		case u.r >= 0xD800 && u.r < 0xE000:
+			dst = append(dst, '\\', 'u', hexDigits[u.r>>12], hexDigits[u.r>>8&0xF], hexDigits[u.r>>4&0xF], hexDigits[u.r&0xF])
+		default:
+			dst = appendEscapedRune(dst, u.r)
+		}
+	})
+	return append(dst, '"')
+}
+
+// appendEscapedRune writes a rune as encoding/json does without HTML
+// escaping.
+func appendEscapedRune(dst []byte, r rune) []byte {
+	switch r {
+	case '"', '\\':
+		return append(dst, '\\', byte(r))
+	case '\b':
+		return append(dst, '\\', 'b')
+	case '\f':
+		return append(dst, '\\', 'f')
+	case '\n':
+		return append(dst, '\\', 'n')
+	case '\r':
+		return append(dst, '\\', 'r')
+	case '\t':
+		return append(dst, '\\', 't')
+	case '\u2028', '\u2029':
+		return append(dst, '\\', 'u', '2', '0', '2', hexDigits[r&0xF])
+	}
+	if r < 0x20 {
+		return append(dst, '\\', 'u', '0', '0', hexDigits[r>>4], hexDigits[r&0xF])
+	}
+	return utf8.AppendRune(dst, r)
+}
+
+// decodeString decodes a string's raw content (valid, see Check) to bytes:
+// valid UTF-8 for what is valid, a lone surrogate as its three-byte
+// (WTF-8) form and an invalid byte as itself. Unlike a Go string decode it
+// loses nothing a comparison with a protocol key could need; ok is false
+// only for malformed content.
+func decodeString(inner []byte) (out []byte, ok bool) {
+	ok = true
+	out = make([]byte, 0, len(inner))
+	walkString(inner, func(u unit) {
+		switch {
+		case u.malformed:
+			ok = false
+		case u.invalid:
+			out = append(out, byte(u.r))
+		case u.r >= 0xD800 && u.r < 0xE000:
+			out = append(out, 0xE0|byte(u.r>>12), 0x80|byte(u.r>>6&0x3F), 0x80|byte(u.r&0x3F))
+		default:
+			out = utf8.AppendRune(out, u.r)
+		}
+	})
+	return out, ok
+}
+
+// unit is one element of a decoded string: a Unicode scalar value, a lone
+// surrogate (r in D800-DFFF), or an invalid byte (invalid, r the byte).
+type unit struct {
+	r                  rune
+	invalid, malformed bool
+}
+
+// walkString calls fn with each unit of a string's raw content, escapes
+// decoded and surrogate pairs joined.
+func walkString(inner []byte, fn func(unit)) {
+	for i := 0; i < len(inner); {
+		c := inner[i]
+		switch {
+		case c == '\\':
+			if i+1 >= len(inner) {
+				fn(unit{malformed: true})
+				return
+			}
+			switch e := inner[i+1]; e {
+			case '"', '\\', '/':
+				fn(unit{r: rune(e)})
+				i += 2
+			case 'b':
+				fn(unit{r: '\b'})
+				i += 2
+			case 'f':
+				fn(unit{r: '\f'})
+				i += 2
+			case 'n':
+				fn(unit{r: '\n'})
+				i += 2
+			case 'r':
+				fn(unit{r: '\r'})
+				i += 2
+			case 't':
+				fn(unit{r: '\t'})
+				i += 2
+			case 'u':
+				u, ok := hex4(inner, i+2)
+				if !ok {
+					fn(unit{malformed: true})
+					return
+				}
+				i += 6
+				if u >= 0xD800 && u < 0xDC00 && i+1 < len(inner) && inner[i] == '\\' && inner[i+1] == 'u' {
+					if lo, ok := hex4(inner, i+2); ok && lo >= 0xDC00 && lo < 0xE000 {
+						fn(unit{r: 0x10000 + (u-0xD800)<<10 + (lo - 0xDC00)})
+						i += 6
+						continue
+					}
+				}
+				fn(unit{r: u}) // a scalar value, or a lone surrogate
+			default:
+				fn(unit{malformed: true})
+				return
+			}
+		case c < utf8.RuneSelf:
+			fn(unit{r: rune(c)})
+			i++
+		default:
+			r, size := utf8.DecodeRune(inner[i:])
+			if r == utf8.RuneError && size == 1 {
+				fn(unit{r: rune(c), invalid: true})
+			} else {
+				fn(unit{r: r})
+			}
+			i += size
+		}
+	}
+}
+
+func hex4(b []byte, i int) (rune, bool) {
+	if i+4 > len(b) {
+		return 0, false
+	}
+	var r rune
+	for _, h := range b[i : i+4] {
+		switch {
+		case h >= '0' && h <= '9':
+			r = r<<4 | rune(h-'0')
+		case h >= 'a' && h <= 'f':
+			r = r<<4 | rune(h-'a'+10)
+		case h >= 'A' && h <= 'F':
+			r = r<<4 | rune(h-'A'+10)
+		default:
+			return 0, false
+		}
+	}
+	return r, true
+}
