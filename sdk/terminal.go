@@ -26,9 +26,9 @@ type Terminal struct {
 	// withdrawn is set when a question went away unanswered: a line read
 	// after that may be its late answer, and must not answer the next.
 	withdrawn bool
-	start sync.Once
-	in    io.Reader
-	close func() error
+	start     sync.Once
+	in        io.Reader
+	close     func() error
 }
 
 type line struct {
