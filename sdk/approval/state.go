@@ -14,6 +14,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/toolwarden/toolwarden/sdk/internal/rawjson"
 )
 
 // Binding is what an approval is for: one call of one tool definition with
@@ -25,8 +27,10 @@ type Binding struct {
 	Tool           string
 	DefinitionHash string
 	// Arguments is the call's arguments object as raw JSON. It is hashed in
-	// canonical form (sorted keys, no insignificant space), so a client that
-	// re-serializes the same arguments on its retry still matches.
+	// canonical form (sorted keys, no insignificant space; see
+	// ArgumentsHash), so a client that re-serializes the same arguments on
+	// its retry still matches, and different arguments never do, down to a
+	// lone surrogate.
 	Arguments json.RawMessage
 }
 
@@ -266,27 +270,25 @@ func sum(fields ...string) [32]byte {
 	return out
 }
 
-// ArgumentsHash is SHA-256 over the canonical JSON of a call's arguments
-// (object keys sorted, no insignificant space, numbers as written). Absent
-// or null arguments hash as the empty object.
+// ArgumentsHash is SHA-256 over the canonical form of a call's arguments
+// (rawjson.Canonical: object keys sorted, no insignificant space, numbers
+// as written). Absent or null arguments hash as the empty object.
+//
+// The canonical form is built from the raw bytes, never from a Go decode:
+// encoding/json turns every lone surrogate and invalid UTF-8 byte into
+// U+FFFD, so "\ud800" and "\udfff" (which a JavaScript server tells apart)
+// would hash alike, and a state minted for one would be redeemed for the
+// other. Arguments with a key twice in one object have no hash.
 func ArgumentsHash(args json.RawMessage) ([32]byte, error) {
 	t := bytes.TrimSpace(args)
 	if len(t) == 0 || string(t) == "null" {
 		t = []byte("{}")
 	}
-	d := json.NewDecoder(bytes.NewReader(t))
-	d.UseNumber()
-	var v any
-	if err := d.Decode(&v); err != nil {
-		return [32]byte{}, fmt.Errorf("arguments are not valid JSON: %w", err)
+	c, err := rawjson.Canonical(t)
+	if err != nil {
+		return [32]byte{}, fmt.Errorf("arguments: %w", err)
 	}
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return [32]byte{}, err
-	}
-	return sha256.Sum256(bytes.TrimSuffix(buf.Bytes(), []byte{'\n'})), nil
+	return sha256.Sum256(c), nil
 }
 
 // ArgumentsHashHex is ArgumentsHash in lower-case hex, or "" for arguments

@@ -1,11 +1,14 @@
 package approval
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/toolwarden/toolwarden/sdk/internal/rawjson"
 )
 
 func binding() Binding {
@@ -137,6 +140,69 @@ func TestArgumentsHashIsCanonical(t *testing.T) {
 	if empty != obj || null != obj {
 		t.Fatal("absent, null and {} arguments should hash alike")
 	}
+}
+
+func TestAStateIsRedeemedOnlyForTheExactArguments(t *testing.T) {
+	t.Parallel()
+	cases := []struct{ name, minted, redeemed string }{
+		{"one lone surrogate for another", `{"p":"\ud800"}`, `{"p":"\udfff"}`},
+		{"a lone surrogate for the replacement character", `{"p":"\ud800"}`, `{"p":"\ufffd"}`},
+		{"a lone surrogate for the replacement character, raw", `{"p":"\udc00"}`, `{"p":"�"}`},
+		{"one invalid byte for another", "{\"p\":\"\xff\"}", "{\"p\":\"\xfe\"}"},
+		{"surrogates swapped", `{"p":"\udc00\ud800"}`, `{"p":"\ud800\udc00"}`},
+		{"a lone surrogate in a key", `{"\ud800":1}`, `{"\udbff":1}`},
+	}
+	for _, tc := range cases {
+		s := NewSigner(time.Minute, 16)
+		b := binding()
+		b.Arguments = json.RawMessage(tc.minted)
+		state, err := s.Mint(b)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		b.Arguments = json.RawMessage(tc.redeemed)
+		if err := s.Redeem(state, b); !errors.Is(err, ErrArgumentsChanged) {
+			t.Errorf("%s: minted for %s, redeemed for %s: got %v, want ErrArgumentsChanged", tc.name, tc.minted, tc.redeemed, err)
+		}
+	}
+	// The same arguments, spelled another way, are the same arguments.
+	s := NewSigner(time.Minute, 16)
+	b := binding()
+	b.Arguments = json.RawMessage(`{"p":"\ud800","q":"\u00e9"}`)
+	state, _ := s.Mint(b)
+	b.Arguments = json.RawMessage(`{ "q" : "é", "p" : "\uD800" }`)
+	if err := s.Redeem(state, b); err != nil {
+		t.Fatalf("a re-serialized retry: %v", err)
+	}
+}
+
+// Arguments hash alike exactly when they are one value (rawjson.Canonical
+// is fuzzed for that); here: hashing never panics, and two spellings the
+// canonical form tells apart never hash alike.
+func FuzzArgumentsHash(f *testing.F) {
+	f.Add([]byte(`{"p":"\ud800"}`), []byte(`{"p":"\udfff"}`))
+	f.Add([]byte(`{"a":1,"b":[1,2]}`), []byte(`{ "b" : [1, 2], "a" : 1 }`))
+	f.Add([]byte(`{"a":1.0}`), []byte(`{"a":1}`))
+	f.Fuzz(func(t *testing.T, a, b []byte) {
+		ha, errA := ArgumentsHash(a)
+		hb, errB := ArgumentsHash(b)
+		if errA != nil || errB != nil {
+			return
+		}
+		ca, _ := canonicalArgs(a)
+		cb, _ := canonicalArgs(b)
+		if (ha == hb) != bytes.Equal(ca, cb) {
+			t.Fatalf("%q and %q: hashes equal %v, canonical forms %q %q", a, b, ha == hb, ca, cb)
+		}
+	})
+}
+
+func canonicalArgs(b []byte) ([]byte, error) {
+	t := bytes.TrimSpace(b)
+	if len(t) == 0 || string(t) == "null" {
+		t = []byte("{}")
+	}
+	return rawjson.Canonical(t)
 }
 
 // No string a client can send is accepted for a binding it was not minted
