@@ -66,19 +66,52 @@ func (s *state) codexGated(a *appRules) bool {
 	return (!a.destructiveEnabled && destructive) || (!a.openWorldEnabled && openWorld)
 }
 
-// codexMode is the approval mode Codex resolves for the call. A connector
-// tool (Codex's codex_apps) takes its app's: per-tool approval_mode (by name,
-// then title), the app's default_tools_approval_mode, _default's, auto. Any
+// aggregated reports whether the call is to a connectors = true server,
+// Codex's codex_apps: all its tools go through Codex's app policy, those
+// without a connector id under no app (so _default's rules alone).
+func (s *state) aggregated() bool { return s.server != nil && s.server.connectors }
+
+// codexHides is Codex's app gate for a tool of a connectors = true server,
+// where it can be stricter than toolwarden's own: the hint gating on the
+// hints Codex reads (codexGated), and, for the server's own tools (no
+// connector id), _default's enabled flag and gating, whatever an
+// [apps.<server>] table says. toolwarden's own gate runs first and covers
+// the rest (app and per-tool enabled flags) identically.
+func (s *state) codexHides() (bool, string) {
+	if !s.aggregated() {
+		return false, ""
+	}
+	a := s.apps[0]
+	if s.nApps == 1 {
+		a = &s.r.def
+		if !a.enabled {
+			return true, a.enabledSrc
+		}
+	} else if tr := s.toolRules[0]; (tr != nil && tr.enabled != nil) || a.defaultToolsEnabled != nil {
+		return false, ""
+	}
+	if s.codexGated(a) {
+		return true, a.destructiveSrc + ", " + a.openWorldSrc
+	}
+	return false, ""
+}
+
+// codexMode is the approval mode Codex resolves for the call. A tool of a
+// connectors = true server (Codex's codex_apps) takes its app's: per-tool
+// approval_mode (by name, then title), the app's
+// default_tools_approval_mode, _default's, auto. Any
 // other tool is a custom server's, and Codex reads those only from
 // [mcp_servers.<name>]: the tool's approval_mode, the server's
 // default_tools_approval_mode, auto. [apps.*] never applies to it in Codex.
 func (s *state) codexMode() (config.Mode, string) {
-	if s.nApps == 2 {
-		if tr := s.toolRules[0]; tr != nil && tr.mode != config.ModeUnset {
-			return tr.mode, tr.modeSrc
-		}
-		if a := s.apps[0]; a.hasTable && a.mode != config.ModeUnset {
-			return a.mode, a.modeSrc
+	if s.aggregated() {
+		if s.nApps == 2 {
+			if tr := s.toolRules[0]; tr != nil && tr.mode != config.ModeUnset {
+				return tr.mode, tr.modeSrc
+			}
+			if a := s.apps[0]; a.hasTable && a.mode != config.ModeUnset {
+				return a.mode, a.modeSrc
+			}
 		}
 		if s.r.def.mode != config.ModeUnset {
 			return s.r.def.mode, s.r.def.modeSrc
@@ -133,6 +166,11 @@ func (s *state) floorBaseline(mode config.Mode, modeSrc string) (v Verdict, reme
 	src = modeSrc
 	cmode, csrc := s.codexMode()
 	cv, crem, ccode, cmsg := codexBaseline(cmode, s.codexHints())
+	if s.aggregated() && s.nApps == 1 {
+		// Codex keys remembered approvals of codex_apps by connector id;
+		// a tool without one cannot be remembered.
+		crem = false
+	}
 	s.codexAsks = cv == Ask
 	switch {
 	case cv != Ask:

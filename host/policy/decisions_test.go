@@ -30,6 +30,13 @@ type decisionCase struct {
 	Remembered bool     `toml:"remembered"`
 	Labels     []string `toml:"labels"`
 
+	// CodexTest names the Codex unit test a case translates,
+	// "<codex-rs path>::<test name>"; CodexDiffers, when set, says why the
+	// expectation deliberately differs from Codex's (docs/configuration.md
+	// lists every such difference).
+	CodexTest    string `toml:"codex_test"`
+	CodexDiffers string `toml:"codex_differs"`
+
 	Expect       string `toml:"expect"`
 	Code         string `toml:"code"`
 	Rememberable *bool  `toml:"rememberable"`

@@ -304,12 +304,11 @@ func (s *state) visibility() (bool, Reason, Step) {
 		if !a.openWorldEnabled && s.eff.IsOpenWorld() {
 			return hide(a.openWorldSrc, "open-world tools are disabled (openWorldHint true or unset)")
 		}
-		// A connector tool's gating is Codex's too: never show what Codex
-		// hides from the hints it reads (annotations only, no trust).
-		if i == 0 && s.nApps == 2 && s.codexGated(a) {
-			return hide(a.destructiveSrc+", "+a.openWorldSrc, "destructive or open-world tools are disabled, and the tool's annotations do not rule that out (Codex's gating)")
-		}
 		src = "hint gating"
+	}
+	// Never show what Codex hides (its app gate reads the annotations only).
+	if hidden, csrc := s.codexHides(); hidden {
+		return hide(csrc, "Codex's app gate hides the tool: its app is disabled, or its annotations do not rule out a disabled destructive or open-world tool")
 	}
 	return true, Reason{}, Step{Step: StepVisibility, Outcome: "visible", Source: src}
 }
