@@ -1,0 +1,83 @@
+package e2e
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// Revocation before the next call: a tool granted "always" through wrap,
+// then taken back from another process (the real `toolwarden approvals`
+// binary) or by changing the file by hand, is asked about again on the
+// very next call, with no wait in between, and does not run when the
+// human then says no. A file that cannot be read grants nothing.
+func TestAdversarialRevokeIsSeenByTheNextCall(t *testing.T) {
+	t.Parallel()
+	fsBin := npmServer(t, "mcp-server-filesystem")
+	takeBack := []struct {
+		name string
+		do   func(t *testing.T, file string)
+		log  string // wrap must say this on stderr
+	}{
+		{"toolwarden approvals revoke", func(t *testing.T, file string) {
+			mustContain(t, runTW(t, "approvals", "revoke", "--approvals", file, "--server", "fs", "--tool", "write_file"), "revoked 1")
+		}, ""},
+		{"toolwarden approvals reset", func(t *testing.T, file string) {
+			mustContain(t, runTW(t, "approvals", "reset", "--approvals", file), "backed up")
+		}, ""},
+		{"deleting the file", func(t *testing.T, file string) {
+			if err := os.Remove(file); err != nil {
+				t.Fatal(err)
+			}
+		}, ""},
+		{"corrupting the file", func(t *testing.T, file string) {
+			b, err := os.ReadFile(file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			// Still every grant's bytes, but no longer a version 1 file.
+			if err := os.WriteFile(file, []byte(strings.Replace(string(b), `"version": 1`, `"version": 2`, 1)), 0o600); err != nil {
+				t.Fatal(err)
+			}
+		}, "approvals file unusable"},
+	}
+	for _, tb := range takeBack {
+		for _, legacy := range []bool{false, true} {
+			name := tb.name + ", multi round-trip"
+			if legacy {
+				name = tb.name + ", elicitation/create"
+			}
+			t.Run(name, func(t *testing.T) {
+				t.Parallel()
+				dir, _ := filepath.EvalSymlinks(t.TempDir())
+				file := filepath.Join(t.TempDir(), "approvals.json")
+				ask := answers("always", "deny")
+				c := startGo(t, legacy, ask, twBin, "wrap", "--app", "fs", "--approvals", file, "--", fsBin, dir)
+				write := func(name string) (string, bool) {
+					return c.call(t, "write_file", map[string]any{"path": filepath.Join(dir, name), "content": name})
+				}
+
+				if out, isErr := write("granted.txt"); isErr || !fileExists(filepath.Join(dir, "granted.txt")) {
+					t.Fatalf("answered always: %q (error %v)", out, isErr)
+				}
+				if out, isErr := write("remembered.txt"); isErr || ask.count() != 1 {
+					t.Fatalf("after always: %q (error %v, asked %d times, want 1)", out, isErr, ask.count())
+				}
+
+				tb.do(t, file)
+
+				out, isErr := write("revoked.txt")
+				if ask.count() != 2 {
+					t.Fatalf("the call right after the approval was taken back was not asked about (asked %d times, want 2): %q", ask.count(), out)
+				}
+				if !isErr || fileExists(filepath.Join(dir, "revoked.txt")) {
+					t.Fatalf("denied after the revoke, yet it ran: %q (error %v)", out, isErr)
+				}
+				if tb.log != "" {
+					mustContain(t, c.log.String(), tb.log)
+				}
+			})
+		}
+	}
+}
