@@ -103,11 +103,11 @@ type Host struct {
 	checkers  []policy.Checker
 	observers []policy.Observer
 	listers   []policy.Lister
+	lists     lists // the list event's last answers, per session, server and app
 	closers   []func(context.Context) error
 	audit     *audit.Log
 	warnings  []error
 	maxResult int
-	lists     lists // the list event's last answers, per session, server and app
 	now       func() time.Time
 }
 
@@ -224,14 +224,14 @@ func (h *Host) Visible(sessionID, server string, tool *Tool) (bool, policy.Reaso
 // (the default) hides every tool it could have hidden. A call to a tool
 // Filter would leave out is denied by Check, whether or not Filter ran.
 func (h *Host) Filter(ctx context.Context, sessionID, server string, tools []*Tool) []*Tool {
+	if len(h.listers) > 0 {
+		return h.filterListed(ctx, h.sessions.Get(sessionID), server, tools)
+	}
 	out := make([]*Tool, 0, len(tools))
 	for _, t := range tools {
 		if ok, _ := h.Visible(sessionID, server, t); ok {
 			out = append(out, t)
 		}
-	if len(h.listers) > 0 {
-		return h.filterListed(ctx, h.sessions.Get(sessionID), server, tools)
-	}
 	}
 	return out
 }

@@ -99,8 +99,6 @@ func (in *instance) appendList(b []byte, l *policy.ListInput) []byte {
 		b = appendString(b, t.Title)
 		b = append(b, `,"definition_hash":`...)
 		b = appendString(b, t.HashHex)
-		b = append(b, `,"declared_hints":`...)
-		b = appendHints(b, &t.Declared)
 		// Effective hints first (what a check will see), then declared.
 		b = append(b, `,"hints":`...)
 		if i < len(l.Hints) {
@@ -108,6 +106,8 @@ func (in *instance) appendList(b []byte, l *policy.ListInput) []byte {
 		} else {
 			b = append(b, `{}`...)
 		}
+		b = append(b, `,"declared_hints":`...)
+		b = appendHints(b, &t.Declared)
 		b = append(b, '}')
 	}
 	b = append(b, ']')
