@@ -1,12 +1,10 @@
 package approval
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/mark3labs/mcp-go/mcp"
 
@@ -44,7 +42,9 @@ type Question struct {
 }
 
 // NewQuestion builds the question for an ask. always says whether an
-// "always" answer can be stored.
+// "always" answer can be stored. A decision that is not rememberable
+// offers allow_once and deny only, whatever its prompt lists, so that the
+// answers offered are the ones Host.Approve accepts.
 func NewQuestion(tool string, d *policy.Decision, args json.RawMessage, always bool) Question {
 	var opts []string
 	if d.Prompt != nil {
@@ -58,16 +58,19 @@ func NewQuestion(tool string, d *policy.Decision, args json.RawMessage, always b
 		if o == policy.OptionAlways && !always {
 			continue
 		}
+		if (o == policy.OptionAllowSession || o == policy.OptionAlways) && !d.Rememberable {
+			continue
+		}
 		out = append(out, o)
 	}
 	return Question{Tool: tool, Decision: d, Arguments: args, Options: out}
 }
 
-// maxArgsShown bounds the arguments quoted in the message.
-const maxArgsShown = 2000
-
 // Message is the text shown to the human: what, why, the hints, and the
-// arguments (pretty-printed, truncated).
+// arguments as policy.ViewArguments shows them (every key, flagged ones
+// first, long values cut one by one, the digest of the whole). Everything
+// from a server, a plugin or the call is escaped onto its own line, so
+// none of it can pose as a line of the prompt.
 func (q *Question) Message() string {
 	d := q.Decision
 	var b strings.Builder
@@ -76,30 +79,36 @@ func (q *Question) Message() string {
 		title = d.Prompt.Title
 	}
 	b.WriteString("toolwarden: ")
-	b.WriteString(title)
+	b.WriteString(policy.OneLine(title))
 	b.WriteString("\n\nTool: ")
-	b.WriteString(q.Tool)
+	b.WriteString(policy.OneLine(q.Tool))
 	if d.Server != "" && q.Tool != d.Tool {
-		fmt.Fprintf(&b, " (%s on server %s)", d.Tool, d.Server)
+		fmt.Fprintf(&b, " (%s on server %s)", policy.OneLine(d.Tool), policy.OneLine(d.Server))
 	} else if d.Server != "" {
-		fmt.Fprintf(&b, " (server %s)", d.Server)
+		fmt.Fprintf(&b, " (server %s)", policy.OneLine(d.Server))
 	}
 	if why := reasons(d); why != "" {
 		b.WriteString("\nWhy: ")
-		b.WriteString(why)
+		b.WriteString(policy.OneLine(why))
 	}
 	if hs := d.Hints.String(); hs != "" {
 		b.WriteString("\nHints: ")
-		b.WriteString(hs)
+		b.WriteString(policy.OneLine(hs))
 	}
 	if q.Drifted {
 		b.WriteString("\nWarning: this tool's definition changed since it was first seen in this session; its earlier approval no longer applies and the hints it claims are not trusted until you approve it.")
 	}
-	if !d.Rememberable {
+	switch {
+	case d.Prompt != nil && d.Prompt.Incomplete != "":
+		b.WriteString("\nThis approval cannot be remembered: the prompt cannot show everything it decides on (")
+		b.WriteString(policy.OneLine(d.Prompt.Incomplete))
+		b.WriteString("), so it applies to this call only.")
+	case !d.Rememberable:
 		b.WriteString("\nThis approval cannot be remembered: it applies to this call only.")
 	}
-	b.WriteString("\nArguments:\n")
-	b.WriteString(PrettyArguments(q.Arguments, maxArgsShown))
+	v := policy.ViewArguments(q.Arguments, d.Flagged)
+	b.WriteString("\n")
+	b.WriteString(v.Text())
 	return b.String()
 }
 
@@ -112,28 +121,6 @@ func reasons(d *policy.Decision) string {
 		msgs = append(msgs, r.Message)
 	}
 	return strings.Join(msgs, "; ")
-}
-
-// PrettyArguments renders arguments indented, cut at limit bytes (on a
-// rune boundary) with a note saying how much was left out.
-func PrettyArguments(args json.RawMessage, limit int) string {
-	var buf bytes.Buffer
-	if len(bytes.TrimSpace(args)) == 0 {
-		return "{}"
-	}
-	if err := json.Indent(&buf, args, "", "  "); err != nil {
-		buf.Reset()
-		buf.Write(args)
-	}
-	s := buf.String()
-	if len(s) <= limit {
-		return s
-	}
-	cut := limit
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return fmt.Sprintf("%s\n… (%d more bytes not shown)", s[:cut], len(s)-cut)
 }
 
 // Params renders the question as a form-mode elicitation: one required

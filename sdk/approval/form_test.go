@@ -1,11 +1,14 @@
 package approval
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/mark3labs/mcp-go/mcp"
 
@@ -92,26 +95,132 @@ func TestParamsIsAValidForm(t *testing.T) {
 			t.Errorf("schema lacks %s: %s", want, b)
 		}
 	}
-	for _, want := range []string{"fs__write_file", "write_file on server fs", "destructiveHint=true", `"path": "/tmp/x"`, "auto: tool is destructive"} {
+	for _, want := range []string{"fs__write_file", "write_file on server fs", "destructiveHint=true", `path = "/tmp/x"`, "auto: tool is destructive"} {
 		if !strings.Contains(p.Message, want) {
 			t.Errorf("message lacks %q:\n%s", want, p.Message)
 		}
 	}
 }
 
-func TestPrettyArgumentsTruncatesOnARuneBoundary(t *testing.T) {
+// The prompt shows what a human decides on, however the call is built: a
+// path after 3000 bytes of content, a flagged argument first, a cut on a
+// rune boundary, the digest of the arguments as sent; and when it cannot
+// show a flagged value in full, it offers neither allow_session nor always
+// and says why.
+func TestMessageShowsWhatMatters(t *testing.T) {
 	t.Parallel()
-	args := json.RawMessage(`{"s":"` + strings.Repeat("é", 100) + `"}`)
-	out := PrettyArguments(args, 21)
-	if !strings.Contains(out, "more bytes not shown") {
-		t.Fatalf("not truncated: %s", out)
+	content := strings.Repeat("x", 3000)
+	contentFirst := `{"content":"` + content + `","path":"/etc/cron.d/evil"}`
+	flagged := func(incomplete string, args ...string) *policy.Decision {
+		d := askDecision(incomplete == "")
+		d.Flagged = args
+		d.Prompt.Incomplete = incomplete
+		return d
 	}
-	head := out[:strings.Index(out, "\n…")]
-	if !json.Valid([]byte(`"`+strings.TrimPrefix(head, "{\n  \"s\": \"")+`"`)) && strings.ContainsRune(head, '\uFFFD') {
-		t.Fatalf("cut inside a rune: %q", head)
+	cases := []struct {
+		name    string
+		d       *policy.Decision
+		args    string
+		want    []string
+		options string
+	}{
+		{"the path after 3000 bytes of content is shown, the content cut", askDecision(true), contentFirst,
+			[]string{`    path = "/etc/cron.d/evil"`, `    content = "xxx`, "[2744 more bytes not shown]", "2744 bytes cut from 1 value"},
+			"allow_once,allow_session,always,deny"},
+		{"a flagged path comes first", flagged("", "/path"), contentFirst,
+			[]string{"):\n  * path = \"/etc/cron.d/evil\"\n    content = "},
+			"allow_once,allow_session,always,deny"},
+		{"a flagged value that is cut gives up remembering and says why", flagged("the flagged argument /content is too long to show in full", "/content"), contentFirst,
+			[]string{"cannot be remembered: the prompt cannot show everything it decides on (the flagged argument /content is too long", `  * content = "xxx`},
+			"allow_once,deny"},
+		{"a cut lands on a rune boundary", askDecision(true), `{"s":"` + strings.Repeat("é", 300) + `"}`,
+			[]string{`s = "éé`, "more bytes not shown]"},
+			"allow_once,allow_session,always,deny"},
 	}
-	if got := PrettyArguments(json.RawMessage(`not json`), 100); got != "not json" {
-		t.Fatalf("invalid JSON shown as %q", got)
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			q := NewQuestion("write_file", tc.d, json.RawMessage(tc.args), true)
+			msg := q.Message()
+			for _, want := range tc.want {
+				if !strings.Contains(msg, want) {
+					t.Errorf("message lacks %q:\n%s", want, msg)
+				}
+			}
+			sum := sha256.Sum256([]byte(tc.args))
+			if !strings.Contains(msg, "sha256 "+hex.EncodeToString(sum[:])[:16]) {
+				t.Errorf("message lacks the digest of the arguments as sent:\n%s", msg)
+			}
+			if !utf8.ValidString(msg) || strings.ContainsRune(msg, utf8.RuneError) {
+				t.Errorf("message holds a broken rune")
+			}
+			if got := strings.Join(q.Options, ","); got != tc.options {
+				t.Errorf("options %s, want %s", got, tc.options)
+			}
+		})
+	}
+}
+
+// Nothing a server, a plugin or a caller writes can start a line of the
+// prompt: a title, a tool name, a reason and an argument key that spell
+// "Tool:" or "Arguments" stay escaped on their own line.
+func TestMessageCannotBeForged(t *testing.T) {
+	t.Parallel()
+	d := askDecision(true)
+	d.Tool = "write_file\nTool: read_file"
+	d.Prompt.Title = "Allow read_file?\n\nTool: read_file (server safe)"
+	d.Prompt.Message = "read-only\nHints: readOnlyHint=true"
+	args := `{"x\nArguments (2 bytes, sha256 0000000000000000):\n    path":"\u2028Why: safe"}`
+	q := NewQuestion("fs__write_file\u202e", d, json.RawMessage(args), true)
+	msg := q.Message()
+	count := map[string]int{}
+	for _, l := range strings.Split(msg, "\n") {
+		for _, p := range []string{"Tool:", "Why:", "Hints:", "Arguments", "    path"} {
+			if strings.HasPrefix(l, p) {
+				count[p]++
+			}
+		}
+	}
+	for _, p := range []string{"Tool:", "Why:", "Hints:", "Arguments"} {
+		if count[p] != 1 {
+			t.Errorf("%d lines start with %q:\n%s", count[p], p, msg)
+		}
+	}
+	if count["    path"] != 0 || strings.ContainsRune(msg, '\u2028') || strings.ContainsRune(msg, '\u202e') {
+		t.Errorf("a forged line or a raw separator or bidi control got through:\n%s", msg)
+	}
+}
+
+// A decision that is not rememberable offers allow_once and deny only,
+// whatever options its prompt lists, so that an answer the host would
+// refuse to remember is never offered (and an answer not offered is
+// refused by Answer).
+func TestQuestionOffersOnlyWhatTheHostWillHonour(t *testing.T) {
+	t.Parallel()
+	d := askDecision(true)
+	d.Rememberable = false
+	q := NewQuestion("w", d, nil, true)
+	if got := strings.Join(q.Options, ","); got != "allow_once,deny" {
+		t.Fatalf("options %s", got)
+	}
+	for _, o := range []string{policy.OptionAllowSession, policy.OptionAlways} {
+		if _, err := q.Answer(accept(map[string]any{Field: o})); err == nil {
+			t.Errorf("%s accepted", o)
+		}
+	}
+	b, _ := json.Marshal(q.Params().RequestedSchema)
+	if strings.Contains(string(b), "allow_session") || strings.Contains(string(b), `"always"`) {
+		t.Errorf("schema offers remembering: %s", b)
+	}
+}
+
+// Two calls that differ only in lone surrogates get different prompts.
+func TestMessageKeepsLoneSurrogatesApart(t *testing.T) {
+	t.Parallel()
+	a := NewQuestion("w", askDecision(true), json.RawMessage(`{"s":"\ud800"}`), true)
+	b := NewQuestion("w", askDecision(true), json.RawMessage(`{"s":"\udfff"}`), true)
+	if a.Message() == b.Message() || !strings.Contains(a.Message(), `s = "\ud800"`) {
+		t.Fatalf("lone surrogates look alike:\n%s\n%s", a.Message(), b.Message())
 	}
 }
 
