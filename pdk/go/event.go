@@ -285,7 +285,7 @@ func (l *List) Tools(fn func(t ListTool) bool) {
 	b := l.get("tools").b
 	for j := first(b, '['); j >= 0; j = skip(b, j) {
 		v := Value{b: b[j:]}
-		if !fn(ListTool{Tool: parseTool(v), DeclaredHints: Hints{v.Get("declared_hints")}}) {
+		if !fn(ListTool{Tool: parseTool(v), Hints: Hints{v.Get("hints")}, DeclaredHints: Hints{v.Get("declared_hints")}}) {
 			return
 		}
 	}
@@ -294,6 +294,10 @@ func (l *List) Tools(fn func(t ListTool) bool) {
 // ListTool is one tool of a list event.
 type ListTool struct {
 	Tool
+	// Hints are the effective hints (after trust, drift and config
+	// overrides): the same hints a check of this tool sees in Call.Hints.
+	// Hide by these.
+	Hints Hints
 	// DeclaredHints are the hints as the server declared them (untrusted).
 	DeclaredHints Hints
 }
