@@ -18,7 +18,7 @@ type fixedPlugin struct {
 	canApprove bool
 }
 
-func (p fixedPlugin) Name() string                 { return "fixed" }
+func (p fixedPlugin) Name() string                  { return "fixed" }
 func (p fixedPlugin) Matches(app, tool string) bool { return true }
 func (p fixedPlugin) CanApprove() bool              { return p.canApprove }
 func (p fixedPlugin) Check(context.Context, *policy.CheckInput) policy.PluginVerdict {
