@@ -81,3 +81,39 @@ func TestAdversarialRevokeIsSeenByTheNextCall(t *testing.T) {
 		}
 	}
 }
+
+// The same through the official TypeScript SDK client: the revoke runs as
+// its own process between two calls of one session.
+func TestAdversarialRevokeSeenByTheNextCallOfATypeScriptClient(t *testing.T) {
+	t.Parallel()
+	fsBin := npmServer(t, "mcp-server-filesystem")
+	dir, _ := filepath.EvalSymlinks(t.TempDir())
+	file := filepath.Join(t.TempDir(), "approvals.json")
+	write := func(name string) tsStep {
+		return tsStep{Op: "call", Name: "write_file", Arguments: map[string]any{"path": filepath.Join(dir, name), "content": name}}
+	}
+	res := runTS(t, true, []string{"always", "deny"}, []tsStep{
+		write("granted.txt"),
+		write("remembered.txt"),
+		{Op: "run", Name: twBin, Arguments: map[string]any{"args": []string{"approvals", "revoke", "--approvals", file, "--server", "fs", "--tool", "write_file"}}},
+		write("revoked.txt"),
+	}, twBin, "wrap", "--app", "fs", "--approvals", file, "--", fsBin, dir)
+	if len(res.Results) != 4 {
+		t.Fatalf("results %+v", res.Results)
+	}
+	for i, r := range res.Results {
+		if r.Thrown != "" {
+			t.Fatalf("step %d threw: %s", i, r.Thrown)
+		}
+	}
+	if r := res.Results[1]; r.IsError || !fileExists(filepath.Join(dir, "remembered.txt")) {
+		t.Fatalf("after always: %+v", r)
+	}
+	mustContain(t, res.Results[2].Text, "revoked 1")
+	if len(res.Asked) != 2 {
+		t.Fatalf("asked %d times, want 2: the call right after the revoke must be asked about", len(res.Asked))
+	}
+	if r := res.Results[3]; !r.IsError || fileExists(filepath.Join(dir, "revoked.txt")) {
+		t.Fatalf("denied after the revoke, yet it ran: %+v", r)
+	}
+}

@@ -7,12 +7,15 @@
 // "roots": [folders] (declares roots when present), "steps": [{"op":
 // "list"} | {"op": "call", "name", "arguments"} | {"op": "setRoots",
 // "roots"} (then notifies the server) | {"op": "waitFor", "name",
-// "arguments", "contains"} (calls until the text contains it, 10 s)]}.
+// "arguments", "contains"} (calls until the text contains it, 10 s) |
+// {"op": "run", "name": command, "arguments": {"args": [...]}} (runs a
+// command to its end between two calls; text is its stdout)]}.
 // Each answer is an option ("allow_once", ...) accepted as {decision:
 // answer}, or "decline". The client prints one JSON object: {"results":
 // [...], "asked": [elicitation params...]}.
 import { pathToFileURL } from 'node:url';
 import path from 'node:path';
+import { execFileSync } from 'node:child_process';
 
 const sdk = process.env.MCP_SDK;
 if (!sdk) {
@@ -80,6 +83,9 @@ for (const step of script.steps) {
         await new Promise((r) => setTimeout(r, 50));
       } while (Date.now() < until);
       results.push({ op: 'waitFor', name: step.name, isError: res.isError === true, text: textOf(res) });
+    } else if (step.op === 'run') {
+      const out = execFileSync(step.name, step.arguments?.args ?? [], { encoding: 'utf8' });
+      results.push({ op: 'run', name: step.name, text: out });
     }
   } catch (err) {
     results.push({ op: step.op, name: step.name, thrown: String(err?.message ?? err) });
