@@ -1,10 +1,13 @@
 package policy
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -16,11 +19,20 @@ const CodeInvalidArguments = "invalid_arguments"
 const maxArgDepth = 256
 
 // CheckArguments validates a call's raw arguments: a JSON object (or
-// nothing), well-formed, valid UTF-8, nested at most maxArgDepth deep, and
-// with no key twice in any object. Duplicate keys matter because readers
-// disagree on them: a plugin that takes the first "path" and a server that
-// takes the last would see different calls. Keys are compared after
-// unescaping, so "a" and "\u0061" are the same key.
+// nothing), well-formed, valid UTF-8 with no lone surrogate escape, nested
+// at most maxArgDepth deep, and with no key twice in any object, nor two
+// keys that differ only in case. Each of these is something readers
+// disagree on, and the policy must read the call the server runs:
+//
+//   - a key twice: a plugin that takes the first "path" and a server that
+//     takes the last would see different calls;
+//   - keys that differ only in case ("path" and "PATH"): encoding/json
+//     folds case when it decodes into a struct (Go plugins, mcp-go
+//     servers), JavaScript and Python do not;
+//   - a lone surrogate ("\ud800"): Go decodes it, and every invalid byte,
+//     as U+FFFD, JavaScript keeps it, Rust's serde_json refuses it.
+//
+// Keys are compared after unescaping, so "a" and "\u0061" are the same key.
 func CheckArguments(raw []byte) error {
 	v := argValidator{b: raw}
 	v.space()
@@ -138,8 +150,12 @@ type span struct {
 
 func (v *argValidator) object(depth int) error {
 	v.i++ // {
+	// Keys are compared pairwise while there are few (no allocation), then
+	// through a map by their case-folded form, so that an object with many
+	// keys costs linear time, not quadratic.
 	var inline [16]span
 	keys := inline[:0]
+	var folded map[string]span
 	v.space()
 	if v.i < len(v.b) && v.b[v.i] == '}' {
 		v.i++
@@ -156,12 +172,26 @@ func (v *argValidator) object(depth int) error {
 			return err
 		}
 		k := span{start, end, escaped}
-		for _, o := range keys {
-			if v.sameKey(o, k) {
-				return v.errf("key %s appears twice in one object", strconv.Quote(v.keyText(k)))
+		if folded == nil && len(keys) < len(inline) {
+			for _, o := range keys {
+				if bytes.EqualFold(v.keyBytes(o), v.keyBytes(k)) {
+					return v.clash(o, k)
+				}
 			}
+			keys = append(keys, k)
+		} else {
+			if folded == nil {
+				folded = make(map[string]span, 2*len(keys))
+				for _, o := range keys {
+					folded[foldKey(v.keyText(o))] = o
+				}
+			}
+			fk := foldKey(v.keyText(k))
+			if o, dup := folded[fk]; dup {
+				return v.clash(o, k)
+			}
+			folded[fk] = k
 		}
-		keys = append(keys, k)
 		v.space()
 		if v.i >= len(v.b) || v.b[v.i] != ':' {
 			return v.errf("expected :")
@@ -185,17 +215,46 @@ func (v *argValidator) object(depth int) error {
 	}
 }
 
-func (v *argValidator) sameKey(a, b span) bool {
-	if !a.escaped && !b.escaped {
-		return string(v.b[a.start:a.end]) == string(v.b[b.start:b.end])
+// clash is the error for two keys of one object that readers could take
+// for one: the same key, or keys that differ only in case.
+func (v *argValidator) clash(a, b span) error {
+	ka, kb := v.keyText(a), v.keyText(b)
+	if ka == kb {
+		return v.errf("key %s appears twice in one object", strconv.Quote(kb))
 	}
-	return v.keyText(a) == v.keyText(b)
+	return v.errf("keys %s and %s differ only in case (readers that fold case, such as Go's encoding/json, take one for the other)", strconv.Quote(ka), strconv.Quote(kb))
+}
+
+// foldKey maps every rune of s to the least of its case-folding orbit, so
+// that two keys fold to one exactly when bytes.EqualFold says they are
+// equal.
+func foldKey(s string) string {
+	var b strings.Builder
+	b.Grow(len(s))
+	for _, r := range s {
+		least := r
+		for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
+			least = min(least, f)
+		}
+		b.WriteRune(least)
+	}
+	return b.String()
+}
+
+// keyBytes is keyText without a copy for a key without escapes.
+func (v *argValidator) keyBytes(k span) []byte {
+	if !k.escaped {
+		return v.b[k.start:k.end]
+	}
+	return []byte(v.keyText(k))
 }
 
 func (v *argValidator) keyText(k span) string {
 	if !k.escaped {
 		return string(v.b[k.start:k.end])
 	}
+	// str refused lone surrogates and invalid UTF-8, so decoding loses
+	// nothing here.
 	var s string
 	if json.Unmarshal(v.b[k.start-1:k.end+1], &s) != nil {
 		return string(v.b[k.start:k.end])
@@ -223,13 +282,18 @@ func (v *argValidator) str() (escaped bool, end int, err error) {
 			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
 				v.i += 2
 			case 'u':
-				if v.i+6 > len(v.b) {
-					return false, 0, v.errf("short \\u escape")
+				u, ok := v.hex4(v.i + 2)
+				if !ok {
+					return false, 0, v.errf("bad \\u escape")
 				}
-				for _, h := range v.b[v.i+2 : v.i+6] {
-					if !(h >= '0' && h <= '9' || h >= 'a' && h <= 'f' || h >= 'A' && h <= 'F') {
-						return false, 0, v.errf("bad \\u escape")
+				if u >= 0xD800 && u < 0xE000 {
+					// Only a high surrogate followed at once by a low one
+					// is a character; anything else is a lone surrogate.
+					lo, ok := v.hex4(v.i + 8)
+					if u >= 0xDC00 || !ok || v.b[v.i+6] != '\\' || v.b[v.i+7] != 'u' || lo < 0xDC00 || lo >= 0xE000 {
+						return false, 0, v.errf("lone surrogate \\u%04x in a string (readers disagree on it: Go reads U+FFFD, JavaScript keeps it)", u)
 					}
+					v.i += 6
 				}
 				v.i += 6
 			default:
@@ -248,6 +312,26 @@ func (v *argValidator) str() (escaped bool, end int, err error) {
 		}
 	}
 	return false, 0, v.errf("unterminated string")
+}
+
+// hex4 reads the four hex digits at b[i:], or ok false.
+func (v *argValidator) hex4(i int) (r rune, ok bool) {
+	if i+4 > len(v.b) {
+		return 0, false
+	}
+	for _, h := range v.b[i : i+4] {
+		switch {
+		case h >= '0' && h <= '9':
+			r = r<<4 | rune(h-'0')
+		case h >= 'a' && h <= 'f':
+			r = r<<4 | rune(h-'a'+10)
+		case h >= 'A' && h <= 'F':
+			r = r<<4 | rune(h-'A'+10)
+		default:
+			return 0, false
+		}
+	}
+	return r, true
 }
 
 func (v *argValidator) number() error {
