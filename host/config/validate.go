@@ -20,7 +20,33 @@ func Validate(cfg *Config) []Diagnostic {
 	v.hintConflicts()
 	v.serverNames()
 	v.toolLists()
+	v.appModesOnServers()
 	return v.out
+}
+
+// appModesOnServers: Codex reads the approval modes of a custom server only
+// from [mcp_servers.<name>]; toolwarden applies [apps.<name>] to the server
+// too, but only ever stricter (never looser than Codex), so an "approve"
+// there cannot lift an ask the server's own settings make. Say where to
+// write it instead.
+func (v *validator) appModesOnServers() {
+	for _, id := range sortedIDs(v.cfg.Apps) {
+		srv, ok := v.cfg.Servers[id]
+		if !ok || srv.Connectors {
+			continue
+		}
+		a := v.cfg.Apps[id]
+		p := joinKey("apps", id)
+		if a.DefaultToolsApprovalMode == ModeApprove {
+			v.warn(joinKey(p, "default_tools_approval_mode"), a.Pos, "Codex reads approval modes of server %s only from [mcp_servers.%s], and toolwarden never lets this approve lift an ask made there; write default_tools_approval_mode = \"approve\" in [mcp_servers.%s] to approve its tools", quote(id), quoteKey(id), quoteKey(id))
+		}
+		for _, tn := range sortedIDs(a.Tools) {
+			if a.Tools[tn].ApprovalMode == ModeApprove {
+				tp := joinKey(joinKey(joinKey(p, "tools"), tn), "approval_mode")
+				v.warn(tp, a.Tools[tn].Pos, "Codex reads approval modes of server %s only from [mcp_servers.%s], and toolwarden never lets this approve lift an ask made there; write it in [mcp_servers.%s.tools.%s]", quote(id), quoteKey(id), quoteKey(id), quoteKey(tn))
+			}
+		}
+	}
 }
 
 type validator struct {

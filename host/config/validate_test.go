@@ -36,6 +36,18 @@ func TestValidateWarnsAboutRealTraps(t *testing.T) {
 			want: []string{`c.toml:4:1: mcp_servers.fs.disabled_tools: "write", "move" are in both enabled_tools and disabled_tools; disabled_tools wins, so the tool is hidden: remove it from one list`},
 		},
 		{
+			name: "an approve in an app named after a custom server cannot loosen it",
+			src:  "[apps.fs]\ndefault_tools_approval_mode = \"approve\"\n[apps.fs.tools.write_file]\napproval_mode = \"approve\"\n[mcp_servers.fs]\ncommand = \"npx\"\n",
+			want: []string{
+				`c.toml:2:1: apps.fs.default_tools_approval_mode: Codex reads approval modes of server "fs" only from [mcp_servers.fs], and toolwarden never lets this approve lift an ask made there; write default_tools_approval_mode = "approve" in [mcp_servers.fs] to approve its tools`,
+				`c.toml:4:1: apps.fs.tools.write_file.approval_mode: Codex reads approval modes of server "fs" only from [mcp_servers.fs], and toolwarden never lets this approve lift an ask made there; write it in [mcp_servers.fs.tools.write_file]`,
+			},
+		},
+		{
+			name: "an approve in a connector app or a stricter mode is no trap",
+			src:  "[apps.fs]\ndefault_tools_approval_mode = \"prompt\"\n[apps.calendar]\ndefault_tools_approval_mode = \"approve\"\n[mcp_servers.fs]\ncommand = \"npx\"\n",
+		},
+		{
 			name: "on-failure is deprecated",
 			src:  "approval_policy = \"on-failure\"\n",
 			want: []string{`c.toml:1:1: approval_policy: "on-failure" is deprecated in Codex and acts as "on-request" for MCP tool calls; write "on-request"`},
