@@ -42,6 +42,10 @@ type Call struct {
 	Tool   *Tool
 	// Arguments is the call's arguments object as raw JSON.
 	Arguments json.RawMessage
+	// Context is what is known of the server's working directory, home
+	// and roots, against which path arguments are resolved; nil when
+	// nothing is (path rules then fail closed on relative paths).
+	Context *ServerContext
 }
 
 // Result is what Observe sees of a tool's result.
@@ -191,6 +195,7 @@ func (h *Host) Check(ctx context.Context, c Call) Decision {
 		Drifted:   drifted,
 		Approvals: s,
 		Plugins:   h.checkers,
+		Context:   c.Context,
 	}
 	d := h.decide(ctx, s, &in)
 	var added []string
@@ -253,7 +258,7 @@ func (h *Host) Observe(ctx context.Context, c Call, d *Decision, r Result) []str
 	in := policy.ObserveInput{
 		Session: c.Session, Labels: s.Labels(), Server: c.Server, App: d.App, Connector: d.Connector,
 		Tool: c.Tool, Arguments: c.Arguments, Hints: d.Hints, Caps: d.Capabilities,
-		Result: text, IsError: r.IsError,
+		Result: text, IsError: r.IsError, Context: c.Context,
 	}
 	var labels []string
 	for _, o := range h.observers {

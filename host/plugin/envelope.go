@@ -44,6 +44,7 @@ func tail(name string, config []byte) []byte {
 func (in *instance) appendCheck(b []byte, c *policy.CheckInput) []byte {
 	b = append(b, in.p.head[EventCheck]...)
 	b = in.appendSession(b, c.Session, c.Labels)
+	b = appendServerContext(b, c.Context)
 	b = appendCall(b, c.Server, c.App, c.Connector, c.Tool, c.Arguments, &c.Hints, c.Caps)
 	b = append(b, `,"baseline":{"decision":`...)
 	b = appendString(b, c.Baseline.String())
@@ -63,6 +64,7 @@ func (in *instance) appendCheck(b []byte, c *policy.CheckInput) []byte {
 func (in *instance) appendObserve(b []byte, o *policy.ObserveInput) []byte {
 	b = append(b, in.p.head[EventObserve]...)
 	b = in.appendSession(b, o.Session, o.Labels)
+	b = appendServerContext(b, o.Context)
 	b = appendCall(b, o.Server, o.App, o.Connector, o.Tool, o.Arguments, &o.Hints, o.Caps)
 	b = append(b, `,"result":{"is_error":`...)
 	b = strconv.AppendBool(b, o.IsError)

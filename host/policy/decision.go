@@ -157,6 +157,8 @@ type CheckInput struct {
 	Baseline     Verdict
 	Mode         config.Mode
 	Rememberable bool
+	// Context is what is known of the server's paths; nil when nothing is.
+	Context *ServerContext
 }
 
 // PluginVerdict is one plugin's answer.
@@ -204,6 +206,8 @@ type ObserveInput struct {
 	// truncated); IsError mirrors the MCP result's isError.
 	Result  string
 	IsError bool
+	// Context is what is known of the server's paths; nil when nothing is.
+	Context *ServerContext
 }
 
 // ObserveResult is a plugin's answer to observe: labels to add to the session.

@@ -29,6 +29,9 @@ type Input struct {
 	Approvals Approvals
 	// Plugins run in order at step 5; each applies only where it matches.
 	Plugins []Checker
+	// Context is what is known of the server's paths (for plugins); nil
+	// when nothing is.
+	Context *ServerContext
 }
 
 // Step names, in pipeline order.
@@ -381,7 +384,7 @@ func (r *Rules) runPlugins(ctx context.Context, in *Input, d *Decision) {
 	ci := CheckInput{
 		Session: in.Session, Labels: in.Labels, Server: d.Server, App: d.App, Connector: d.Connector,
 		Tool: in.Tool, Arguments: in.Arguments, Hints: d.Hints, Caps: d.Capabilities,
-		Baseline: d.Decision, Mode: d.Mode, Rememberable: d.Rememberable,
+		Baseline: d.Decision, Mode: d.Mode, Rememberable: d.Rememberable, Context: in.Context,
 	}
 	baseAsk := d.Decision == Ask
 	// An ask raised by plugins over a baseline allow is rememberable unless a

@@ -64,6 +64,11 @@ type Event struct {
 	Input    json.RawMessage
 	// Response is the tool's result (after-events only), as sent.
 	Response json.RawMessage
+	// Cwd is the agent's working directory ("cwd", sent by Claude Code,
+	// Gemini CLI and Codex), "" when not sent. An MCP server started by
+	// the agent without a cwd of its own started there, but the agent's
+	// directory may have moved since.
+	Cwd string
 }
 
 type wireEvent struct {
@@ -72,6 +77,7 @@ type wireEvent struct {
 	ToolName      string          `json:"tool_name"`
 	ToolInput     json.RawMessage `json:"tool_input"`
 	ToolResponse  json.RawMessage `json:"tool_response"`
+	Cwd           string          `json:"cwd"`
 	MCPContext    *struct {
 		ServerName  string `json:"server_name"`
 		ServerName2 string `json:"serverName"`
@@ -89,7 +95,7 @@ func Parse(agent Agent, data []byte) (*Event, error) {
 	if w.ToolName == "" {
 		return nil, errors.New(`hook event has no "tool_name"`)
 	}
-	ev := &Event{Agent: agent, Name: w.HookEventName, Session: w.SessionID, ToolName: w.ToolName, Input: w.ToolInput, Response: w.ToolResponse}
+	ev := &Event{Agent: agent, Name: w.HookEventName, Session: w.SessionID, ToolName: w.ToolName, Input: w.ToolInput, Response: w.ToolResponse, Cwd: w.Cwd}
 	switch w.HookEventName {
 	case "PreToolUse", "BeforeTool", "":
 		ev.Phase = Before

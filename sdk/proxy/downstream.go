@@ -109,6 +109,9 @@ func (p *Proxy) awaitHello(ctx context.Context) {
 // log records it (host.Relayed).
 func (p *Proxy) upstreamAsked(ctx context.Context, u *upstream.Client, method string, params json.RawMessage) (json.RawMessage, *upstream.RPCError) {
 	res, rpcErr, outcome := p.relay(ctx, u, method, params)
+	if method == string(mcp.MethodListRoots) && rpcErr == nil {
+		p.rootsAnswered(u, res)
+	}
 	p.h.Relayed(p.session, host.Relay{Server: u.Name(), Method: method, Outcome: outcome})
 	return res, rpcErr
 }

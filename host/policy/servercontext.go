@@ -1,0 +1,20 @@
+package policy
+
+// ServerContext is what is known of the server a call goes to that decides
+// which file a path argument names: a server resolves relative paths, "."
+// and ".." against its working directory (some, like server-filesystem,
+// against the directories it serves), and "~" against its home. Plugins
+// see it as the envelope's server_context (pdk/ABI.md 4.2) and argguard
+// resolves path arguments with it. Every path is absolute; an empty one is
+// unknown, and a plugin must then fail closed.
+type ServerContext struct {
+	// Cwd is the server's working directory.
+	Cwd string
+	// Home is the server's home directory (its HOME).
+	Home string
+	// Roots are the client's roots the server was told of, as paths.
+	Roots []string
+	// ArgDirs are directories named on the server's command line (a
+	// server may resolve relative paths against them).
+	ArgDirs []string
+}

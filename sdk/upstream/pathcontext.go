@@ -1,0 +1,126 @@
+package upstream
+
+import (
+	"encoding/json"
+	"net/url"
+	"os"
+	"os/user"
+	"path/filepath"
+	"strings"
+
+	"github.com/toolwarden/toolwarden/host"
+)
+
+// PathContext is what toolwarden knows of the paths of the server this
+// Spec starts, for path rules (argguard) to resolve relative and "~"
+// arguments the way the server will:
+//
+//   - Cwd: Dir, joined to wd when relative; wd itself when Dir is empty
+//     (the process inherits toolwarden's directory, which wd should be).
+//   - Home: HOME in Env, or toolwarden's own HOME when Env is nil (the
+//     server inherits it); without HOME, the passwd entry's, as Node's
+//     os.homedir and Python's expanduser fall back to.
+//   - ArgDirs: the arguments (and the values of --flag=value arguments)
+//     that name an existing directory, "~" expanded and relative ones
+//     joined to Cwd: server-filesystem resolves relative paths against the
+//     directories it serves, which it takes from its command line.
+//
+// An HTTP server's paths are unknown (it runs elsewhere): the context is
+// empty, so path rules fail closed on relative paths. The client's roots
+// are added by the proxy as the server asks for them.
+func (s Spec) PathContext(wd string) *host.ServerContext {
+	x := &host.ServerContext{}
+	if s.URL != "" || s.Command == "" {
+		return x
+	}
+	if filepath.IsAbs(wd) {
+		x.Cwd = filepath.Clean(wd)
+	}
+	if s.Dir != "" {
+		switch {
+		case filepath.IsAbs(s.Dir):
+			x.Cwd = filepath.Clean(s.Dir)
+		case x.Cwd != "":
+			x.Cwd = filepath.Join(x.Cwd, s.Dir)
+		}
+	}
+	x.Home = s.home()
+	seen := map[string]bool{}
+	for _, a := range s.Args {
+		if _, v, ok := strings.Cut(a, "="); ok && strings.HasPrefix(a, "-") {
+			a = v
+		}
+		switch {
+		case a == "" || strings.HasPrefix(a, "-"):
+			continue
+		case a == "~" || strings.HasPrefix(a, "~/"):
+			if x.Home == "" {
+				continue
+			}
+			a = x.Home + a[1:]
+		case !filepath.IsAbs(a):
+			if x.Cwd == "" {
+				continue
+			}
+			a = filepath.Join(x.Cwd, a)
+		}
+		a = filepath.Clean(a)
+		if seen[a] {
+			continue
+		}
+		if fi, err := os.Stat(a); err == nil && fi.IsDir() {
+			seen[a] = true
+			x.ArgDirs = append(x.ArgDirs, a)
+		}
+	}
+	return x
+}
+
+// home is the HOME the server starts with, "" when unknown or not
+// absolute.
+func (s Spec) home() string {
+	h, set := "", false
+	if s.Env == nil {
+		h, set = os.LookupEnv("HOME")
+	} else {
+		for _, kv := range s.Env {
+			if v, ok := strings.CutPrefix(kv, "HOME="); ok {
+				h, set = v, true // the last one wins, as in exec.Cmd
+			}
+		}
+	}
+	if !set || h == "" {
+		if u, err := user.Current(); err == nil {
+			h = u.HomeDir
+		}
+	}
+	if !filepath.IsAbs(h) {
+		return ""
+	}
+	return filepath.Clean(h)
+}
+
+// RootPaths reads a client's answer to roots/list ({"roots":[{"uri":
+// "file:///..."}]}) as the directories it names: file URIs on this host,
+// percent-decoded and cleaned. Other URIs name no directory here and are
+// left out. ok is false when the answer is not a roots list.
+func RootPaths(result json.RawMessage) (paths []string, ok bool) {
+	var r struct {
+		Roots []struct {
+			URI string `json:"uri"`
+		} `json:"roots"`
+	}
+	if json.Unmarshal(result, &r) != nil {
+		return nil, false
+	}
+	for _, root := range r.Roots {
+		u, err := url.Parse(root.URI)
+		if err != nil || !strings.EqualFold(u.Scheme, "file") || (u.Host != "" && !strings.EqualFold(u.Host, "localhost")) {
+			continue
+		}
+		if filepath.IsAbs(u.Path) {
+			paths = append(paths, filepath.Clean(u.Path))
+		}
+	}
+	return paths, true
+}

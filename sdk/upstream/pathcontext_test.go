@@ -1,0 +1,73 @@
+package upstream
+
+import (
+	"os"
+	"path/filepath"
+	"reflect"
+	"testing"
+
+	"github.com/toolwarden/toolwarden/host"
+)
+
+// What toolwarden knows of a server's paths is what the server starts
+// with: its configured cwd (relative to toolwarden's), else toolwarden's;
+// HOME from its env, else toolwarden's; the folders on its command line.
+func TestPathContext(t *testing.T) {
+	wd := t.TempDir()
+	home := t.TempDir()
+	for _, d := range []string{"served", "sub/dir"} {
+		if err := os.MkdirAll(filepath.Join(wd, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.MkdirAll(filepath.Join(home, "proj"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(wd, "file.txt")
+	if err := os.WriteFile(file, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("HOME", home)
+	for _, c := range []struct {
+		name string
+		spec Spec
+		wd   string
+		want host.ServerContext
+	}{
+		{"a server without cwd inherits toolwarden's", Spec{Command: "srv"}, wd,
+			host.ServerContext{Cwd: wd, Home: home}},
+		{"an absolute cwd is the server's", Spec{Command: "srv", Dir: "/opt/x/../y"}, wd,
+			host.ServerContext{Cwd: "/opt/y", Home: home}},
+		{"a relative cwd is taken from toolwarden's", Spec{Command: "srv", Dir: "sub"}, wd,
+			host.ServerContext{Cwd: filepath.Join(wd, "sub"), Home: home}},
+		{"an unknown working directory leaves a relative cwd unknown", Spec{Command: "srv", Dir: "sub"}, "",
+			host.ServerContext{Home: home}},
+		{"HOME comes from the server's env when it has one", Spec{Command: "srv", Env: []string{"HOME=/a", "PATH=/bin", "HOME=/b/"}}, wd,
+			host.ServerContext{Cwd: wd, Home: "/b"}},
+		{"a relative HOME is unknown", Spec{Command: "srv", Env: []string{"HOME=rel"}}, wd,
+			host.ServerContext{Cwd: wd}},
+		{"folders on the command line, ~ and relative ones too; files, flags and missing folders are not",
+			Spec{Command: "srv", Args: []string{"-y", "pkg", "served", "./served", "--root=sub/dir", "~/proj", "~", file, "/no/such/dir", "-", ""}}, wd,
+			host.ServerContext{Cwd: wd, Home: home, ArgDirs: []string{filepath.Join(wd, "served"), filepath.Join(wd, "sub/dir"), filepath.Join(home, "proj"), home}}},
+		{"an HTTP server's paths are unknown", Spec{URL: "http://x/mcp", Args: []string{"/"}}, wd,
+			host.ServerContext{}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if got := c.spec.PathContext(c.wd); !reflect.DeepEqual(*got, c.want) {
+				t.Errorf("got  %+v\nwant %+v", *got, c.want)
+			}
+		})
+	}
+}
+
+// The client's roots are the file URIs on this host, decoded; the rest
+// name no folder here.
+func TestRootPaths(t *testing.T) {
+	got, ok := RootPaths([]byte(`{"roots":[{"uri":"file:///a/b%20c/"},{"uri":"FILE://localhost/d/../e"},{"uri":"file://other/x"},{"uri":"https://x/y"},{"uri":"file:rel"},{"uri":"%%"}]}`))
+	if want := []string{"/a/b c", "/e"}; !ok || !reflect.DeepEqual(got, want) {
+		t.Errorf("got %q %v, want %q", got, ok, want)
+	}
+	if _, ok := RootPaths([]byte(`[1]`)); ok {
+		t.Error("a result that is not a roots list was read as one")
+	}
+}
