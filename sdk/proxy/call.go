@@ -719,7 +719,12 @@ func reasonText(d *host.Decision) string {
 
 func denied(rt *route, d *host.Decision) *mcp.CallToolResult {
 	if d.Hidden {
-		return toolError("toolwarden: MCP tool call blocked by app configuration: %s is not available (%s).", rt.name, reasonText(d))
+		// Codex's words for a config hide; a plugin's list event is not
+		// app configuration, and the reason names the plugin.
+		if len(d.Reasons) > 0 && d.Reasons[0].Code == policy.CodeBlockedByAppConfig {
+			return toolError("toolwarden: MCP tool call blocked by app configuration: %s is not available (%s).", rt.name, reasonText(d))
+		}
+		return toolError("toolwarden: %s is hidden from this session, so the call was not made (%s).", rt.name, reasonText(d))
 	}
 	return toolError("toolwarden denied this call to %s: %s", rt.name, reasonText(d))
 }
