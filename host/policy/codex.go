@@ -129,6 +129,13 @@ func (s *state) codexMode() (config.Mode, string) {
 	return config.ModeAuto, "default"
 }
 
+// codexFloors reports whether Codex has a verdict of its own from this
+// config: for a server the config defines in [mcp_servers], or a tool of a
+// connectors = true one. A server the config does not define (toolwarden
+// wrap --app NAME, or a library caller's name) is not one Codex would run
+// from this file, so only toolwarden's rules decide it.
+func (s *state) codexFloors() bool { return s.server != nil }
+
 // codexBaseline is Codex's requires_mcp_tool_approval_for_mode over its
 // hints. Only auto asks may be remembered (session_mcp_tool_approval_key).
 // Unlike toolwarden's writes, Codex's allows a tool marked both read-only
@@ -173,6 +180,9 @@ func (s *state) floorBaseline(mode config.Mode, modeSrc string) (v Verdict, reme
 	}
 	s.codexAsks = cv == Ask
 	switch {
+	case !s.codexFloors():
+		// No Codex verdict to floor by; codexAsks still says whether
+		// Codex's default (auto, annotations) would ask, for step 7.
 	case cv != Ask:
 	case v != Ask:
 		// Codex asks where toolwarden's own rules would allow: Codex's ask.
