@@ -219,7 +219,7 @@ func TestMessageKeepsLoneSurrogatesApart(t *testing.T) {
 	t.Parallel()
 	a := NewQuestion("w", askDecision(true), json.RawMessage(`{"s":"\ud800"}`), true)
 	b := NewQuestion("w", askDecision(true), json.RawMessage(`{"s":"\udfff"}`), true)
-	if a.Message() == b.Message() || !strings.Contains(a.Message(), `s = "\ud800"`) {
+	if a.Message() == b.Message() || !strings.Contains(a.Message(), `ud800`) || !strings.Contains(b.Message(), `udfff`) {
 		t.Fatalf("lone surrogates look alike:\n%s\n%s", a.Message(), b.Message())
 	}
 }
