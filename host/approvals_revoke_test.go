@@ -178,3 +178,57 @@ func BenchmarkCheckRemembered(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkCheckRememberedInterleaved is BenchmarkCheckRemembered's cases
+// measured block by block in turn (a busy machine slows them alike). It
+// reports each case's ns per decision and its ratio to its baseline:
+// "always/session" is the cost of the revocation check on a decision the
+// file allows, "askfile/ask" on an ask the file does not cover.
+func BenchmarkCheckRememberedInterleaved(b *testing.B) {
+	ctx := context.Background()
+	args := []byte(`{"path":"/home/me/src/notes.txt","content":"hello"}`)
+	granted := tool(b, writeFile)
+	other := tool(b, strings.Replace(writeFile, "Write a file", "Write a file!", 1))
+	withFile := newHost(b, benchConfig, host.Defaults().WithApprovalsFile(benchApprovals()))
+	noFile := newHost(b, benchConfig, host.Defaults())
+	d := noFile.Check(ctx, host.Call{Session: "s", Server: "fs", Tool: granted, Arguments: args})
+	if err := noFile.Approve("s", &d, host.ForSession); err != nil {
+		b.Fatal(err)
+	}
+	check := func(h *host.Host, session string, tl *host.Tool, want policy.Verdict) func() bool {
+		call := host.Call{Session: session, Server: "fs", Tool: tl, Arguments: args}
+		return func() bool { return h.Check(ctx, call).Decision == want }
+	}
+	names := []string{"session", "always", "ask", "askfile"}
+	cases := []func() bool{
+		check(noFile, "s", granted, host.Allow),
+		check(withFile, "s", granted, host.Allow),
+		check(noFile, "t", other, host.Ask),
+		check(withFile, "t", other, host.Ask),
+	}
+	for j, f := range cases {
+		if !f() || !f() { // the first call pins
+			b.Fatalf("%s: unexpected decision", names[j])
+		}
+	}
+	const block = 16
+	total := make([]time.Duration, len(cases))
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		for j, f := range cases {
+			start := time.Now()
+			for k := 0; k < block; k++ {
+				if !f() {
+					b.Fatalf("%s: unexpected decision", names[j])
+				}
+			}
+			total[j] += time.Since(start)
+		}
+	}
+	for j, name := range names {
+		b.ReportMetric(float64(total[j].Nanoseconds())/float64(b.N*block), name+"-ns/call")
+	}
+	b.ReportMetric(float64(total[1])/float64(total[0]), "always/session")
+	b.ReportMetric(float64(total[3])/float64(total[2]), "askfile/ask")
+	b.ReportMetric(0, "ns/op")
+}

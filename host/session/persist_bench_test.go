@@ -52,3 +52,52 @@ func BenchmarkRemembered(b *testing.B) {
 func remembered2(s *session.Session, k session.ApprovalKey) bool {
 	return s.Remembered(k.App, k.Server, k.Connector, k.Tool, k.Hash)
 }
+
+// BenchmarkRememberedInterleaved measures the same cases as
+// BenchmarkRemembered block by block in turn, so that a busy machine slows
+// them alike, and reports each one's time per check and its ratio to the
+// session lookup (metrics "<case>/session").
+func BenchmarkRememberedInterleaved(b *testing.B) {
+	file := filepath.Join(b.TempDir(), "approvals.json")
+	if err := os.WriteFile(file, []byte(grantFile(keyA)), 0o600); err != nil {
+		b.Fatal(err)
+	}
+	steady := openP(b, file)
+	session.TrustStampAtOnce(steady)
+	racy := openP(b, file)
+	session.SetRacyWindow(racy, time.Hour)
+	s := session.NewStore(nil).Get("s")
+	s.Remember(keyA)
+	interleave(b, []string{"session", "stat", "changed"}, []func() bool{
+		func() bool { return remembered2(s, keyA) },
+		func() bool { return remembered(steady, keyA) },
+		func() bool { return remembered(racy, keyA) },
+	})
+}
+
+// interleave runs each case in blocks, all cases in turn, and reports
+// each case's ns per call and its ratio to the first case.
+func interleave(b *testing.B, names []string, cases []func() bool) {
+	b.Helper()
+	const block = 16
+	total := make([]time.Duration, len(cases))
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		for j, f := range cases {
+			start := time.Now()
+			for k := 0; k < block; k++ {
+				if !f() {
+					b.Fatalf("%s: not remembered", names[j])
+				}
+			}
+			total[j] += time.Since(start)
+		}
+	}
+	for j, name := range names {
+		b.ReportMetric(float64(total[j].Nanoseconds())/float64(b.N*block), name+"-ns/call")
+		if j > 0 {
+			b.ReportMetric(float64(total[j])/float64(total[0]), name+"/"+names[0])
+		}
+	}
+	b.ReportMetric(0, "ns/op")
+}
