@@ -1,6 +1,8 @@
 package policy
 
 import (
+	"fmt"
+
 	"github.com/toolwarden/toolwarden/host/config"
 	"github.com/toolwarden/toolwarden/host/hints"
 )
@@ -203,4 +205,15 @@ func askedByPlugin(d *Decision) bool {
 		}
 	}
 	return false
+}
+
+// ApproveAdvice says where to write approval_mode = "approve" so that the
+// tool of d runs without asking: where Codex reads it, since an approve
+// anywhere else cannot lift Codex's own ask for a server the config
+// defines.
+func ApproveAdvice(d *Decision) string {
+	if d.Connector != "" {
+		return fmt.Sprintf("set approval_mode = \"approve\" in [apps.%s.tools.%q] of the toolwarden config", d.Connector, d.Tool)
+	}
+	return fmt.Sprintf("set approval_mode = \"approve\" in [mcp_servers.%s.tools.%q] of the toolwarden config (or, for a server the config does not define, in [apps.%s.tools.%q])", d.Server, d.Tool, d.App, d.Tool)
 }

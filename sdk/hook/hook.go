@@ -234,7 +234,7 @@ func Arguments(d *policy.Decision, args json.RawMessage) string {
 // NeedsApproval explains, for agents that cannot ask, how to let the call
 // through next time.
 func NeedsApproval(d *policy.Decision) string {
-	return fmt.Sprintf("this call needs approval, which this agent's hook cannot ask for; to allow it, set approval_mode = \"approve\" under [apps.%s.tools.%q] in the toolwarden config, or run the server behind `toolwarden wrap`, which asks through MCP elicitation", d.App, d.Tool)
+	return "this call needs approval, which this agent's hook cannot ask for; to allow it, " + policy.ApproveAdvice(d) + ", or run the server behind `toolwarden wrap`, which asks through MCP elicitation"
 }
 
 func jsonOut(v any) Output {

@@ -742,7 +742,7 @@ func (p *Proxy) needsApproval(rt *route, d *host.Decision) *mcp.CallToolResult {
 		fmt.Fprintf(&b, "Hints: %s\n", hs)
 	}
 	b.WriteString("To allow it, the user can:\n")
-	fmt.Fprintf(&b, "  - set approval_mode = \"approve\" in [apps.%s.tools.%q] of the toolwarden config (or default_tools_approval_mode = \"approve\" in [apps.%s]);\n", d.App, d.Tool, d.App)
+	fmt.Fprintf(&b, "  - %s;\n", policy.ApproveAdvice(d))
 	if d.Rememberable && p.h.Approvals() != nil {
 		fmt.Fprintf(&b, "  - or approve this exact definition permanently: toolwarden approvals add --approvals %q --server %s --tool %s --hash %s", p.h.Approvals().Path(), d.Server, d.Tool, d.DefinitionHash)
 		if d.App != d.Server {
