@@ -74,6 +74,10 @@ type fileStamp struct {
 // kernel's clock tick is coarser than a nanosecond everywhere.
 const racyWindow = 2 * time.Second
 
+// maxFileSize bounds what is read of the file: a hundred thousand grants
+// fit, and a runaway file cannot make every check read gigabytes.
+const maxFileSize = 32 << 20
+
 // OpenPersistent opens the approvals file at path; a missing file holds no
 // approvals. A file that cannot be read or has the wrong shape does not
 // stop the caller: it grants nothing, its error is logged and reported by
@@ -162,9 +166,14 @@ func (p *Persistent) read(prev *loaded, force bool) *loaded {
 	if err != nil {
 		return p.failed(fileStamp{}, fmt.Errorf("%s: %w", p.path, err))
 	}
-	data, err := io.ReadAll(f)
+	data, err := io.ReadAll(io.LimitReader(f, maxFileSize+1))
 	if err != nil {
 		return p.failed(fileStamp{}, fmt.Errorf("%s: %w; no \"always\" approval applies until it can be read", p.path, err))
+	}
+	if len(data) > maxFileSize {
+		// Not read again until it changes: the stamp is kept.
+		return &loaded{stamp: st, grants: map[ApprovalKey]time.Time{}, racy: false,
+			err: fmt.Errorf("%s: %w: larger than %d MiB; no \"always\" approval applies", p.path, ErrBadApprovalsFile, maxFileSize>>20)}
 	}
 	racy := !stampComplete || time.Since(time.Unix(0, max(st.mtime, st.ctime))) < p.racyWindow
 	if prev.stamp.exists && !prev.retry && bytes.Equal(data, prev.raw) {
@@ -302,6 +311,8 @@ func (p *Persistent) update(change func(map[ApprovalKey]time.Time) int) error {
 		case errors.Is(err, fs.ErrNotExist):
 		case err != nil:
 			return fmt.Errorf("%s: %w", p.path, err)
+		case len(data) > maxFileSize:
+			return fmt.Errorf("%s: %w: larger than %d MiB", p.path, ErrBadApprovalsFile, maxFileSize>>20)
 		default:
 			if grants, err = parseGrants(p.path, data); err != nil {
 				return err
