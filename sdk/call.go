@@ -39,7 +39,7 @@ func (c *guarded) CallTool(ctx context.Context, req mcp.CallToolRequest) (*mcp.C
 	// The server gets exactly the bytes that were decided on.
 	req.Params.RawArguments = args
 
-	call := host.Call{Session: c.s.id, Server: c.up.name, Tool: e.tool, Arguments: args}
+	call := host.Call{Session: c.s.id, Server: c.up.name, Tool: e.tool, Arguments: args, Context: c.s.g.contexts[c.up.name]}
 	var (
 		d       host.Decision
 		drifted bool

@@ -302,3 +302,15 @@ type elicitFunc func(context.Context, mcp.ElicitationRequest) (*mcp.ElicitationR
 func (f elicitFunc) Elicit(ctx context.Context, r mcp.ElicitationRequest) (*mcp.ElicitationResult, error) {
 	return f(ctx, r)
 }
+
+// WithServerContext says where a server resolves relative paths, so that
+// path rules judge the file it will touch.
+func ExampleWithServerContext() {
+	ctx := context.Background()
+	h, _ := host.New(ctx, config.Default(), host.Defaults())
+	defer h.Close(ctx)
+	g := sdk.New(h, sdk.WithServerContext("fs", &host.ServerContext{Cwd: "/srv/data", Home: "/home/me"}))
+	fmt.Println(callText(g.Client("fs", exampleClient(exampleServer())), "read_file", `{"path":"/notes.txt"}`))
+	// Output:
+	// hello
+}

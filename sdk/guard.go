@@ -20,6 +20,8 @@ type Guard struct {
 	h  *host.Host
 
 	approver Approver
+	// contexts are what is known of each server's paths (WithServerContext).
+	contexts map[string]*host.ServerContext
 	// fallback is the session of Guard.Client.
 	fallback string
 
@@ -35,6 +37,15 @@ type Option func(*Guard)
 // a tool error that says approval was needed.
 func WithApprover(a Approver) Option { return func(g *Guard) { g.approver = a } }
 
+// WithServerContext tells policy what is known of a server's paths (its
+// working directory, home, the roots it was told of, the folders on its
+// command line), so that path rules judge the file a relative path or "~"
+// names to that server. Without it, such paths are unknown and path rules
+// fail closed on them.
+func WithServerContext(server string, sc *host.ServerContext) Option {
+	return func(g *Guard) { g.contexts[server] = sc }
+}
+
 // New returns a guard deciding with h.
 func New(h *host.Host, opts ...Option) *Guard {
 	var b [8]byte
@@ -44,6 +55,7 @@ func New(h *host.Host, opts ...Option) *Guard {
 		fallback: "sdk-" + hex.EncodeToString(b[:]),
 		sessions: map[string]*Session{},
 		ups:      map[upstreamKey]*upstream{},
+		contexts: map[string]*host.ServerContext{},
 	}
 	for _, o := range opts {
 		o(g)

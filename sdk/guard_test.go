@@ -11,6 +11,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/toolwarden/toolwarden/host"
+	"github.com/toolwarden/toolwarden/host/policy"
 	"github.com/toolwarden/toolwarden/sdk"
 )
 
@@ -184,5 +185,37 @@ func TestACancelledApprovalDenies(t *testing.T) {
 	res, err := c.CallTool(ctx, req)
 	if err != nil || !res.IsError || !strings.Contains(text(res), "context canceled") || len(f.ran()) != 0 {
 		t.Fatalf("%v %q ran=%v", err, text(res), f.ran())
+	}
+}
+
+// contextProbe is a Go plugin that reports the server context a call
+// carried, as its deny reason.
+type contextProbe struct{}
+
+func (contextProbe) Name() string               { return "probe" }
+func (contextProbe) Matches(app, t string) bool { return true }
+func (contextProbe) CanApprove() bool           { return false }
+func (contextProbe) Check(ctx context.Context, in *policy.CheckInput) policy.PluginVerdict {
+	cwd := "unknown"
+	if in.Context != nil && in.Context.Cwd != "" {
+		cwd = in.Context.Cwd
+	}
+	return policy.PluginVerdict{Verdict: policy.Deny, Code: "probe", Reason: "cwd " + cwd}
+}
+
+func TestCallsCarryTheServerContextTheAgentGave(t *testing.T) {
+	t.Parallel()
+	h := newHost(t, "", host.Defaults().WithPlugin(contextProbe{}))
+	f := newFiles()
+	c := f.connect(t)
+	args := map[string]any{"path": "notes.txt"}
+
+	with := sdk.New(h, sdk.WithServerContext("fs", &host.ServerContext{Cwd: "/srv/data"}))
+	if out, _ := call(t, with.Client("fs", c), "read_file", args); !strings.Contains(out, "cwd /srv/data") {
+		t.Errorf("with a context: %q", out)
+	}
+	without := sdk.New(h)
+	if out, _ := call(t, without.Client("fs", c), "read_file", args); !strings.Contains(out, "cwd unknown") {
+		t.Errorf("without one: %q", out)
 	}
 }

@@ -2,6 +2,8 @@ package sdk
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
@@ -35,6 +37,11 @@ func (g *Guard) ServerOption(name string) server.ServerOption {
 		signer: approval.NewSigner(10*time.Minute, 1024),
 		cat:    catalog{tools: map[string]*entry{}},
 	}
+	if sc := g.contexts[name]; sc != nil {
+		p.context = sc
+	} else {
+		p.context = ownContext()
+	}
 	return func(s *server.MCPServer) {
 		p.srv = s
 		server.WithToolFilter(p.filter)(s)
@@ -49,6 +56,22 @@ type serverPolicy struct {
 	srv    *server.MCPServer
 	signer *approval.Signer
 	cat    catalog
+	// context is the server's paths: this process's, unless the guard was
+	// told otherwise.
+	context *host.ServerContext
+}
+
+// ownContext is what a server in this process resolves paths against: the
+// process's working directory and home.
+func ownContext() *host.ServerContext {
+	sc := &host.ServerContext{}
+	if wd, err := os.Getwd(); err == nil {
+		sc.Cwd = wd
+	}
+	if home, err := os.UserHomeDir(); err == nil && filepath.IsAbs(home) {
+		sc.Home = home
+	}
+	return sc
 }
 
 // session is the toolwarden session of the request's MCP client session.
@@ -101,7 +124,7 @@ func (p *serverPolicy) middleware(next server.ToolHandlerFunc) server.ToolHandle
 		if err != nil {
 			return toolError("toolwarden: the arguments of %s %v; the call was not made.", name, err), nil
 		}
-		call := host.Call{Session: p.session(ctx), Server: p.name, Tool: e.tool, Arguments: args}
+		call := host.Call{Session: p.session(ctx), Server: p.name, Tool: e.tool, Arguments: args, Context: p.context}
 		p.g.mu.RLock()
 		d := p.g.h.Check(ctx, call)
 		always := p.g.h.Approvals() != nil

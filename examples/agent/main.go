@@ -91,8 +91,12 @@ func run(ctx context.Context, argv []string, stdin io.Reader, stdout, stderr io.
 	}
 	defer closeServers(servers)
 
+	opts := []sdk.Option{sdk.WithApprover(approver)}
+	for _, srv := range servers {
+		opts = append(opts, sdk.WithServerContext(srv.name, serverContext(cfg.Servers[srv.name])))
+	}
 	a := &agent{
-		guard:   sdk.New(h, sdk.WithApprover(approver)),
+		guard:   sdk.New(h, opts...),
 		servers: servers,
 		out:     stdout,
 		convs:   map[string]map[string]client.MCPClient{},
