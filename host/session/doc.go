@@ -11,4 +11,7 @@
 //	s.AddLabels("untrusted_content_seen")
 //
 // Persistent holds "always" approvals in a file, keyed by definition hash.
+// Every check that could be allowed by the file stats it first, so a change
+// made by any process (a revoke above all) holds from the next decision; a
+// file that cannot be read grants nothing and reports why (Persistent.Err).
 package session
