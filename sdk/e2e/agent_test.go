@@ -46,7 +46,8 @@ func buildAgent(t *testing.T) string {
 }
 
 // agentSetup is a served folder and a Codex config for the filesystem and
-// memory servers, with filesystem's move_file hidden.
+// memory servers, with filesystem's move_file hidden, and writes under
+// secret/ denied by argguard.
 type agentSetup struct {
 	dir, config string
 }
@@ -69,7 +70,12 @@ env = { MEMORY_FILE_PATH = %q }
 
 [apps.fs.tools.move_file]
 enabled = false
-`, fs, dir, mem, filepath.Join(t.TempDir(), "memory.jsonl")))
+
+[policies.argguard]
+builtin = "argguard"
+[policies.argguard.config]
+rules = [{ tool = "write_file", arg = "path", deny_glob = %q }]
+`, fs, dir, mem, filepath.Join(t.TempDir(), "memory.jsonl"), filepath.Join(dir, "secret", "**")))
 	return agentSetup{dir: dir, config: cfg}
 }
 
@@ -144,7 +150,20 @@ func TestExampleAgentDecidesEveryCallThroughTheGuard(t *testing.T) {
 func TestExampleAgentMakesNoDeniedCall(t *testing.T) {
 	t.Parallel()
 	s := newAgentSetup(t)
-	out := runAgent(t, s, "deny", `
+	if err := os.Mkdir(filepath.Join(s.dir, "secret"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	// A policy deny is not asked about, whatever the approver would say.
+	out := runAgent(t, s, "session", `{"server":"fs","tool":"write_file","arguments":{"path":"$DIR/secret/key.txt","content":"no"}}`)
+	if strings.Contains(out, "approval asked") || !strings.Contains(out, "toolwarden denied this call to write_file") {
+		t.Errorf("the write under secret/ was not denied by policy:\n%s", out)
+	}
+	if _, err := os.Stat(filepath.Join(s.dir, "secret", "key.txt")); err == nil {
+		t.Error("the write policy denied ran")
+	}
+
+	// An ask the human denies is not made either.
+	out = runAgent(t, s, "deny", `
 {"server":"fs","tool":"write_file","arguments":{"path":"$DIR/denied.txt","content":"no"}}
 {"server":"fs","tool":"read_text_file","arguments":{"path":"$DIR/notes.txt"}}
 `)
