@@ -262,6 +262,41 @@ func TestArgguardModuleMatchesGoReference(t *testing.T) {
 		}
 	})
 
+	// Path globs resolved against the server's context (plugins/argguard
+	// resolve.go): every context shape the host writes, every kind of path.
+	t.Run("paths in context", func(t *testing.T) {
+		n := 0
+		seen := []*struct {
+			what string
+			n    int
+		}{{what: `(resolved: `}, {what: `(unresolved: the server's working directory`}, {what: `(unresolved: the server's home`},
+			{what: `(unresolved: another user's`}, {what: `(unresolved: a file URI`}, {what: `"decision":"allow"`},
+			{what: `"arguments":["q"]`}}
+		for _, g := range argguardContextGlobs {
+			for _, kind := range []string{"deny_glob", "ask_glob", "allow_glob"} {
+				a := newArgguardTwins(t, host, rules(rule{"arg": "p", kind: g}, rule{"arg": "q", kind: g}))
+				for _, x := range argguardContexts {
+					for _, s := range argguardContextPaths {
+						c := checkInput(`{"p":` + jsonRaw(s) + `,"q":[` + jsonRaw(s) + `,"/a"]}`)
+						c.Tool, c.Context = &hints.Tool{Name: "t", HashHex: testTool.HashHex}, x
+						_, out := a.run(t, EventCheck, a.envelope(c))
+						for _, w := range seen {
+							w.n += bytes.Count(out, []byte(w.what))
+						}
+						n++
+					}
+				}
+				a.close()
+			}
+		}
+		t.Logf("%d checks", n)
+		for _, w := range seen {
+			if w.n == 0 {
+				t.Errorf("no output holds %s: the cases miss it", w.what)
+			}
+		}
+	})
+
 	t.Run("bad configs", func(t *testing.T) {
 		for _, cfg := range argguardBadConfigs {
 			a := newArgguardTwins(t, host, cfg)
@@ -365,6 +400,49 @@ func FuzzArgguardGlobMatchesGo(f *testing.F) {
 		f.Add("!"+g, argguardPaths[(i+7)%len(argguardPaths)])
 	}
 	fuzzArgguard(f, "deny_glob", nil)
+}
+
+// The same for path globs resolved against a server context: a cwd, a
+// home and a root (each "" for unknown), and a path, under a deny (or, with
+// a leading '!', an allow) glob.
+func FuzzArgguardPathsMatchGo(f *testing.F) {
+	for i, p := range argguardContextPaths {
+		x := argguardContexts[i%len(argguardContexts)]
+		var cwd, home, root string
+		if x != nil {
+			cwd, home = x.Cwd, x.Home
+			if len(x.Roots) > 0 {
+				root = x.Roots[0]
+			}
+		}
+		g := argguardContextGlobs[i%len(argguardContextGlobs)]
+		if i%2 == 1 {
+			g = "!" + g
+		}
+		f.Add(g, p, cwd, home, root)
+	}
+	rt := newRuntime(f, Options{PoolSize: 1})
+	host, err := Load(context.Background(), rt, &config.Policy{Name: "argguard", Builtin: "argguard", TimeoutMs: 20000}, nil)
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, pattern, subject, cwd, home, root string) {
+		if !utf8.ValidString(pattern) {
+			t.Skip("configs are UTF-8 (TOML, then JSON)")
+		}
+		kind := "deny_glob"
+		if p, ok := strings.CutPrefix(pattern, "!"); ok {
+			pattern, kind = p, "allow_glob"
+		}
+		a := newArgguardTwins(t, host, rules(rule{"arg": "v", kind: pattern}))
+		defer a.close()
+		c := checkInput(`{"v":` + jsonRaw(subject) + `}`)
+		c.Context = &policy.ServerContext{Cwd: cwd, Home: home}
+		if root != "" {
+			c.Context.Roots = []string{root}
+		}
+		a.run(t, EventCheck, a.envelope(c))
+	})
 }
 
 // fuzzArgguard runs (pattern, subject) through both with one rule of kind;
@@ -476,6 +554,38 @@ var argguardPaths = []string{
 	"/home/a/b/.ssh/id", "a.b", "axb", "x/y", "/a/b/c.pem", "c.pem", "/a/c.pem", "a+b", "(x)", "]", "x", "-", "/tmp/a/../../etc",
 	"/tmp/./x", "/tmp/", "/tmp", "/a/x/y/b", "/a/b", "$HOME", "{a,b}", "\\", "a\\", "/x/y/", "a", "[z-a]", "[]", "[!]", ":",
 	"\\d", "d", "//x", "./a", "../a", "x/.", "x/..", "/./", "ü", "é", "/\xff/..", strings.Repeat("/a", 200),
+}
+
+// Server contexts: none, empty, known, with roots and command-line
+// directories, odd (relative, dotted, escaped, non-ASCII) and partial.
+var argguardContexts = []*policy.ServerContext{
+	nil, {},
+	{Cwd: "/srv/app", Home: "/home/me"},
+	{Cwd: "/srv/app", Home: "/home/me", Roots: []string{"/data", "rel", "/data/./x/.."}, ArgDirs: []string{"/opt/s", "/srv/app"}},
+	{Cwd: "srv/app", Home: "~"},
+	{Cwd: "/", Home: "/"},
+	{Cwd: "/a/../srv//app/", Home: "/home/me/"},
+	{Cwd: "/sr\"v/\\app\n", Home: "/hôme/日本"},
+	{Home: "/home/me", Roots: []string{"/data"}},
+	{Cwd: "/srv/app"},
+	{Roots: []string{"/data"}, ArgDirs: []string{"/opt/s"}},
+}
+
+// Paths of every kind a server resolves: absolute, relative, dotted, "~"
+// forms, file URIs, and the odd.
+var argguardContextPaths = []string{
+	"/srv/app/secret/x", "/srv/app/pub/../secret/x", "secret/rel.txt", "./secret/rel2.txt", "../app/secret/x",
+	"../../secret/x", "secret", "pub/a", "", ".", "..", "./", "~", "~/", "~/x", "~/../me/.ssh/id", "~/../../srv/app/secret/t",
+	"~root/x", "~root", "~~", "file:///srv/app/secret/x", "FILE://localhost/srv/app/%73ecret/x", "file:///srv/app/secret?x#y",
+	"file://evil/x", "file:///a%zz", "file:///a%4", "file://", "file:", "file:///", "file://localhostx/a", "/", "//srv//app/secret",
+	"a/../../..", "\xff/secret", "sécret/日本", "secret/\"q\"\\", strings.Repeat("a/", 80) + "secret",
+}
+
+// Globs for resolved paths: under each base, under the home, anywhere,
+// exact, relative.
+var argguardContextGlobs = []string{
+	"/srv/app/secret/**", "/srv/app/**", "/data/secret/**", "/opt/s/**", "/home/me/**", "/home/me", "/srv/app", "/**", "**",
+	"*", "secret/*", "/srv/app/secret", "/sr\"v/**", "/hôme/日本/**", "/a%zz", "/srv/app/file:/**",
 }
 
 var argguardBadConfigs = []map[string]any{

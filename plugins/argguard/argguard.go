@@ -48,6 +48,7 @@ import (
 	"path"
 	"regexp"
 	"strconv"
+	"strings"
 
 	pdk "github.com/toolwarden/toolwarden/pdk/go"
 )
@@ -72,6 +73,9 @@ type rule struct {
 	re       *regexp.Regexp
 	code     string
 	reason   string
+	// flagged names the argument in the verdict's "arguments" (nil when
+	// the host could not read it as a name: see flaggable).
+	flagged []string
 }
 
 // New returns the plugin with its own configuration state.
@@ -164,6 +168,9 @@ func parseRule(i int, v pdk.Value) (rule, error) {
 		return r, pdk.ConfigError(at, `missing "arg" (an argument name, or a JSON pointer such as "/options/path")`)
 	}
 	r.pointer = r.arg[0] == '/'
+	if flaggable(r.arg) {
+		r.flagged = []string{r.arg}
+	}
 	switch {
 	case r.kind == "":
 		return r, pdk.ConfigError(at, "missing a matcher (deny_glob, ask_glob, allow_glob, deny_regex, ask_regex or allow_regex)")
@@ -182,6 +189,21 @@ func parseRule(i int, v pdk.Value) (rule, error) {
 	return r, nil
 }
 
+// flaggable reports whether the host takes arg as the name of a flagged
+// argument (pdk/ABI.md 5.2): at most 256 bytes and, for a JSON pointer,
+// every '~' followed by '0' or '1'.
+func flaggable(arg string) bool {
+	if len(arg) > 256 {
+		return false
+	}
+	for i := 0; arg[0] == '/' && i < len(arg); i++ {
+		if arg[i] == '~' && (i+1 == len(arg) || arg[i+1] != '0' && arg[i+1] != '1') {
+			return false
+		}
+	}
+	return true
+}
+
 func validCode(s string) bool {
 	if len(s) == 0 || len(s) > 64 {
 		return false
@@ -198,13 +220,14 @@ func validCode(s string) bool {
 // Check evaluates the rules against one call.
 func Check(rules []rule, c *pdk.Check) pdk.Verdict {
 	var best *rule
-	var bestVal string
+	var bestHit hit
 	if len(rules) == 0 {
 		return pdk.NoOpinion()
 	}
 	call := c.Call()
 	tool, app := call.ToolName(), call.App()
 	args := call.Arguments()
+	ctx := lazyContext{c: c} // read when a path first needs it
 	for i := range rules {
 		r := &rules[i]
 		if best != nil && r.decision <= best.decision {
@@ -222,8 +245,8 @@ func Check(rules []rule, c *pdk.Check) pdk.Verdict {
 		if !v.Exists() {
 			continue
 		}
-		if val, ok := r.matches(v); ok {
-			best, bestVal = r, val
+		if h, ok := r.matches(v, &ctx); ok {
+			best, bestHit = r, h
 		}
 	}
 	if best == nil {
@@ -235,53 +258,107 @@ func Check(rules []rule, c *pdk.Check) pdk.Verdict {
 	}
 	reason := best.reason
 	if reason == "" {
-		reason = "argument " + pdk.Quote(best.arg) + " = " + pdk.Quote(clip(bestVal, 120)) +
-			" matches " + best.kind + " " + pdk.Quote(best.pattern)
+		reason = "argument " + pdk.Quote(best.arg) + " = " + pdk.Quote(clip(bestHit.val, 120))
+		switch {
+		case bestHit.why != "":
+			reason += " (unresolved: " + bestHit.why + ")"
+		case bestHit.resolved != "":
+			reason += " (resolved: " + pdk.Quote(clip(bestHit.resolved, 120)) + ")"
+		}
+		reason += " matches " + best.kind + " " + pdk.Quote(best.pattern)
 	}
-	return pdk.Verdict{Decision: best.decision, Code: code, Reason: reason}
+	return pdk.Verdict{Decision: best.decision, Code: code, Reason: reason, Arguments: best.flagged}
 }
 
-// matches reports whether the value matches, and which value did.
-func (r *rule) matches(v pdk.Value) (string, bool) {
+// hit is the value that matched a rule and how: through a path it
+// resolves to (when that differs from the value), or failing closed on a
+// path that cannot be resolved (why).
+type hit struct {
+	val, resolved, why string
+}
+
+// matches reports whether the value matches, and which value did: for an
+// array, the first element that matches (deny, ask) or the last of all
+// matching (allow).
+func (r *rule) matches(v pdk.Value, ctx *lazyContext) (hit, bool) {
 	if v.Kind() == pdk.Array {
 		all := r.decision == pdk.Allow
 		n := 0
-		var hit string
+		var last hit
 		ok := all
 		v.Each(func(_ int, e pdk.Value) bool {
 			n++
-			s := valueText(e)
-			m := r.matchOne(s)
+			h, m := r.matchOne(e, ctx)
 			if all && !m {
 				ok = false
 				return false
 			}
 			if !all && m {
-				ok, hit = true, s
+				ok, last = true, h
 				return false
 			}
-			hit = s
+			last = h
 			return true
 		})
-		return hit, ok && n > 0
+		return last, ok && n > 0
 	}
-	s := valueText(v)
-	return s, r.matchOne(s)
+	return r.matchOne(v, ctx)
 }
 
-func (r *rule) matchOne(s string) bool {
+// matchOne matches one value: a regexp anywhere in its text; a glob on
+// the text, its cleaned form and, for a string, the paths the server may
+// resolve it to (resolve.go).
+func (r *rule) matchOne(v pdk.Value, ctx *lazyContext) (hit, bool) {
+	s, isStr := v.Str()
+	if !isStr {
+		s = string(v.Raw())
+	}
+	h := hit{val: s}
 	if r.re != nil {
-		return r.re.MatchString(s)
+		return h, r.re.MatchString(s)
 	}
-	raw := r.glob.match(s)
-	clean := raw
-	if c := path.Clean(s); c != s && s != "" {
-		clean = r.glob.match(c)
+	if r.decision != pdk.Allow {
+		if r.glob.match(s) {
+			return h, true
+		}
+		if c := path.Clean(s); c != s && s != "" && r.glob.match(c) {
+			h.resolved = c
+			return h, true
+		}
+		if !isStr || strings.HasPrefix(s, "/") {
+			return h, false // the cleaned form is the only one
+		}
+		m := false
+		h.why = ctx.get().resolve(s, func(f string) bool {
+			if r.glob.match(f) {
+				h.resolved, m = f, true
+			}
+			return !m
+		})
+		return h, m || h.why != ""
 	}
-	if r.decision == pdk.Allow {
-		return raw && clean
+	// An allow needs every form the server may use to match.
+	if !isStr || strings.HasPrefix(s, "/") {
+		if !r.glob.match(s) {
+			return h, false
+		}
+		if c := path.Clean(s); c != s && s != "" {
+			h.resolved = c
+			return h, r.glob.match(c)
+		}
+		return h, true
 	}
-	return raw || clean
+	m := true
+	if why := ctx.get().resolve(s, func(f string) bool {
+		if h.resolved == "" {
+			h.resolved = f
+		}
+		m = r.glob.match(f)
+		return m
+	}); why != "" {
+		return h, false
+	}
+	return h, m
 }
 
 func valueText(v pdk.Value) string {

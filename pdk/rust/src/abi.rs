@@ -176,6 +176,16 @@ fn handle<C: 'static>(p: &'static Plugin<C>, event: u32, input: &'static [u8], o
                         }
                         out.byte(b']');
                     }
+                    if !v.arguments.is_empty() {
+                        out.push(b",\"arguments\":[");
+                        for (i, a) in v.arguments.iter().enumerate() {
+                            if i > 0 {
+                                out.byte(b',');
+                            }
+                            json::write_string(out, a);
+                        }
+                        out.byte(b']');
+                    }
                     out.byte(b'}');
                     crate::OK
                 }

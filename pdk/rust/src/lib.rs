@@ -80,20 +80,23 @@ pub struct Verdict<'a> {
     pub remember: bool,
     /// Session labels to add.
     pub labels: &'a [&'a str],
+    /// The arguments the verdict is about: top-level names ("path") or
+    /// JSON pointers ("/options/url"). Prompts show them first.
+    pub arguments: &'a [&'a str],
 }
 
 impl<'a> Verdict<'a> {
     pub const fn abstain() -> Self {
-        Verdict { decision: Decision::Abstain, code: "", reason: "", remember: false, labels: &[] }
+        Verdict { decision: Decision::Abstain, code: "", reason: "", remember: false, labels: &[], arguments: &[] }
     }
     pub const fn allow(code: &'a str, reason: &'a str) -> Self {
-        Verdict { decision: Decision::Allow, code, reason, remember: false, labels: &[] }
+        Verdict { decision: Decision::Allow, code, reason, remember: false, labels: &[], arguments: &[] }
     }
     pub const fn ask(code: &'a str, reason: &'a str) -> Self {
-        Verdict { decision: Decision::Ask, code, reason, remember: false, labels: &[] }
+        Verdict { decision: Decision::Ask, code, reason, remember: false, labels: &[], arguments: &[] }
     }
     pub const fn deny(code: &'a str, reason: &'a str) -> Self {
-        Verdict { decision: Decision::Deny, code, reason, remember: false, labels: &[] }
+        Verdict { decision: Decision::Deny, code, reason, remember: false, labels: &[], arguments: &[] }
     }
     pub const fn remember(mut self, remember: bool) -> Self {
         self.remember = remember;
@@ -101,6 +104,10 @@ impl<'a> Verdict<'a> {
     }
     pub const fn labels(mut self, labels: &'a [&'a str]) -> Self {
         self.labels = labels;
+        self
+    }
+    pub const fn arguments(mut self, arguments: &'a [&'a str]) -> Self {
+        self.arguments = arguments;
         self
     }
 }

@@ -23,9 +23,11 @@
 mod fold;
 mod glob;
 mod regex;
+mod resolve;
 mod vec;
 
 use regex::Regex;
+use resolve::Context;
 use toolwarden_pdk::{export, Alloc, Decision, Error, Event, Kind, Plugin, StrBuf, Value, Verdict};
 use vec::Vec;
 
@@ -57,6 +59,8 @@ struct Rule {
     re: Regex,
     code: &'static str,
     reason: &'static str,
+    /// Whether the verdict names arg in its "arguments" (see flaggable).
+    flag: bool,
     /// The default reason around the value: `argument "path" = ` and
     /// ` matches deny_glob "/etc/**"`.
     before: &'static [u8],
@@ -110,6 +114,7 @@ fn rule(i: usize, v: Value<'static>, alloc: Alloc<'static>) -> Result<Rule, Erro
         reason: "",
         before: b"",
         after: b"",
+        flag: false,
     };
     for (key, v) in v.members() {
         let slot = match key {
@@ -140,6 +145,7 @@ fn rule(i: usize, v: Value<'static>, alloc: Alloc<'static>) -> Result<Rule, Erro
         return Err(fail(&[at, ": missing \"arg\" (an argument name, or a JSON pointer such as \"/options/path\")"]));
     }
     r.pointer = r.arg.starts_with('/');
+    r.flag = flaggable(r.arg.as_bytes());
     if r.kind.is_empty() {
         return Err(fail(&[
             at,
@@ -177,6 +183,15 @@ fn rule(i: usize, v: Value<'static>, alloc: Alloc<'static>) -> Result<Rule, Erro
     Ok(r)
 }
 
+/// Whether the host takes arg as the name of a flagged argument (ABI 5.2):
+/// at most 256 bytes and, for a JSON pointer, every '~' followed by '0' or
+/// '1'.
+fn flaggable(arg: &[u8]) -> bool {
+    arg.len() <= 256
+        && (arg.first() != Some(&b'/')
+            || arg.iter().enumerate().all(|(i, &c)| c != b'~' || matches!(arg.get(i + 1), Some(b'0') | Some(b'1'))))
+}
+
 fn valid_code(s: &[u8]) -> bool {
     !s.is_empty()
         && s.len() <= 64
@@ -207,7 +222,8 @@ fn check<'a>(cfg: &'static Config, ev: &Event<'a>) -> Result<Verdict<'a>, Error<
     let tool = tool.get("name").str_bytes().unwrap_or(b"");
     let app = app.str_bytes().unwrap_or(b"");
     let alloc = ev.alloc();
-    let mut best: Option<(&Rule, &[u8])> = None;
+    let mut ctx: Option<Context<'a>> = None; // read when a path first needs it
+    let mut best: Option<(&'static Rule, Hit<'a>)> = None;
     for r in cfg.rules {
         if matches!(best, Some((b, _)) if r.decision as u8 <= b.decision as u8) {
             continue; // cannot beat what already matched
@@ -219,11 +235,12 @@ fn check<'a>(cfg: &'static Config, ev: &Event<'a>) -> Result<Verdict<'a>, Error<
         if !v.exists() {
             continue;
         }
-        if let Some(val) = matches(r, v, alloc) {
-            best = Some((r, val));
+        let (h, ok) = matches(r, v, &mut ctx, ev, alloc);
+        if ok {
+            best = Some((r, h));
         }
     }
-    let (r, val) = match best {
+    let (r, h) = match best {
         Some(b) => b,
         None => return Ok(Verdict::abstain()),
     };
@@ -233,67 +250,130 @@ fn check<'a>(cfg: &'static Config, ev: &Event<'a>) -> Result<Verdict<'a>, Error<
         ("", _) => CODE_DENY,
         (code, _) => code,
     };
-    let reason = if !r.reason.is_empty() { r.reason } else { default_reason(r, val, alloc) };
-    Ok(Verdict { decision: r.decision, code, reason, remember: false, labels: &[] })
+    let reason = if !r.reason.is_empty() { r.reason } else { default_reason(r, &h, alloc) };
+    Ok(Verdict {
+        decision: r.decision,
+        code,
+        reason,
+        remember: false,
+        labels: &[],
+        arguments: if r.flag { core::slice::from_ref(&r.arg) } else { &[] },
+    })
+}
+
+/// The value that matched a rule and how: through a path it resolves to
+/// (when that differs from the value), or failing closed on a path that
+/// cannot be resolved (why).
+#[derive(Clone, Copy)]
+struct Hit<'a> {
+    val: &'a [u8],
+    resolved: &'a [u8],
+    why: &'static str,
 }
 
 /// Whether the value matches, and which value did: for an array, the first
 /// element that matches (deny, ask) or the last of all matching (allow).
-fn matches<'a>(r: &Rule, v: Value<'a>, alloc: Alloc<'a>) -> Option<&'a [u8]> {
+fn matches<'a>(r: &Rule, v: Value<'a>, ctx: &mut Option<Context<'a>>, ev: &Event<'a>, alloc: Alloc<'a>) -> (Hit<'a>, bool) {
     if v.kind() != Kind::Array {
-        let s = text(v);
-        return if match_one(r, s, alloc) { Some(s) } else { None };
+        return match_one(r, v, ctx, ev, alloc);
     }
     let all = r.decision == Decision::Allow;
-    let mut hit: &[u8] = b"";
+    let mut last = Hit { val: b"", resolved: b"", why: "" };
     let mut n = 0;
     for e in v.elements() {
         n += 1;
-        hit = text(e);
-        if match_one(r, hit, alloc) != all {
-            return if all { None } else { Some(hit) };
+        let (h, m) = match_one(r, e, ctx, ev, alloc);
+        last = h;
+        if m != all {
+            return (h, !all);
         }
     }
-    if all && n > 0 {
-        Some(hit)
-    } else {
-        None
-    }
+    (last, all && n > 0)
 }
 
-/// A glob matches the raw value or (deny, ask) or and (allow) its cleaned
-/// form; a regexp matches anywhere.
-fn match_one(r: &Rule, s: &[u8], alloc: Alloc<'_>) -> bool {
-    let raw = r.re.is_match(s);
-    if !r.glob || raw != (r.decision == Decision::Allow) {
-        return raw;
+/// A regexp matches anywhere in the value's text; a glob matches the text,
+/// its cleaned form or, for a string, the paths the server may resolve it
+/// to: any of them for deny and ask (and an unresolvable path), every one
+/// for allow.
+fn match_one<'a>(r: &Rule, v: Value<'a>, ctx: &mut Option<Context<'a>>, ev: &Event<'a>, alloc: Alloc<'a>) -> (Hit<'a>, bool) {
+    let (s, is_str) = match v.str_bytes() {
+        Some(s) => (s, true),
+        None => (v.raw().unwrap_or(b""), false),
+    };
+    let mut h = Hit { val: s, resolved: b"", why: "" };
+    if !r.glob {
+        return (h, r.re.is_match(s));
     }
-    if s.is_empty() {
-        return raw;
+    let plain = !is_str || s.first() == Some(&b'/');
+    if r.decision != Decision::Allow {
+        if r.re.is_match(s) {
+            return (h, true);
+        }
+        if !s.is_empty() {
+            let c = glob::clean(s, alloc);
+            if c != s && r.re.is_match(c) {
+                h.resolved = c;
+                return (h, true);
+            }
+        }
+        if plain {
+            return (h, false);
+        }
+        let x = ctx.get_or_insert_with(|| Context::read(ev.input().get_bytes(b"server_context")));
+        let mut m = false;
+        h.why = x.resolve(s, alloc, |f| {
+            if r.re.is_match(f) {
+                h.resolved = f;
+                m = true;
+            }
+            !m
+        });
+        return (h, m || !h.why.is_empty());
     }
-    let c = glob::clean(s, alloc);
-    if c == s {
-        raw
-    } else {
-        r.re.is_match(c)
+    // An allow needs every form the server may use to match.
+    if plain {
+        if !r.re.is_match(s) {
+            return (h, false);
+        }
+        if !s.is_empty() {
+            let c = glob::clean(s, alloc);
+            if c != s {
+                h.resolved = c;
+                return (h, r.re.is_match(c));
+            }
+        }
+        return (h, true);
     }
+    let x = ctx.get_or_insert_with(|| Context::read(ev.input().get_bytes(b"server_context")));
+    let mut m = true;
+    let why = x.resolve(s, alloc, |f| {
+        if h.resolved.is_empty() {
+            h.resolved = f;
+        }
+        m = r.re.is_match(f);
+        m
+    });
+    (h, why.is_empty() && m)
 }
 
-/// A string's bytes; anything else as its JSON text.
-fn text<'a>(v: Value<'a>) -> &'a [u8] {
-    match v.str_bytes() {
-        Some(s) => s,
-        None => v.raw().unwrap_or(b""),
-    }
-}
-
-/// `argument "path" = "/etc/passwd" matches deny_glob "/etc/**"`, the value
-/// clipped to 120 bytes.
-fn default_reason<'a>(r: &Rule, val: &[u8], alloc: Alloc<'a>) -> &'a str {
-    let (val, more): (_, &[u8]) = if val.len() <= 120 { (val, b"") } else { (&val[..120], b"...") };
-    let mut w = Writer::new(alloc, r.before.len() + 6 * val.len() + 5 + r.after.len());
+/// `argument "path" = "x" (resolved: "/srv/x") matches deny_glob "/etc/**"`,
+/// or `(unresolved: why)`, each value clipped to 120 bytes.
+fn default_reason<'a>(r: &Rule, h: &Hit<'_>, alloc: Alloc<'a>) -> &'a str {
+    let (val, more): (&[u8], &[u8]) = if h.val.len() <= 120 { (h.val, b"") } else { (&h.val[..120], b"...") };
+    let (res, rmore): (&[u8], &[u8]) =
+        if h.resolved.len() <= 120 { (h.resolved, b"") } else { (&h.resolved[..120], b"...") };
+    let mut w = Writer::new(alloc, r.before.len() + 6 * val.len() + 6 * res.len() + 40 + h.why.len() + r.after.len());
     w.put(r.before);
     w.quote(val, more);
+    if !h.why.is_empty() {
+        w.put(b" (unresolved: ");
+        w.put(h.why.as_bytes());
+        w.put(b")");
+    } else if !h.resolved.is_empty() {
+        w.put(b" (resolved: ");
+        w.quote(res, rmore);
+        w.put(b")");
+    }
     w.put(r.after);
     // Whole, valid UTF-8 characters and ASCII only (quote).
     unsafe { core::str::from_utf8_unchecked(w.done()) }
