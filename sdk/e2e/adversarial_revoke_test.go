@@ -117,3 +117,49 @@ func TestAdversarialRevokeSeenByTheNextCallOfATypeScriptClient(t *testing.T) {
 		t.Fatalf("denied after the revoke, yet it ran: %+v", r)
 	}
 }
+
+// wrap started on an approvals file it cannot use keeps serving, grants
+// nothing from it (not even the grant it still holds in a newer version's
+// shape), says why on stderr, and refuses an "always" answer rather than
+// writing over the file: the call is not run.
+func TestAdversarialRevokeUnusableFileAtStartGrantsNothing(t *testing.T) {
+	t.Parallel()
+	fsBin := npmServer(t, "mcp-server-filesystem")
+	dir, _ := filepath.EvalSymlinks(t.TempDir())
+	file := filepath.Join(t.TempDir(), "approvals.json")
+	args := []string{"wrap", "--app", "fs", "--approvals", file, "--", fsBin, dir}
+	write := func(c *goClient, name string) (string, bool) {
+		return c.call(t, "write_file", map[string]any{"path": filepath.Join(dir, name), "content": name})
+	}
+	first := startGo(t, false, answers("always"), twBin, args...)
+	if out, isErr := write(first, "granted.txt"); isErr {
+		t.Fatalf("always: %q", out)
+	}
+	_ = first.Close()
+	b, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	newer := strings.Replace(string(b), `"version": 1`, `"version": 2`, 1)
+	if err := os.WriteFile(file, []byte(newer), 0o600); err != nil {
+		t.Fatal(err)
+	}
+
+	ask := answers("always")
+	c := startGo(t, false, ask, twBin, args...)
+	out, isErr := write(c, "after.txt")
+	if ask.count() != 1 {
+		t.Fatalf("a grant in an unusable file was honoured (asked %d times): %q", ask.count(), out)
+	}
+	if !isErr || fileExists(filepath.Join(dir, "after.txt")) {
+		t.Fatalf("an always answer over an unusable file ran the call: %q (error %v)", out, isErr)
+	}
+	mustContain(t, out, "version 2")
+	mustContain(t, c.log.String(), "approvals file unusable")
+	if b, _ := os.ReadFile(file); string(b) != newer {
+		t.Fatalf("the unusable file was rewritten:\n%s", b)
+	}
+	if names := c.toolNames(t); !contains(names, "write_file") {
+		t.Fatalf("wrap stopped serving: %v", names)
+	}
+}
