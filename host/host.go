@@ -304,7 +304,7 @@ func (h *Host) Relayed(sessionID string, r Relay) {
 // decision's definition as the tool's new pin (after drift); ForSession and
 // Always also remember it, which only a rememberable ask allows: ForSession
 // in the session, Always in the approvals file only (so that a revoke from
-// any process ends it here too). Always fails, and records nothing, when
+// any process ends it here too). Always fails, and remembers nothing, when
 // the file cannot be read (see session.Persistent.Err).
 func (h *Host) Approve(sessionID string, d *Decision, scope Scope) error {
 	if d.Decision != policy.Ask {
