@@ -19,7 +19,7 @@ const MaxSafeInteger = 1<<53 - 1
 func IDKey(val []byte) (string, bool) {
 	switch Kind(val) {
 	case '"':
-		if _, ok := validString(val, 0); !ok || len(val) < 2 {
+		if end, ok := validString(val, 0); !ok || end != len(val) {
 			return "", false
 		}
 		return "s" + string(appendCanonicalString(nil, val[1:len(val)-1])), true
