@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"testing"
+	"time"
 
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/mcp"
@@ -39,7 +40,13 @@ func noopServer(b *testing.B) *client.Client {
 	srv.AddTool(noopDef, func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		return mcp.NewToolResultText("ok"), nil
 	})
-	return exampleClient(srv)
+	c := exampleClient(srv)
+	// An agent lists before it calls, and mcp-go's client does more per
+	// call for tools it has listed: the baseline lists too.
+	if _, err := c.ListTools(context.Background(), mcp.ListToolsRequest{}); err != nil {
+		b.Fatal(err)
+	}
+	return c
 }
 
 func noopRequest() mcp.CallToolRequest {
@@ -108,3 +115,62 @@ func (*staticClient) CallTool(context.Context, mcp.CallToolRequest) (*mcp.CallTo
 }
 
 func (*staticClient) OnNotification(func(mcp.JSONRPCNotification)) {}
+
+// BenchmarkGuardOverhead interleaves a guarded call (over a client that
+// answers at once) with a bare host.Check, so that both see the same load,
+// and reports their ratio: guard/check - 1 is what the guard adds to the
+// decision.
+func BenchmarkGuardOverhead(b *testing.B) {
+	h := benchHost(b)
+	raw, _ := json.Marshal(noopDef)
+	tool, _ := host.ParseTool(raw)
+	check := host.Call{Session: "s", Server: "bench", Tool: tool, Arguments: noopArgs}
+	c := sdk.New(h).Session("s").Client("bench", &staticClient{})
+	interleave(b, "guard/check",
+		func(ctx context.Context) { h.Check(ctx, check) },
+		func(ctx context.Context) { c.CallTool(ctx, noopRequest()) })
+}
+
+// BenchmarkGuardOverheadServer interleaves a call through an in-process
+// mcp-go server with the same call through the guard, and reports their
+// ratio and the guard's added time over a bare host.Check.
+func BenchmarkGuardOverheadServer(b *testing.B) {
+	h := benchHost(b)
+	raw, _ := json.Marshal(noopDef)
+	tool, _ := host.ParseTool(raw)
+	check := host.Call{Session: "s", Server: "bench", Tool: tool, Arguments: noopArgs}
+	direct := noopServer(b)
+	guarded := sdk.New(h).Session("s").Client("bench", noopServer(b))
+	ctx := context.Background()
+	var tCheck, tDirect, tGuarded time.Duration
+	for b.Loop() {
+		t0 := time.Now()
+		h.Check(ctx, check)
+		t1 := time.Now()
+		direct.CallTool(ctx, noopRequest())
+		t2 := time.Now()
+		guarded.CallTool(ctx, noopRequest())
+		t3 := time.Now()
+		tCheck += t1.Sub(t0)
+		tDirect += t2.Sub(t1)
+		tGuarded += t3.Sub(t2)
+	}
+	b.ReportMetric(float64(tGuarded)/float64(tDirect), "guarded/direct")
+	b.ReportMetric(float64(tGuarded-tDirect)/float64(tCheck), "added/check")
+}
+
+// interleave runs base and measured alternately and reports
+// measured/base under name.
+func interleave(b *testing.B, name string, base, measured func(context.Context)) {
+	ctx := context.Background()
+	var tBase, tMeasured time.Duration
+	for b.Loop() {
+		t0 := time.Now()
+		base(ctx)
+		t1 := time.Now()
+		measured(ctx)
+		tMeasured += time.Since(t1)
+		tBase += t1.Sub(t0)
+	}
+	b.ReportMetric(float64(tMeasured)/float64(tBase), name)
+}
