@@ -1,6 +1,7 @@
 package policy
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -99,11 +100,20 @@ func ViewArguments(raw []byte, flagged []string) ArgumentsView {
 // arguments that passed CheckArguments, without building any text: the
 // pipeline asks it on every ask.
 func argumentsIncomplete(raw []byte, flagged []string) string {
+	if len(raw) <= smallArguments {
+		return ""
+	}
 	var v ArgumentsView
 	w := viewer{raw: raw, v: &v}
 	w.run(flagged)
 	return v.Incomplete
 }
+
+// smallArguments is a size no valid arguments object can exceed a bound
+// within: a value shows as at most 4 bytes per byte sent (an escaped
+// character), so 64 bytes stay under MaxValueShown, MaxPathShown and
+// MaxLinesShown. Most calls are this small; they skip the walk.
+const smallArguments = MaxValueShown / 4
 
 // ShortDigest is the first 16 hex digits of the digest, as prompts show it.
 func (v *ArgumentsView) ShortDigest() string {
@@ -279,7 +289,10 @@ func (w *viewer) flag(root int, name string) {
 		for _, s := range segs {
 			w.path = append(w.path, pathSeg{index: -1, name: s, named: true})
 		}
+		// Nothing of the call is hidden by cutting a name it lacks.
+		cut := w.pathCut
 		w.line(-1, -1, "(absent)", true)
+		w.pathCut = cut
 		return
 	}
 	for _, f := range w.flaggedAt {
@@ -633,17 +646,25 @@ func (w *viewer) empty(i int) bool {
 	return j < len(w.raw) && (w.raw[j] == '}' || w.raw[j] == ']')
 }
 
-// strEnd is the index of the closing quote of the string opening at i.
+// strEnd is the index of the closing quote of the string opening at i:
+// the first quote after it not escaped by an odd run of backslashes.
 func (w *viewer) strEnd(i int) int {
-	for j := i + 1; j < len(w.raw); j++ {
-		switch w.raw[j] {
-		case '\\':
-			j++
-		case '"':
+	j := i + 1
+	for {
+		k := bytes.IndexByte(w.raw[j:], '"')
+		if k < 0 {
+			return len(w.raw)
+		}
+		j += k
+		n := 0
+		for p := j - 1; p > i && w.raw[p] == '\\'; p-- {
+			n++
+		}
+		if n%2 == 0 {
 			return j
 		}
+		j++
 	}
-	return len(w.raw)
 }
 
 func (w *viewer) tokenEnd(i int) int {
@@ -703,6 +724,15 @@ func appendJSONString(dst, raw []byte, a, b, budget int) ([]byte, int) {
 	start := len(dst)
 	var tmp [16]byte
 	for i := a; i < b; {
+		room := budget - (len(dst) - start)
+		if j := plainRun(raw, i, min(b, i+room+1)); j > i { // printable ASCII shows as sent
+			if j-i > room {
+				return append(dst, raw[i:i+room]...), i + room
+			}
+			dst = append(dst, raw[i:j]...)
+			i = j
+			continue
+		}
 		t := tmp[:0]
 		n := 1
 		switch c := raw[i]; {
@@ -748,6 +778,18 @@ func appendJSONString(dst, raw []byte, a, b, budget int) ([]byte, int) {
 		i += n
 	}
 	return dst, b
+}
+
+// plainRun is the end of the run of printable ASCII other than '"' and
+// '\\' that starts at i.
+func plainRun(raw []byte, i, b int) int {
+	for i < b {
+		if c := raw[i]; c < ' ' || c >= 0x7f || c == '"' || c == '\\' {
+			return i
+		}
+		i++
+	}
+	return i
 }
 
 // appendText is appendJSONString for a Go string (no JSON escapes).
