@@ -2,8 +2,10 @@ package sdk_test
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/mark3labs/mcp-go/mcp"
@@ -194,5 +196,38 @@ func TestEverythingButToolsPassesThrough(t *testing.T) {
 	// The app is disabled: no tool is listed.
 	if tl, err := fs.ListTools(ctx, mcp.ListToolsRequest{}); err != nil || len(tl.Tools) != 0 {
 		t.Errorf("tools: %v %v", err, tl)
+	}
+}
+
+func TestSwapWhileConversationsCallIsSafe(t *testing.T) {
+	t.Parallel()
+	f := newFiles()
+	c := f.connect(t)
+	g := sdk.New(newHost(t, "", host.Defaults().WithPlugin(labeler{})), sdk.WithApprover(sdk.Fixed(sdk.AllowSession)))
+	hosts := []*host.Host{newHost(t, "", host.Defaults().WithPlugin(labeler{})), newHost(t, "", host.Defaults().WithPlugin(labeler{}))}
+	var wg sync.WaitGroup
+	for i := range 4 {
+		conv := g.Session(fmt.Sprintf("conv-%d", i)).Client("fs", c)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for range 20 {
+				call(t, conv, "write_file", writeArgs)
+				call(t, conv, "read_file", map[string]any{"path": "/notes.txt"})
+			}
+		}()
+	}
+	for i := range 10 {
+		g.Swap(hosts[i%2])
+	}
+	wg.Wait()
+	// Whatever host ended up deciding, each conversation kept what it
+	// earned: its approval (asked once) and its labels.
+	h := g.Host()
+	for i := range 4 {
+		s := h.Session(fmt.Sprintf("conv-%d", i))
+		if !s.HasLabel("ran_write_file") || !s.HasLabel("ran_read_file") || len(s.Approvals()) != 1 {
+			t.Errorf("conv-%d after the swaps: labels %v, approvals %v", i, s.Labels(), s.Approvals())
+		}
 	}
 }
