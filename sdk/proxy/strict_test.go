@@ -202,3 +202,37 @@ func FuzzScreen(f *testing.F) {
 		}
 	})
 }
+
+func TestAnOversizedMessageIsAnsweredOnlyWithAnIDMCPAllows(t *testing.T) {
+	t.Parallel()
+	p := New(nil, nil, Defaults().WithMaxArgumentBytes(1000))
+	var out bytes.Buffer
+	o := newOutput(&out, p)
+	big := strings.Repeat("x", 200_000)
+	cases := []struct{ line, want string }{
+		{`{"jsonrpc":"2.0","id":1.5,"method":"tools/call","params":{"name":"e","arguments":{"s":"` + big + `"}}}`, `null`},
+		{`{"method":"tools/call","params":{"name":"e","arguments":{"s":"` + big + `"}},"jsonrpc":"2.0","id":2e0}`, `null`},
+		{`{"method":"tools/call","params":{"name":"e","arguments":{"s":"` + big + `"}},"id":9007199254740993}`, `null`},
+		{`{"method":"tools/call","params":{"name":"e","arguments":{"s":"` + big + `"}},"id":-7}`, `-7`},
+	}
+	var input strings.Builder
+	for _, tc := range cases {
+		input.WriteString(tc.line + "\n")
+	}
+	in := newIntake(strings.NewReader(input.String()), o, p)
+	for {
+		if _, err := in.next(); err != nil {
+			break
+		}
+	}
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	if len(lines) != len(cases) {
+		t.Fatalf("want %d answers, got %q", len(cases), out.String())
+	}
+	for i, l := range lines {
+		var a answer
+		if err := json.Unmarshal([]byte(l), &a); err != nil || string(a.ID) != cases[i].want {
+			t.Errorf("answer %d: id %s (%v), want %s", i, a.ID, err, cases[i].want)
+		}
+	}
+}

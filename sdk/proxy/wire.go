@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/toolwarden/toolwarden/sdk/internal/rawjson"
 )
 
 // The proxy's stdio wire sits between the client and mcp-go's stdio server:
@@ -194,8 +196,10 @@ var (
 	cancelMarker = []byte(`"notifications/cancelled"`)
 	listMarker   = []byte(`"tools/list"`)
 	toolsMarker  = []byte(`"tools/`)
-	idPattern    = regexp.MustCompile(`"id"\s*:\s*("(?:[^"\\]|\\.)*"|-?[0-9]+)`)
-	callMethod   = regexp.MustCompile(`"method"\s*:\s*"tools/call"`)
+	// idPattern finds an id at an end of an oversized message: a string or
+	// an integer followed by the end of its member (so 1.5 is no id 1).
+	idPattern  = regexp.MustCompile(`"id"\s*:\s*("(?:[^"\\]|\\.)*"|-?[0-9]+)\s*[,}]`)
+	callMethod = regexp.MustCompile(`"method"\s*:\s*"tools/call"`)
 )
 
 // note records a tools/list request's id, so output can rewrite the
@@ -241,6 +245,9 @@ func (in *intake) oversized(total int, head, tail []byte) {
 	} else if all := idPattern.FindAllSubmatchIndex(tail, -1); len(all) > 0 {
 		loc := all[len(all)-1]
 		id = json.RawMessage(tail[loc[2]:loc[3]])
+	}
+	if !rawjson.IsID(id) {
+		id = json.RawMessage("null") // as for any request whose id is not one MCP allows
 	}
 	in.p.log.Warn("oversized message refused", "bytes", total, "limit", in.p.opts.maxArgs, "id", string(id))
 	var resp []byte
