@@ -20,18 +20,21 @@
 //
 // Globs match paths: '*' and '?' stay within one '/'-separated segment, '**'
 // crosses segments, and a trailing "/**" also matches the directory itself.
-// A deny or ask glob matches when either the raw value or its cleaned form
-// (path.Clean: "/tmp/../etc/passwd" is "/etc/passwd") matches; an allow glob
-// needs both. Regexes (RE2 syntax) match anywhere in the value unless
-// anchored.
+// A glob judges the path the server will use: a deny or ask glob matches
+// when the raw value, its cleaned form (path.Clean: "/tmp/../etc/passwd" is
+// "/etc/passwd") or any path the server may resolve it to matches, or when
+// it cannot be resolved (fail closed); an allow glob needs every form to
+// match (resolve.go). Regexes (RE2 syntax) match anywhere in the value
+// unless anchored.
 //
 // Values: a string is matched as is; an array matches when any element does
 // (deny/ask) or every element does (allow); numbers, booleans and objects
 // are matched as their JSON text. A missing argument matches no rule.
 //
 // All rules are evaluated; the verdict is the strongest match (deny > ask >
-// allow), from the first rule with that decision. Asks are never
-// rememberable: an approval would cover every later argument.
+// allow), from the first rule with that decision, and names the rule's
+// argument in its "arguments". Asks are never rememberable: an approval
+// would cover every later argument.
 //
 // The module toolwarden ships (plugins/argguard.wasm) is built from the
 // Rust source in rust/ (lib.rs, with a linear-time engine for Go's regexp

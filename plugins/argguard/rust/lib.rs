@@ -12,7 +12,8 @@
 //! a JSON pointer when it starts with '/'), one matcher (deny_, ask_ or
 //! allow_ with _glob or _regex) and optional code and reason. The verdict is
 //! the strongest match (deny > ask > allow), from the first rule with that
-//! decision; asks are never rememberable.
+//! decision, and names the rule's argument; asks are never rememberable.
+//! Globs judge the paths the server may resolve a value to (resolve.rs).
 //!
 //! Regexps are Go's syntax, matched in linear time by regex.rs, which says
 //! what it does not support (Unicode classes such as \pL: refused at
