@@ -23,6 +23,9 @@ import (
 // listKey names one tool list as plugins see it.
 type listKey struct{ session, server, app string }
 
+// listOf names one of a session's tool lists.
+type listOf struct{ server, app string }
+
 // listRecord is one run of the list event: its input and what each plugin
 // made of it. A record is never modified once stored; a new run replaces it.
 type listRecord struct {
@@ -33,7 +36,7 @@ type listRecord struct {
 	index   map[string]int // tool name -> position in tools
 	// verdicts holds the tools a plugin acted on: Deny (hidden) or Ask (a
 	// list plugin failed and its on_error is ask). Others are absent.
-	verdicts map[string]listVerdict
+	verdicts map[string]*listVerdict
 }
 
 // listVerdict is what the list event decided for one tool.
@@ -45,16 +48,16 @@ type listVerdict struct {
 	err     error
 }
 
-// lists holds the last list record per key. Records go when their session
-// ends.
+// lists holds the last list record per key, grouped by session so that
+// ending a session drops its records at once.
 type lists struct {
 	mu sync.RWMutex
-	m  map[listKey]*listRecord
+	m  map[string]map[listOf]*listRecord
 }
 
 func (l *lists) get(k listKey) *listRecord {
 	l.mu.RLock()
-	r := l.m[k]
+	r := l.m[k.session][listOf{k.server, k.app}]
 	l.mu.RUnlock()
 	return r
 }
@@ -62,19 +65,20 @@ func (l *lists) get(k listKey) *listRecord {
 func (l *lists) put(k listKey, r *listRecord) {
 	l.mu.Lock()
 	if l.m == nil {
-		l.m = map[listKey]*listRecord{}
+		l.m = map[string]map[listOf]*listRecord{}
 	}
-	l.m[k] = r
+	bySession := l.m[k.session]
+	if bySession == nil {
+		bySession = map[listOf]*listRecord{}
+		l.m[k.session] = bySession
+	}
+	bySession[listOf{k.server, k.app}] = r
 	l.mu.Unlock()
 }
 
 func (l *lists) forget(sessionID string) {
 	l.mu.Lock()
-	for k := range l.m {
-		if k.session == sessionID {
-			delete(l.m, k)
-		}
-	}
+	delete(l.m, sessionID)
 	l.mu.Unlock()
 }
 
@@ -87,6 +91,9 @@ func (h *Host) decide(ctx context.Context, s *session.Session, in *policy.Input)
 		return h.rules.Decide(ctx, in)
 	}
 	v := h.listVerdict(ctx, s, in)
+	if v == nil {
+		return h.rules.Decide(ctx, in)
+	}
 	switch v.verdict {
 	case policy.Deny:
 		return h.rules.DecideHidden(in, v.reason, v.step)
@@ -101,7 +108,7 @@ func (h *Host) decide(ctx context.Context, s *session.Session, in *policy.Input)
 // session now: the stored record's when it saw this very tool with these
 // labels, else a fresh run. A tool the visibility gate hides gets none
 // (Decide says why).
-func (h *Host) listVerdict(ctx context.Context, s *session.Session, in *policy.Input) listVerdict {
+func (h *Host) listVerdict(ctx context.Context, s *session.Session, in *policy.Input) *listVerdict {
 	app, _ := h.rules.Identity(in.Server, in.Tool)
 	key := listKey{in.Session, in.Server, app}
 	rec := h.lists.get(key)
@@ -114,7 +121,7 @@ func (h *Host) listVerdict(ctx context.Context, s *session.Session, in *policy.I
 	}
 	ok, _, eff := h.rules.VisibleHints(in.Server, in.Tool, in.Drifted)
 	if !ok {
-		return listVerdict{}
+		return nil
 	}
 	// The list as last shown, with the called tool as it is now.
 	var tools []*Tool
@@ -159,12 +166,12 @@ func (h *Host) runList(ctx context.Context, key listKey, labels []string, tools 
 					continue
 				}
 				if v == policy.Deny {
-					rec.mark(t.Name, listVerdict{verdict: policy.Deny,
+					rec.mark(t.Name, &listVerdict{verdict: policy.Deny,
 						reason: policy.Reason{Source: policy.StepPlugin + ":" + l.Name(), Code: policy.CodePluginError,
 							Message: "the list event of plugin " + l.Name() + " failed (" + err.Error() + "), and its on_error deny hides the tools it could hide"},
 						step: policy.Step{Step: policy.StepVisibility, Outcome: "hidden", Source: policy.StepPlugin + ":" + l.Name(), Detail: "list failed, on_error deny: " + err.Error()}})
 				} else {
-					rec.mark(t.Name, listVerdict{verdict: policy.Ask, plugin: l.Name(), err: err})
+					rec.mark(t.Name, &listVerdict{verdict: policy.Ask, plugin: l.Name(), err: err})
 				}
 			}
 			continue
@@ -173,7 +180,7 @@ func (h *Host) runList(ctx context.Context, key listKey, labels []string, tools 
 			if _, listed := rec.index[n]; !listed {
 				continue // names not in the input are ignored (ABI 5.4)
 			}
-			rec.mark(n, listVerdict{verdict: policy.Deny,
+			rec.mark(n, &listVerdict{verdict: policy.Deny,
 				reason: policy.Reason{Source: policy.StepPlugin + ":" + l.Name(), Code: policy.CodeHiddenByPlugin,
 					Message: "plugin " + l.Name() + " hides this tool from the session (its list event)"},
 				step: policy.Step{Step: policy.StepVisibility, Outcome: "hidden", Source: policy.StepPlugin + ":" + l.Name(), Detail: "hidden by the plugin's list event"}})
@@ -184,9 +191,9 @@ func (h *Host) runList(ctx context.Context, key listKey, labels []string, tools 
 }
 
 // mark records v for a tool: the first hide wins, and a hide beats an ask.
-func (r *listRecord) mark(name string, v listVerdict) {
+func (r *listRecord) mark(name string, v *listVerdict) {
 	if r.verdicts == nil {
-		r.verdicts = map[string]listVerdict{}
+		r.verdicts = map[string]*listVerdict{}
 	}
 	if old, ok := r.verdicts[name]; ok && old.verdict >= v.verdict {
 		return
@@ -264,7 +271,7 @@ func (h *Host) filterListed(ctx context.Context, s *session.Session, server stri
 		g := groups[app]
 		rec := h.runList(ctx, listKey{s.ID(), server, app}, labels, g.tools, g.effs, g.drifts)
 		for _, t := range g.tools {
-			if rec.verdicts[t.Name].verdict == policy.Deny {
+			if v := rec.verdicts[t.Name]; v != nil && v.verdict == policy.Deny {
 				hidden[t] = true
 			}
 		}
