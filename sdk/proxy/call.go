@@ -268,11 +268,8 @@ const maxPooledLine = 64 << 10
 
 // withResultType adds "resultType":"complete" to a raw result that has none.
 func withResultType(raw json.RawMessage) json.RawMessage {
-	var probe struct {
-		ResultType *string `json:"resultType"`
-	}
 	t := bytes.TrimSpace(raw)
-	if len(t) < 2 || t[0] != '{' || json.Unmarshal(t, &probe) != nil || probe.ResultType != nil {
+	if len(t) < 2 || t[0] != '{' || hasMember(t, "resultType") {
 		return raw
 	}
 	inner := bytes.TrimSpace(t[1:])

@@ -12,6 +12,7 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/toolwarden/toolwarden/sdk/internal/rawjson"
 	"github.com/toolwarden/toolwarden/sdk/upstream"
 )
 
@@ -705,23 +706,18 @@ func cacheable(method string) bool {
 // read results the caching hints (ttlMs 0 and cacheScope "private":
 // always revalidate, never share, mcp-go's defaults).
 func modernResult(raw json.RawMessage, cacheable bool) json.RawMessage {
-	var probe struct {
-		ResultType *json.RawMessage `json:"resultType"`
-		TTL        *json.RawMessage `json:"ttlMs"`
-		Scope      *json.RawMessage `json:"cacheScope"`
-	}
 	t := bytes.TrimSpace(raw)
-	if len(t) < 2 || t[0] != '{' || json.Unmarshal(t, &probe) != nil {
+	if len(t) < 2 || t[0] != '{' || !rawjson.Valid(t) {
 		return raw
 	}
 	var add []byte
-	if probe.ResultType == nil {
+	if !hasMember(t, "resultType") {
 		add = append(add, `"resultType":"complete",`...)
 	}
-	if cacheable && probe.TTL == nil {
+	if cacheable && !hasMember(t, "ttlMs") {
 		add = append(add, `"ttlMs":0,`...)
 	}
-	if cacheable && probe.Scope == nil {
+	if cacheable && !hasMember(t, "cacheScope") {
 		add = append(add, `"cacheScope":"private",`...)
 	}
 	if len(add) == 0 {

@@ -289,6 +289,17 @@ func (p *Proxy) protocolError(id []byte, code int, message string) {
 	_, _ = p.out.Write(line)
 }
 
+// hasMember reports whether the well-formed raw object obj has a member
+// whose key is exactly key (as the client reading it will match it).
+func hasMember(obj []byte, key string) bool {
+	found := false
+	rawjson.Members(obj, func(k, _ []byte) bool {
+		found = rawjson.KeyIs(k, key)
+		return !found
+	})
+	return found
+}
+
 // clip shortens a raw value for a log line or an error message.
 func clip(b []byte) string {
 	const max = 40

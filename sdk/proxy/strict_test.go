@@ -236,3 +236,18 @@ func TestAnOversizedMessageIsAnsweredOnlyWithAnIDMCPAllows(t *testing.T) {
 		}
 	}
 }
+
+// A 2026-07-28 client reads "resultType" exactly; a result that has only
+// "ResultType" still gets one.
+func TestResultTypeIsLookedForByItsExactKey(t *testing.T) {
+	t.Parallel()
+	if got := string(withResultType(json.RawMessage(`{"ResultType":"x","content":[]}`))); got != `{"resultType":"complete","ResultType":"x","content":[]}` {
+		t.Errorf("withResultType: %s", got)
+	}
+	if got := string(withResultType(json.RawMessage(`{"resultType":"input_required"}`))); got != `{"resultType":"input_required"}` {
+		t.Errorf("withResultType kept nothing: %s", got)
+	}
+	if got := string(modernResult(json.RawMessage(`{"TTLMS":5,"CacheScope":"public","prompts":[]}`), true)); got != `{"resultType":"complete","ttlMs":0,"cacheScope":"private","TTLMS":5,"CacheScope":"public","prompts":[]}` {
+		t.Errorf("modernResult: %s", got)
+	}
+}
