@@ -219,3 +219,42 @@ func TestCallsCarryTheServerContextTheAgentGave(t *testing.T) {
 		t.Errorf("without one: %q", out)
 	}
 }
+
+// hider is a Go plugin whose list event hides read_file once the session
+// wrote something: one visibility truth for lists and calls.
+type hider struct{}
+
+func (hider) Name() string { return "hider" }
+func (hider) List(ctx context.Context, in *policy.ListInput) ([]string, error) {
+	for _, l := range in.Labels {
+		if l == "ran_write_file" {
+			return []string{"read_file"}, nil
+		}
+	}
+	return nil, nil
+}
+
+func TestAToolAPluginHidesIsNeitherListedNorRun(t *testing.T) {
+	t.Parallel()
+	f := newFiles()
+	g := sdk.New(newHost(t, "", host.Defaults().WithPlugin(labeler{}).WithPlugin(hider{})), sdk.WithApprover(sdk.Fixed(sdk.AllowOnce)))
+	fs := g.Client("fs", f.connect(t))
+	read := map[string]any{"path": "/notes.txt"}
+	if _, isErr := call(t, fs, "read_file", read); isErr {
+		t.Fatal("read_file refused before the session wrote")
+	}
+	call(t, fs, "write_file", writeArgs)
+	list, err := fs.ListTools(context.Background(), mcp.ListToolsRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if slices.Contains(names(list.Tools), "read_file") {
+		t.Errorf("read_file still listed: %v", names(list.Tools))
+	}
+	if out, isErr := call(t, fs, "read_file", read); !isErr || !strings.Contains(out, "hider") {
+		t.Errorf("read_file after the hide: %v %q", isErr, out)
+	}
+	if ran := f.ran(); len(ran) != 2 {
+		t.Errorf("ran %v, want the first read and the write", ran)
+	}
+}
