@@ -569,8 +569,9 @@ func (p *Proxy) settle(ctx context.Context, rt *route, call host.Call, d *host.D
 //		IsError           bool            `json:"isError"`
 //	}
 //
-// which it reads the same way (see parseCall), without decoding anything
-// it does not need.
+// which it reads the same way, except that keys match exactly, as the
+// client reading the result matches them (see parseCall), and without
+// decoding anything it does not need.
 func summarize(raw json.RawMessage, withText bool) (text string, isError, ok bool) {
 	switch rawjson.Kind(raw) {
 	case 'n':
