@@ -23,7 +23,7 @@ rules = [ { tool = "write_file", arg = "path", deny_glob = %q } ]
 // is not under dir/secret: server-filesystem resolves relative paths
 // against the folders it serves and "~" against its HOME, so each lands
 // in dir/secret. The last is a write outside secret, which still runs.
-func pathAttacks(t *testing.T, dir string) (steps []tsStep, files []string, allowed string) {
+func pathAttacks(t *testing.T, dir, tool string) (steps []tsStep, files []string, allowed string) {
 	t.Helper()
 	home, err := os.UserHomeDir()
 	if err != nil || !filepath.IsAbs(home) {
@@ -36,10 +36,10 @@ func pathAttacks(t *testing.T, dir string) (steps []tsStep, files []string, allo
 		t.Skipf("no way from %s to %s: %v", home, dir, err)
 	}
 	for _, p := range []string{"secret/rel.txt", "./secret/rel2.txt", "~/../" + up + "/secret/t.txt"} {
-		steps = append(steps, tsStep{Op: "call", Name: "write_file", Arguments: map[string]any{"path": p, "content": "leaked"}})
+		steps = append(steps, tsStep{Op: "call", Name: tool, Arguments: map[string]any{"path": p, "content": "leaked"}})
 	}
 	files = []string{"rel.txt", "rel2.txt", "t.txt"}
-	steps = append(steps, tsStep{Op: "call", Name: "write_file", Arguments: map[string]any{"path": "public.txt", "content": "fine"}})
+	steps = append(steps, tsStep{Op: "call", Name: tool, Arguments: map[string]any{"path": "public.txt", "content": "fine"}})
 	return steps, files, filepath.Join(dir, "public.txt")
 }
 
@@ -54,12 +54,15 @@ func TestAdversarialRelativePathsAreResolvedBeforeRules(t *testing.T) {
 	fsBin := npmServer(t, "mcp-server-filesystem")
 	for _, c := range []struct {
 		name string
-		// roots, when set, are the client's: the server starts without a
-		// folder and serves the roots instead.
-		roots bool
+		// how: "args" (wrap, the folder on the server's command line),
+		// "roots" (wrap, the server starts without a folder and serves the
+		// client's roots) or "cwd" (proxy, [mcp_servers.fs] runs the server
+		// in the folder with "." as its argument).
+		how string
 	}{
-		{"folder on the server's command line", false},
-		{"folder from the client's roots", true},
+		{"wrap with the folder on the server's command line", "args"},
+		{"wrap with the folder from the client's roots", "roots"},
+		{"proxy with the folder as the configured cwd", "cwd"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
@@ -70,21 +73,30 @@ func TestAdversarialRelativePathsAreResolvedBeforeRules(t *testing.T) {
 			if err := os.MkdirAll(filepath.Join(dir, "secret"), 0o755); err != nil {
 				t.Fatal(err)
 			}
-			steps, files, allowed := pathAttacks(t, dir)
+			tool := "write_file"
+			if c.how == "cwd" {
+				tool = "fs__write_file"
+			}
+			steps, files, allowed := pathAttacks(t, dir, tool)
 			// The human would approve every write asked about: the deny
 			// rule alone must stop the three.
 			fields := map[string]any{"elicitation": true, "answers": []string{"allow_once", "allow_once", "allow_once", "allow_once"}}
-			upstream := []string{fsBin, dir}
-			if c.roots {
+			cfg := argguardSecretConfig(t, dir)
+			args := wrapArgs(t, "fs", []string{cfg}, fsBin, dir)
+			switch c.how {
+			case "roots":
 				fields["roots"] = []string{dir}
-				upstream = []string{fsBin}
+				args = wrapArgs(t, "fs", []string{cfg}, fsBin)
 				// Wait until the server serves the roots (it asks for them
 				// after initialize), so that a write could land.
 				steps = append([]tsStep{{Op: "waitFor", Name: "list_allowed_directories", Contains: dir}}, steps...)
+			case "cwd":
+				servers := writeFile(t, "servers.toml", fmt.Sprintf("[mcp_servers.fs]\ncommand = %q\nargs = [\".\"]\ncwd = %q\n", fsBin, dir))
+				args = proxyArgs(t, servers, cfg)
 			}
-			res := runTSScript(t, fields, steps, twBin, wrapArgs(t, "fs", []string{argguardSecretConfig(t, dir)}, upstream...)...)
+			res := runTSScript(t, fields, steps, twBin, args...)
 			r := res.Results
-			if c.roots {
+			if c.how == "roots" {
 				r = r[1:]
 			}
 			if len(r) != 4 {
