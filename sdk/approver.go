@@ -78,6 +78,10 @@ type Question struct {
 	Hints hints.Set
 	// Arguments are the call's arguments, exactly as they will be sent.
 	Arguments json.RawMessage
+	// Flagged are the arguments the deciding rules are about, as JSON
+	// pointers ("/path"): a UI that lays arguments out itself shows these
+	// first and never cuts them.
+	Flagged []string
 	// Text is the whole question as toolwarden's proxy shows it: title,
 	// tool, reasons, hints, warnings, and the arguments rendered so that
 	// none hides another. Showing Text is enough; the other fields are

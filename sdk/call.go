@@ -110,6 +110,7 @@ func newQuestion(call host.Call, d *host.Decision, drifted, always bool) *Questi
 		Reasons:   d.Reasons,
 		Hints:     d.Hints,
 		Arguments: call.Arguments,
+		Flagged:   d.Flagged,
 		Text:      aq.Message(),
 		Drifted:   drifted,
 		Decision:  d,

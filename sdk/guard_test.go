@@ -258,3 +258,28 @@ func TestAToolAPluginHidesIsNeitherListedNorRun(t *testing.T) {
 		t.Errorf("ran %v, want the first read and the write", ran)
 	}
 }
+
+// flagger is a Go plugin that asks about every call because of its path.
+type flagger struct{}
+
+func (flagger) Name() string               { return "flagger" }
+func (flagger) Matches(app, t string) bool { return true }
+func (flagger) CanApprove() bool           { return false }
+func (flagger) Check(ctx context.Context, in *policy.CheckInput) policy.PluginVerdict {
+	return policy.PluginVerdict{Verdict: policy.Ask, Code: "path_check", Reason: "the path needs a look", Arguments: []string{"path"}}
+}
+
+func TestTheQuestionNamesTheArgumentsARuleFlagged(t *testing.T) {
+	t.Parallel()
+	f := newFiles()
+	a := &recorder{answer: sdk.Deny}
+	g := sdk.New(newHost(t, "", host.Defaults().WithPlugin(flagger{})), sdk.WithApprover(a))
+	call(t, g.Client("fs", f.connect(t)), "read_file", map[string]any{"path": "/etc/shadow"})
+	qs := a.asked()
+	if len(qs) != 1 || len(qs[0].Flagged) != 1 || !strings.Contains(qs[0].Flagged[0], "path") {
+		t.Fatalf("flagged: %v", qs)
+	}
+	if !strings.Contains(qs[0].Text, "the path needs a look") {
+		t.Errorf("the question does not say why:\n%s", qs[0].Text)
+	}
+}
