@@ -5,7 +5,7 @@
 // A session is one agent conversation. Store hands out sessions by ID;
 // every method is safe for concurrent use.
 //
-//	st := session.NewStore()
+//	st := session.NewStore(nil) // or NewStore(p), p an opened approvals file
 //	s := st.Get("conversation-1")
 //	if s.Pin("fs", "write_file", hash) { /* drift: approvals for it are gone */ }
 //	s.AddLabels("untrusted_content_seen")
