@@ -40,7 +40,9 @@ rules = [
 		return string(b)
 	}
 	reason := func(out string) string {
-		var v struct{ HookSpecificOutput struct{ PermissionDecisionReason string } }
+		var v struct {
+			HookSpecificOutput struct{ PermissionDecisionReason string }
+		}
 		_ = json.Unmarshal([]byte(out), &v)
 		return v.HookSpecificOutput.PermissionDecisionReason
 	}
