@@ -251,3 +251,24 @@ func TestResultTypeIsLookedForByItsExactKey(t *testing.T) {
 		t.Errorf("modernResult: %s", got)
 	}
 }
+
+// BenchmarkParseCall reads a typical call; encoding/json's validation of
+// the same line is the baseline of the same run.
+func BenchmarkParseCall(b *testing.B) {
+	line := []byte(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"echo","arguments":{"message":"hello world, this is a message","n":[1,2,3,{"a":"b"}]},"_meta":{"progressToken":"t"}}}` + "\n")
+	b.Run("parseCall", func(b *testing.B) {
+		var r callRequest
+		for b.Loop() {
+			if !parseCallInto(line, &r) {
+				b.Fatal("not a call")
+			}
+		}
+	})
+	b.Run("json.Valid", func(b *testing.B) {
+		for b.Loop() {
+			if !json.Valid(line) {
+				b.Fatal("not JSON")
+			}
+		}
+	})
+}
