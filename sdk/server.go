@@ -46,8 +46,24 @@ func (g *Guard) ServerOption(name string) server.ServerOption {
 		p.srv = s
 		server.WithToolFilter(p.filter)(s)
 		server.WithToolHandlerMiddleware(p.middleware)(s)
+		// A client that goes away ends its session, so that a long-running
+		// server does not keep every client's state. (A WithHooks given
+		// after this option replaces the hooks: sessions are then kept.)
+		hooks := s.GetHooks()
+		if hooks == nil {
+			hooks = &server.Hooks{}
+			server.WithHooks(hooks)(s)
+		}
+		hooks.AddOnUnregisterSession(func(ctx context.Context, cs server.ClientSession) {
+			if cs != nil && cs.SessionID() != "" {
+				g.Session(sessionPrefix + cs.SessionID()).End()
+			}
+		})
 	}
 }
+
+// sessionPrefix marks the toolwarden sessions of MCP client sessions.
+const sessionPrefix = "mcp-"
 
 // serverPolicy is ServerOption's state for one server.
 type serverPolicy struct {
@@ -78,7 +94,7 @@ func ownContext() *host.ServerContext {
 func (p *serverPolicy) session(ctx context.Context) string {
 	id := p.g.fallback
 	if cs := server.ClientSessionFromContext(ctx); cs != nil && cs.SessionID() != "" {
-		id = "mcp-" + cs.SessionID()
+		id = sessionPrefix + cs.SessionID()
 	}
 	p.g.Session(id) // known to the guard, so that Swap carries it
 	return id

@@ -11,6 +11,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/toolwarden/toolwarden/host"
+	"github.com/toolwarden/toolwarden/host/policy"
 	"github.com/toolwarden/toolwarden/sdk"
 	"github.com/toolwarden/toolwarden/sdk/approval"
 )
@@ -150,5 +151,42 @@ func TestAServerWhoseClientCannotAskDenies(t *testing.T) {
 				t.Fatalf("%v %q ran=%v", isErr, out, f.ran())
 			}
 		})
+	}
+}
+
+// sessionSpy is a Go plugin that abstains and remembers the last session
+// it saw.
+type sessionSpy struct {
+	mu   sync.Mutex
+	last string
+}
+
+func (*sessionSpy) Name() string               { return "spy" }
+func (*sessionSpy) Matches(app, t string) bool { return true }
+func (*sessionSpy) CanApprove() bool           { return false }
+func (s *sessionSpy) Check(ctx context.Context, in *policy.CheckInput) policy.PluginVerdict {
+	s.mu.Lock()
+	s.last = in.Session
+	s.mu.Unlock()
+	return policy.PluginVerdict{Verdict: policy.Abstain}
+}
+
+func TestAServerForgetsAClientThatWentAway(t *testing.T) {
+	t.Parallel()
+	spy := &sessionSpy{}
+	h := newHost(t, "", host.Defaults().WithPlugin(spy))
+	g := sdk.New(h)
+	f := newFiles(g.ServerOption("fs"))
+	c := connectAs(t, f, mcp.ProtocolVersion20250618, client.WithElicitationHandler(&elicitor{decision: "allow_session"}))
+	call(t, c, "write_file", writeArgs)
+	spy.mu.Lock()
+	id := spy.last
+	spy.mu.Unlock()
+	if s, ok := h.Sessions().Lookup(id); !ok || len(s.Approvals()) != 1 {
+		t.Fatalf("session %q not found, or without its approval", id)
+	}
+	c.Close()
+	if _, ok := h.Sessions().Lookup(id); ok {
+		t.Fatalf("session %s outlived its client", id)
 	}
 }
