@@ -31,6 +31,7 @@ import (
 //     upstream, toolwarden's own readers and the JavaScript and Python
 //     SDKs match keys exactly. Refusing such messages is what makes all of
 //     them read one message one way;
+//   - a batch or a bare value: -32600 with a null id;
 //   - an answer (a response) goes only to a request with the same id, by
 //     exact JSON type and value (rawjson.IDKey): the proxy's relayed
 //     requests have string ids, mcp-go's have integer ids, and anything
@@ -145,7 +146,10 @@ func (in *intake) screen(line []byte) screened {
 		}
 		return true
 	}) {
-		return passOn // a batch or a bare value: mcp-go answers it
+		// A batch (MCP removed JSON-RPC batching in 2025-06-18) or a bare
+		// value: JSON-RPC's answer to what is not a request object.
+		p.protocolError(nil, mcp.INVALID_REQUEST, "toolwarden: invalid request: a message must be one JSON-RPC object (MCP has no batches: send each request on its own line)")
+		return consumed
 	}
 	isRequest := method != nil && rawjson.Kind(method) != 'n'
 	if isRequest && rawjson.Kind(params) == '{' {
