@@ -192,6 +192,30 @@ func (s *stdioTransport) serverRequest(m string, id, params []byte) bool {
 	return true
 }
 
+// tooDeep handles a well-formed line from the server nested deeper than
+// rawjson.MaxDepth, which no Go reader on the path reads: an answer ends
+// its request with an error (instead of leaving the call to its timeout),
+// a request gets an error, anything else is dropped. Its id is read from
+// the top level, without reading the rest.
+func (s *stdioTransport) tooDeep(line []byte) {
+	msg, ok := rawjson.ReadMessage(line)
+	why := fmt.Sprintf("nested deeper than %d levels, which toolwarden does not read", rawjson.MaxDepth)
+	switch {
+	case !ok || msg.ID == nil || !rawjson.IsID(msg.ID):
+		s.log.Warn("dropped a message from the server", "why", "it is "+why)
+	case msg.Method != nil:
+		_ = s.write(fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%s,"error":{"code":%d,"message":"toolwarden: the request is %s"}}`+"\n", msg.ID, mcp.INVALID_REQUEST, why))
+	default:
+		s.mu.Lock()
+		w := s.take(msg.ID)
+		s.mu.Unlock()
+		if w != nil {
+			e := fmt.Appendf(nil, `{"code":%d,"message":"toolwarden: the server's answer is %s"}`, mcp.INTERNAL_ERROR, why)
+			w.answer(fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%s,"error":%s}`, msg.ID, e), nil, e, nil)
+		}
+	}
+}
+
 // declares reports whether caps declare what method needs.
 func declares(caps mcp.ClientCapabilities, method string) bool {
 	switch method {

@@ -61,3 +61,31 @@ func TestServerCancellationNamesItsRequestByExactID(t *testing.T) {
 		t.Fatal("the cancellation naming request 7 did not end it")
 	}
 }
+
+// A server's answer nested deeper than any Go reader reads ends its
+// request with an error at once (not at the tool timeout); a request that
+// deep gets an error with its id.
+func TestTooDeepLinesFromTheServerAreAnswered(t *testing.T) {
+	t.Parallel()
+	s, out := serverRequestTransport(func(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, *RPCError) {
+		t.Error("a too-deep request reached the client")
+		return nil, nil
+	})
+	deep := strings.Repeat("[", 10001) + strings.Repeat("]", 10001)
+	w := make(respWaiter, 1)
+	key, _ := idKey([]byte(`5`))
+	s.mu.Lock()
+	s.waiting = map[string]waiter{key: w}
+	s.mu.Unlock()
+	s.handle([]byte(`{"jsonrpc":"2.0","id":5,"result":{"content":` + deep + `}}`))
+	select {
+	case r := <-w:
+		if r.err != nil || r.resp == nil || r.resp.Error == nil || !strings.Contains(r.resp.Error.Message, "nested deeper") {
+			t.Fatalf("the waiting request got %+v", r)
+		}
+	default:
+		t.Fatal("the waiting request was left waiting")
+	}
+	s.handle([]byte(`{"jsonrpc":"2.0","id":"r9","method":"roots/list","params":` + deep + `}`))
+	out.waitFor(t, `{"jsonrpc":"2.0","id":"r9","error":{"code":-32600,"message":"toolwarden: the request is nested deeper than 10000 levels, which toolwarden does not read"}}`+"\n")
+}

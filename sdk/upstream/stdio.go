@@ -166,7 +166,11 @@ func (s *stdioTransport) read() {
 // JSON-RPC are skipped, as mcp-go does.
 func (s *stdioTransport) handle(line []byte) {
 	line = bytes.TrimRight(line, "\r\n")
-	if !rawjson.Valid(line) {
+	switch rawjson.Check(line) {
+	case rawjson.Invalid:
+		return
+	case rawjson.TooDeep:
+		s.tooDeep(line) // answered, never left waiting (serverreq.go)
 		return
 	}
 	msg, ok := rawjson.ReadMessage(line)
