@@ -17,18 +17,21 @@ import (
 // and reads the answer, one question at a time however many calls ask at
 // once. Open the controlling terminal with OpenTerminal (so that an agent
 // whose stdin is a pipe or a model still asks the human), or give any
-// reader and writer to NewTerminal.
+// reader and writer to NewTerminal. It reads only while a question waits
+// for its answer, so an agent that reads its own prompt from the same
+// terminal between calls gets every line typed there.
 type Terminal struct {
-	out io.Writer
+	in    io.Reader
+	out   io.Writer
+	close func() error
 
-	mu    sync.Mutex // one question at a time
-	lines chan line
-	// withdrawn is set when a question went away unanswered: a line read
-	// after that may be its late answer, and must not answer the next.
-	withdrawn bool
-	start     sync.Once
-	in        io.Reader
-	close     func() error
+	mu sync.Mutex // one question at a time
+	// reading says a line was asked of the reader and not yet taken (a
+	// question was withdrawn while it waited): the next question takes it.
+	reading bool
+	want    chan struct{}
+	lines   chan line
+	start   sync.Once
 }
 
 type line struct {
@@ -51,7 +54,7 @@ func OpenTerminal() (*Terminal, error) {
 
 // NewTerminal asks on out and reads answers, a line each, from in.
 func NewTerminal(in io.Reader, out io.Writer) *Terminal {
-	return &Terminal{in: in, out: out, lines: make(chan line)}
+	return &Terminal{in: in, out: out, want: make(chan struct{}), lines: make(chan line, 1)}
 }
 
 // Close closes the terminal OpenTerminal opened.
@@ -72,10 +75,6 @@ func (t *Terminal) Approve(ctx context.Context, q *Question) (Answer, error) {
 	t.start.Do(func() { go t.read() })
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if t.withdrawn {
-		t.drain()
-		t.withdrawn = false
-	}
 
 	var b strings.Builder
 	b.WriteString("\n")
@@ -90,13 +89,17 @@ func (t *Terminal) Approve(ctx context.Context, q *Question) (Answer, error) {
 			return Deny, err
 		}
 		b.Reset()
+		if !t.reading {
+			t.want <- struct{}{}
+			t.reading = true
+		}
 		var l line
 		select {
 		case <-ctx.Done():
-			t.withdrawn = true
 			io.WriteString(t.out, "\n(withdrawn)\n")
 			return Deny, ctx.Err()
 		case l = <-t.lines:
+			t.reading = false
 		}
 		if l.err != nil {
 			if errors.Is(l.err, io.EOF) {
@@ -119,32 +122,23 @@ func (t *Terminal) Approve(ctx context.Context, q *Question) (Answer, error) {
 	return Deny, nil
 }
 
-// read feeds lines to Approve; once the input ended, it says so to every
-// later question.
+// read reads one line each time a question wants one; once the input
+// ended, it says so to every later question.
 func (t *Terminal) read() {
 	r := bufio.NewReader(t.in)
-	for {
+	var end error
+	for range t.want {
+		if end != nil {
+			t.lines <- line{err: end}
+			continue
+		}
 		s, err := r.ReadString('\n')
 		if err != nil && s == "" {
-			for {
-				t.lines <- line{err: err}
-			}
+			end = err
+			t.lines <- line{err: err}
+			continue
 		}
 		t.lines <- line{text: s}
-	}
-}
-
-// drain drops lines read but not yet asked for.
-func (t *Terminal) drain() {
-	for {
-		select {
-		case l := <-t.lines:
-			if l.err != nil {
-				return // read keeps sending the end of input
-			}
-		default:
-			return
-		}
 	}
 }
 

@@ -2,6 +2,7 @@ package sdk_test
 
 import (
 	"context"
+	"io"
 	"strings"
 	"testing"
 
@@ -68,3 +69,22 @@ func TestAWithdrawnQuestionIsDenied(t *testing.T) {
 type blockingReader struct{}
 
 func (blockingReader) Read([]byte) (int, error) { select {} }
+
+func TestTheTerminalLeavesLinesTypedBetweenQuestionsToTheAgent(t *testing.T) {
+	t.Parallel()
+	r, w := io.Pipe()
+	var out strings.Builder
+	term := sdk.NewTerminal(r, &out)
+	go w.Write([]byte("1\n"))
+	if got, err := term.Approve(context.Background(), question(sdk.AllowOnce, sdk.Deny)); got != sdk.AllowOnce || err != nil {
+		t.Fatalf("%q %v", got, err)
+	}
+	// The agent reads its own prompt from the same terminal: the line is
+	// its, not the approver's (a reader left waiting would take it).
+	go w.Write([]byte("fs read_file {}\n"))
+	buf := make([]byte, 64)
+	n, err := r.Read(buf)
+	if err != nil || string(buf[:n]) != "fs read_file {}\n" {
+		t.Fatalf("the agent read %q, %v", buf[:n], err)
+	}
+}

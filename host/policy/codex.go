@@ -169,10 +169,11 @@ func codexBaseline(mode config.Mode, h *hints.Set) (v Verdict, rememberable bool
 // floorBaseline is step 4: toolwarden's verdict from its own mode and the
 // effective hints, then Codex's from Codex's mode and hints; the stricter
 // wins, and an ask may be remembered only if every side that asks allows it.
-// It records in s whether Codex asks, for approval_policy (step 7).
-func (s *state) floorBaseline(mode config.Mode, modeSrc string) (v Verdict, rememberable bool, code, msg, src string) {
+// deciding is the mode of the side that decided. It records in s whether
+// Codex asks, for approval_policy (step 7).
+func (s *state) floorBaseline(mode config.Mode, modeSrc string) (v Verdict, rememberable bool, code, msg, src string, deciding config.Mode) {
 	v, rememberable, code, msg = baseline(mode, &s.eff)
-	src = modeSrc
+	src, deciding = modeSrc, mode
 	cmode, csrc := s.codexMode()
 	cv, crem, ccode, cmsg := codexBaseline(cmode, s.codexHints())
 	if s.aggregated() && s.nApps == 1 {
@@ -188,12 +189,12 @@ func (s *state) floorBaseline(mode config.Mode, modeSrc string) (v Verdict, reme
 	case cv != Ask:
 	case v != Ask:
 		// Codex asks where toolwarden's own rules would allow: Codex's ask.
-		return Ask, crem, ccode, cmsg + " (Codex's mode for this tool, from " + csrc + ")", csrc
+		return Ask, crem, ccode, cmsg + " (Codex's mode for this tool, from " + csrc + ")", csrc, cmode
 	case rememberable && !crem:
 		rememberable = false
 		msg += "; not rememberable: Codex's mode for this tool is " + string(cmode) + " (" + csrc + ")"
 	}
-	return v, rememberable, code, msg, src
+	return v, rememberable, code, msg, src, deciding
 }
 
 // askedByPlugin reports whether an ask came from a plugin (its reasons are

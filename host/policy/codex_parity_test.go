@@ -431,3 +431,40 @@ func TestOracleAgreesWithTranslatedCodexTests(t *testing.T) {
 		}
 	}
 }
+
+// TestDecisionModeIsTheDecidingOne: when Codex's mode decides (toolwarden's
+// own would allow), the decision, the trace and what plugins see name
+// Codex's mode and where it is written, not the one that lost.
+func TestDecisionModeIsTheDecidingOne(t *testing.T) {
+	t.Parallel()
+	cfg, err := config.LoadBytes("c.toml", []byte("[apps.srv]\ndefault_tools_approval_mode = \"approve\"\n[mcp_servers.srv]\ncommand = \"srv\"\ndefault_tools_approval_mode = \"prompt\"\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rules, err := policy.Compile(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tool, _ := hints.ParseTool([]byte(`{"name":"t","annotations":{"readOnlyHint":true}}`))
+	var seen config.Mode
+	d := rules.Decide(context.Background(), &policy.Input{Server: "srv", Tool: tool, Arguments: json.RawMessage(`{}`),
+		Plugins: []policy.Checker{modeSpy{&seen}}})
+	if d.Decision != policy.Ask || d.Mode != config.ModePrompt || seen != config.ModePrompt {
+		t.Errorf("decision %s mode %q (plugin saw %q), want ask in mode prompt", d.Decision, d.Mode, seen)
+	}
+	for _, st := range d.Trace {
+		if st.Step == policy.StepApprovalMode && st.Source != "mcp_servers.srv.default_tools_approval_mode" {
+			t.Errorf("approval_mode step names %q", st.Source)
+		}
+	}
+}
+
+type modeSpy struct{ seen *config.Mode }
+
+func (m modeSpy) Name() string                  { return "spy" }
+func (m modeSpy) Matches(app, tool string) bool { return true }
+func (m modeSpy) CanApprove() bool              { return false }
+func (m modeSpy) Check(_ context.Context, in *policy.CheckInput) policy.PluginVerdict {
+	*m.seen = in.Mode
+	return policy.PluginVerdict{Verdict: policy.Abstain}
+}

@@ -175,8 +175,8 @@ func (r *Rules) Decide(ctx context.Context, in *Input) Decision {
 
 	// Step 4: baseline approval.
 	mode, modeSrc := s.mode()
+	base, rememberable, code, msg, modeSrc, mode := s.floorBaseline(mode, modeSrc)
 	d.Mode = mode
-	base, rememberable, code, msg, modeSrc := s.floorBaseline(mode, modeSrc)
 	d.Trace = append(d.Trace, Step{Step: StepApprovalMode, Outcome: base.String(), Source: modeSrc, Detail: msg})
 	d.Decision, d.Rememberable = base, rememberable
 	d.Reasons = make([]Reason, 1, 2)
