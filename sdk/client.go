@@ -24,14 +24,22 @@ var _ MCPClient = (*guarded)(nil)
 // session's calls are decided on, so a changed definition is seen (and
 // pinned, or found drifted) from here on.
 func (c *guarded) ListTools(ctx context.Context, req mcp.ListToolsRequest) (*mcp.ListToolsResult, error) {
+	full := req.Params.Cursor == ""
+	if full {
+		// Cleared before the list is read: a change announced while it
+		// is read marks the catalog stale again.
+		c.up.stale.Store(false)
+	}
 	res, err := c.up.inner.ListTools(ctx, req)
 	if err != nil {
+		if full {
+			c.up.stale.Store(true)
+		}
 		return nil, err
 	}
 	parsed := c.up.parse(res.Tools)
-	if req.Params.Cursor == "" {
+	if full {
 		c.up.replace(parsed)
-		c.up.stale.Store(false)
 	} else {
 		c.up.merge(parsed)
 	}
