@@ -30,6 +30,9 @@ type upstream struct {
 type catalog struct {
 	mu    sync.RWMutex
 	tools map[string]*entry
+	// lists counts the full lists read, so that calls waiting to list
+	// again can see one was read meanwhile.
+	lists atomic.Uint64
 }
 
 // entry is one tool as the server listed it, and as policy reads it.
@@ -103,6 +106,7 @@ func (u *catalog) replace(tools map[string]*entry) {
 	u.mu.Lock()
 	u.tools = tools
 	u.mu.Unlock()
+	u.lists.Add(1)
 }
 
 // merge adds one page of a list to the catalog.
@@ -141,8 +145,12 @@ func (u *upstream) lookup(ctx context.Context, name string) (*entry, error) {
 
 // refresh reads the whole list again.
 func (u *upstream) refresh(ctx context.Context) error {
+	seen := u.lists.Load()
 	u.relist.Lock()
 	defer u.relist.Unlock()
+	if u.lists.Load() != seen && !u.stale.Load() {
+		return nil // listed while this call waited
+	}
 	u.stale.Store(false)
 	res, err := u.inner.ListTools(ctx, mcp.ListToolsRequest{})
 	if err != nil {
