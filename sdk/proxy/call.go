@@ -169,6 +169,8 @@ func parseCallInto(line []byte, r *callRequest) bool {
 	top := keyCheck{set: envelopeKeys}
 	if !rawjson.Members(line, func(k, v []byte) bool {
 		switch top.key(k) { // indexes in envelopeKeys
+		case 0:
+			bad = bad || rawjson.Kind(v) != '"' // as the screen refuses it
 		case 1:
 			id = v
 		case 2:

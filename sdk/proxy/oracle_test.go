@@ -19,9 +19,10 @@ import (
 // parseCall refuses a message on which the two readings differ).
 
 type wireCall struct {
-	ID     json.RawMessage `json:"id"`
-	Method string          `json:"method"`
-	Params *struct {
+	JSONRPC json.RawMessage `json:"jsonrpc"`
+	ID      json.RawMessage `json:"id"`
+	Method  string          `json:"method"`
+	Params  *struct {
 		Name           string          `json:"name"`
 		Arguments      json.RawMessage `json:"arguments"`
 		RequestState   string          `json:"requestState"`
@@ -38,7 +39,8 @@ type wireCall struct {
 
 func parseCallJSON(line []byte) (*callRequest, bool) {
 	var w wireCall
-	if json.Unmarshal(line, &w) != nil || w.Method != string(mcp.MethodToolsCall) || !rawjson.IsID(w.ID) || w.Params == nil || w.Params.Name == "" {
+	if json.Unmarshal(line, &w) != nil || w.Method != string(mcp.MethodToolsCall) || !rawjson.IsID(w.ID) || w.Params == nil || w.Params.Name == "" ||
+		(w.JSONRPC != nil && w.JSONRPC[0] != '"') {
 		return nil, false
 	}
 	pm := w.Params

@@ -130,11 +130,14 @@ func (in *intake) screen(line []byte) screened {
 	var (
 		top                = keyCheck{set: envelopeKeys}
 		id, method, params []byte
+		version            []byte
 		hasID, hasResponse bool
 		paramsBad, metaBad string
 	)
 	if !rawjson.Members(line, func(k, v []byte) bool {
 		switch top.key(k) { // indexes in envelopeKeys
+		case 0: // jsonrpc
+			version = v
 		case 1: // id
 			id, hasID = v, true
 		case 2: // method
@@ -198,6 +201,10 @@ func (in *intake) screen(line []byte) screened {
 		return consumed
 	case !idOK:
 		p.protocolError(nil, mcp.INVALID_REQUEST, fmt.Sprintf("toolwarden: invalid request: the id %s is not a string or an integer within ±%d (MCP request ids are strings or integers)", clip(id), rawjson.MaxSafeInteger))
+		return consumed
+	case rawjson.Kind(method) != '"' || (version != nil && rawjson.Kind(version) != '"'):
+		// mcp-go could not read it, and would answer with a null id.
+		p.protocolError(id, mcp.INVALID_REQUEST, `toolwarden: invalid request: "jsonrpc" and "method" must be strings`)
 		return consumed
 	case paramsBad != "":
 		p.protocolError(id, mcp.INVALID_REQUEST, "toolwarden: invalid request: "+paramsBad)

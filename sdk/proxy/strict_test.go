@@ -76,6 +76,8 @@ func TestTheScreenAnswersEveryRequestAParserGivesUpOn(t *testing.T) {
 		{"an escaped key is the key", `{"jsonrpc":"2.0","\u0069d":"p","method":"ping"}`, pass, 0},
 		{"a notification goes on", `{"jsonrpc":"2.0","method":"notifications/initialized"}`, pass, 0},
 		{"a blank line is nothing", "  \r", none, 0},
+		{"a method that is not a string", `{"jsonrpc":"2.0","id":15,"method":5}`, `15`, -32600},
+		{"a version that is not a string", `{"jsonrpc":2,"id":16,"method":"ping"}`, `16`, -32600},
 		{"a batch is refused", `[{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","NAME":"get-sum"}}]`, `null`, -32600},
 		{"a bare value is refused", `"tools/call"`, `null`, -32600},
 	}
