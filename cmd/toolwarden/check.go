@@ -33,6 +33,9 @@ type callFile struct {
 	Server    string          `json:"server"`
 	Tool      json.RawMessage `json:"tool"`
 	Arguments json.RawMessage `json:"arguments"`
+	// ServerContext is what is known of the server's paths, against which
+	// path rules resolve relative arguments (absent: nothing is known).
+	ServerContext *host.ServerContext `json:"server_context"`
 	// Result, when present and the call is allowed (or approved), is
 	// observed after the decision: {"text": "...", "isError": false}.
 	Result *struct {
@@ -201,7 +204,7 @@ func (c *sourcedCall) call(defaultSession string) (host.Call, error) {
 	if s == "" {
 		s = defaultSession
 	}
-	return host.Call{Session: s, Server: f.Server, Tool: tool, Arguments: args}, nil
+	return host.Call{Session: s, Server: f.Server, Tool: tool, Arguments: args, Context: f.ServerContext}, nil
 }
 
 // readCalls reads a stream of call objects from each file, or from stdin.
