@@ -197,7 +197,7 @@ func (h *Host) Check(ctx context.Context, c Call) Decision {
 		Plugins:   h.checkers,
 		Context:   c.Context,
 	}
-	d := h.decide(ctx, s, &in)
+	d := h.decide(ctx, &in)
 	var added []string
 	if len(d.Labels) > 0 {
 		added = s.AddLabels(d.Labels...)

@@ -86,11 +86,11 @@ func (l *lists) forget(sessionID string) {
 // applied first: a tool a plugin hides is denied as hidden, and a tool
 // whose list plugin failed with on_error = "ask" gets that plugin's ask at
 // step 5.
-func (h *Host) decide(ctx context.Context, s *session.Session, in *policy.Input) Decision {
+func (h *Host) decide(ctx context.Context, in *policy.Input) Decision {
 	if len(h.listers) == 0 {
 		return h.rules.Decide(ctx, in)
 	}
-	v := h.listVerdict(ctx, s, in)
+	v := h.listVerdict(ctx, in)
 	if v == nil {
 		return h.rules.Decide(ctx, in)
 	}
@@ -108,7 +108,7 @@ func (h *Host) decide(ctx context.Context, s *session.Session, in *policy.Input)
 // session now: the stored record's when it saw this very tool with these
 // labels, else a fresh run. A tool the visibility gate hides gets none
 // (Decide says why).
-func (h *Host) listVerdict(ctx context.Context, s *session.Session, in *policy.Input) *listVerdict {
+func (h *Host) listVerdict(ctx context.Context, in *policy.Input) *listVerdict {
 	app, _ := h.rules.Identity(in.Server, in.Tool)
 	key := listKey{in.Session, in.Server, app}
 	rec := h.lists.get(key)
