@@ -512,20 +512,25 @@ func (w *viewer) pathText() (string, bool) {
 			buf = append(buf, '/')
 		}
 		start := len(buf)
+		whole := true
 		switch {
 		case s.named:
-			buf, _ = appendText(buf, s.name, MaxPathShown)
+			var stop int
+			buf, stop = appendText(buf, s.name, MaxPathShown)
+			whole = stop == len(s.name)
 		case s.index >= 0:
 			buf = strconv.AppendInt(buf, int64(s.index), 10)
 		default:
-			buf, _ = appendJSONString(buf, w.raw, s.a, s.b, MaxPathShown)
+			var stop int
+			buf, stop = appendJSONString(buf, w.raw, s.a, s.b, MaxPathShown)
+			whole = stop == s.b
 		}
 		if !plain(buf[start:]) && !(s.named && s.name == "…") {
 			buf = append(buf[:start], append([]byte{'"'}, append(buf[start:], '"')...)...)
 		}
-		if len(buf) > MaxPathShown {
+		if !whole || len(buf) > MaxPathShown {
 			ok = false
-			buf = append(buf[:MaxPathShown], "…"...)
+			buf = append(buf[:min(len(buf), MaxPathShown)], "…"...)
 			break
 		}
 	}

@@ -88,6 +88,11 @@ func TestViewArgumentsShowsWhatMatters(t *testing.T) {
 			incomplete: "key path is too long",
 		},
 		{
+			name: "a 10 kB key before the path: the path is shown, the view incomplete",
+			args: `{"` + strings.Repeat("k", 10000) + `":1,"path":"/etc/x"}`, first: strings.Repeat("k", MaxPathShown) + "…",
+			visible: []string{`    path = "/etc/x"`}, incomplete: "key path is too long",
+		},
+		{
 			name: "too many nested values hide some, never a top-level key",
 			args: `{"first":{` + strings.TrimSuffix(strings.TrimPrefix(manyKeys(300, `"z":0`), "{"), "}") + `},"path":"/etc/x"}`, first: "first/k0000",
 			visible: []string{`path = "/etc/x"`, `first = (`, "values not shown"}, incomplete: "not shown",
