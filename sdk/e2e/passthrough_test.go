@@ -254,14 +254,11 @@ func TestProxyRoutesPromptsAndResources(t *testing.T) {
 	logs := t.TempDir()
 	logOf := func(s string) string { return filepath.Join(logs, s+".log") }
 	cfg := writeFile(t, "proxy.toml",
-		teeServer(t, "everything", logOf("everything"), "", every)+
-			teeServer(t, "memory", logOf("memory"), fmt.Sprintf("env = { MEMORY_FILE_PATH = %q }", filepath.Join(t.TempDir(), "memory.jsonl")), memory)+
-			teeServer(t, "files", logOf("files"), "", fs, t.TempDir())+`
-[apps.everything]
-default_tools_approval_mode = "approve"
-[apps.memory]
-default_tools_approval_mode = "approve"
-`)
+		// Approved where Codex reads it: [apps.*] cannot lift a defined
+		// server's asks (never looser than Codex).
+		teeServer(t, "everything", logOf("everything"), `default_tools_approval_mode = "approve"`, every)+
+			teeServer(t, "memory", logOf("memory"), fmt.Sprintf("env = { MEMORY_FILE_PATH = %q }\ndefault_tools_approval_mode = \"approve\"", filepath.Join(t.TempDir(), "memory.jsonl")), memory)+
+			teeServer(t, "files", logOf("files"), "", fs, t.TempDir()))
 	direct := startRaw(t, every)
 	direct.initialize("")
 	c := startRaw(t, twBin, proxyArgs(t, cfg)...)
