@@ -363,19 +363,22 @@ func (w *viewer) document(root int) {
 	}
 	w.topOnly = w.pendingTop > MaxLinesShown
 	hiddenTop := 0
-	for it := w.members(root); it.next(); it.i = w.skip(it.vs) {
+	for it := w.members(root); it.next(); {
 		if w.isFlagged(it.vs) {
+			it.i = w.skip(it.vs)
 			continue
 		}
 		w.pendingTop--
 		if w.topOnly && w.docLines >= MaxLinesShown-1 {
 			hiddenTop++
-			w.v.Hidden += w.leaves(it.vs)
+			var n int
+			n, it.i = w.leaves(it.vs)
+			w.v.Hidden += n
 			continue
 		}
 		w.path = append(w.path[:0], it.seg)
 		st := subtree{depth: 1}
-		w.value(it.vs, &st)
+		it.i = w.value(it.vs, &st)
 		w.close(&st)
 	}
 	if hiddenTop > 0 {
@@ -384,35 +387,36 @@ func (w *viewer) document(root int) {
 	}
 }
 
-// value shows the value at i, under w.path.
-func (w *viewer) value(i int, st *subtree) {
+// value shows the value at i, under w.path, and returns its end. Each
+// byte is read once however deep it sits: a walk that skipped each
+// subtree again after showing it would cost a call's size times its depth.
+func (w *viewer) value(i int, st *subtree) int {
 	i = w.ws(i)
 	c := w.raw[i]
 	if c != '{' && c != '[' || w.empty(i) {
-		if st.collapsed {
-			st.hidden++
-			return
-		}
-		if len(w.path) > st.depth && !w.allow(st) {
+		if st.collapsed || len(w.path) > st.depth && !w.allow(st) {
 			st.collapsed = true
 			st.hidden++
-			return
+			return w.skip(i)
 		}
-		w.leaf(i, st.flagged)
-		return
+		return w.leaf(i, st.flagged)
 	}
-	for it := w.members(i); it.next(); it.i = w.skip(it.vs) {
-		if w.isFlagged(it.vs) {
-			continue // shown among the flagged
+	it := w.members(i)
+	for it.next() {
+		switch {
+		case w.isFlagged(it.vs): // shown among the flagged
+			it.i = w.skip(it.vs)
+		case st.collapsed:
+			var n int
+			n, it.i = w.leaves(it.vs)
+			st.hidden += n
+		default:
+			w.path = append(w.path, it.seg)
+			it.i = w.value(it.vs, st)
+			w.path = w.path[:len(w.path)-1]
 		}
-		if st.collapsed {
-			st.hidden += w.leaves(it.vs)
-			continue
-		}
-		w.path = append(w.path, it.seg)
-		w.value(it.vs, st)
-		w.path = w.path[:len(w.path)-1]
 	}
+	return it.end()
 }
 
 // allow says whether one more nested line fits, keeping a line for the
@@ -435,17 +439,18 @@ func (w *viewer) close(st *subtree) {
 	w.line(-1, -1, "("+plural(st.hidden, "value")+" not shown)", st.flagged)
 }
 
-// leaf shows one scalar or empty container.
-func (w *viewer) leaf(i int, flagged bool) {
+// leaf shows one scalar or empty container and returns its end.
+func (w *viewer) leaf(i int, flagged bool) int {
 	budget := MaxValueShown
 	if flagged {
 		budget = MaxFlaggedValueShown
 	}
 	buf := w.scratch[:0]
-	cut := 0
+	cut, next := 0, 0
 	switch w.raw[i] {
 	case '"':
 		end := w.strEnd(i)
+		next = end + 1
 		buf = append(buf, '"')
 		var stop int
 		buf, stop = appendJSONString(buf, w.raw, i+1, end, budget)
@@ -454,15 +459,15 @@ func (w *viewer) leaf(i int, flagged bool) {
 		} else {
 			buf = append(buf, '"')
 		}
-	case '{':
-		buf = append(buf, "{}"...)
-	case '[':
-		buf = append(buf, "[]"...)
+	case '{', '[':
+		buf = append(buf, w.raw[i])
+		buf = append(buf, w.raw[i]+2) // '}' and ']' follow their openers by 2
+		next = w.skip(i)
 	default:
-		end := w.tokenEnd(i)
-		n := min(end-i, budget)
+		next = w.tokenEnd(i)
+		n := min(next-i, budget)
 		buf = append(buf, w.raw[i:i+n]...)
-		if cut = end - i - n; cut > 0 {
+		if cut = next - i - n; cut > 0 {
 			buf = append(buf, "…"...)
 		}
 	}
@@ -475,6 +480,7 @@ func (w *viewer) leaf(i int, flagged bool) {
 		}
 	}
 	w.line(i, cut, "", flagged)
+	return next
 }
 
 // line adds a line for w.path: the value just rendered into w.scratch, or
@@ -634,6 +640,11 @@ func (it *memberIter) next() bool {
 	return true
 }
 
+// end is the position after the closing bracket, once next said false.
+func (it *memberIter) end() int {
+	return min(it.w.ws(it.i)+1, len(it.w.raw))
+}
+
 func (w *viewer) ws(i int) int {
 	for i < len(w.raw) {
 		switch w.raw[i] {
@@ -697,26 +708,25 @@ func (w *viewer) skip(i int) int {
 		for it.next() {
 			it.i = w.skip(it.vs)
 		}
-		j := w.ws(it.i)
-		if j < len(w.raw) && w.raw[j] == ',' {
-			j = w.ws(j + 1)
-		}
-		return j + 1
+		return it.end()
 	}
 	return w.tokenEnd(i)
 }
 
-// leaves counts the scalars and empty containers in the value at i.
-func (w *viewer) leaves(i int) int {
+// leaves counts the scalars and empty containers in the value at i, and
+// returns its end.
+func (w *viewer) leaves(i int) (n, end int) {
 	i = w.ws(i)
 	if c := w.raw[i]; c != '{' && c != '[' || w.empty(i) {
-		return 1
+		return 1, w.skip(i)
 	}
-	n := 0
-	for it := w.members(i); it.next(); it.i = w.skip(it.vs) {
-		n += w.leaves(it.vs)
+	it := w.members(i)
+	for it.next() {
+		var k int
+		k, it.i = w.leaves(it.vs)
+		n += k
 	}
-	return n
+	return n, it.end()
 }
 
 // appendJSONString appends the display form of the JSON string whose

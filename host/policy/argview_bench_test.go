@@ -14,7 +14,8 @@ import (
 // an ask, next to the whole decision it is part of ("decide", the
 // baseline in the same run): "measure" is the pipeline's check on the
 // arguments of BenchmarkCheck (host), "measure-3k" on a 3000-byte write,
-// and "view-3k" the full rendering a form or a hook prints.
+// "view-3k" the full rendering a form or a hook prints, and "measure-deep"
+// 250 levels over 200 kB of array (each byte read once, not once a level).
 func BenchmarkPromptArguments(b *testing.B) {
 	cfg, err := config.LoadBytes("b.toml", []byte("[apps.fs]\ndestructive_enabled = true\n"))
 	if err != nil {
@@ -51,6 +52,13 @@ func BenchmarkPromptArguments(b *testing.B) {
 		b.ReportAllocs()
 		for i := 0; i < b.N; i++ {
 			argumentsIncomplete(big, []string{"/path"})
+		}
+	})
+	deep := json.RawMessage(strings.Repeat(`{"a":`, 250) + `[` + strings.Repeat(`1,`, 100000) + `1]` + strings.Repeat(`}`, 250))
+	b.Run("measure-deep", func(b *testing.B) {
+		b.ReportAllocs()
+		for i := 0; i < b.N; i++ {
+			argumentsIncomplete(deep, nil)
 		}
 	})
 	b.Run("view-3k", func(b *testing.B) {
