@@ -268,9 +268,9 @@ func ptr(p *bool) string {
 // with readOnlyHint true and no destructiveHint is not destructive).
 func TestNeverLooserThanCodex(t *testing.T) {
 	t.Parallel()
-	n := 6000
+	n := 2500
 	if testing.Short() {
-		n = 1000
+		n = 500
 	}
 	r := rand.New(rand.NewSource(20261126))
 	var spec, allows, asks, hidden int
