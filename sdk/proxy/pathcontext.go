@@ -36,7 +36,7 @@ func (p *Proxy) rootsAnswered(u *upstream.Client, result json.RawMessage) {
 	for {
 		old := p.pathContext(u)
 		x := *old
-		x.Roots = roots
+		x.Roots = upstream.WithRealPaths(roots)
 		if p.paths.m.CompareAndSwap(u.Name(), old, &x) {
 			return
 		}

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/user"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/toolwarden/toolwarden/host"
@@ -23,7 +24,9 @@ import (
 //   - ArgDirs: the arguments (and the values of --flag=value arguments)
 //     that name an existing directory, "~" expanded and relative ones
 //     joined to Cwd: server-filesystem resolves relative paths against the
-//     directories it serves, which it takes from its command line.
+//     directories it serves, which it takes from its command line. Each is
+//     followed by its real path when a symlink leads there (server-
+//     filesystem resolves against the real one; see WithRealPaths).
 //
 // An HTTP server's paths are unknown (it runs elsewhere): the context is
 // empty, so path rules fail closed on relative paths. The client's roots
@@ -73,7 +76,32 @@ func (s Spec) PathContext(wd string) *host.ServerContext {
 			x.ArgDirs = append(x.ArgDirs, a)
 		}
 	}
+	x.ArgDirs = WithRealPaths(x.ArgDirs)
 	return x
+}
+
+// WithRealPaths returns paths with each one's real path (symlinks
+// resolved) after it, where that differs and is not listed yet: a rule
+// may name a folder either way, and a server may resolve against either.
+func WithRealPaths(paths []string) []string {
+	var out []string
+	for i, p := range paths {
+		r, err := filepath.EvalSymlinks(p)
+		if err != nil || r == p || slices.Contains(paths, r) || slices.Contains(out, r) {
+			if out != nil {
+				out = append(out, p)
+			}
+			continue
+		}
+		if out == nil {
+			out = append(make([]string, 0, len(paths)+1), paths[:i]...)
+		}
+		out = append(out, p, r)
+	}
+	if out == nil {
+		return paths
+	}
+	return out
 }
 
 // home is the HOME the server starts with, "" when unknown or not

@@ -71,3 +71,32 @@ func TestRootPaths(t *testing.T) {
 		t.Error("a result that is not a roots list was read as one")
 	}
 }
+
+// A folder reached through a symlink is listed with its real path too.
+func TestWithRealPaths(t *testing.T) {
+	dir := t.TempDir()
+	real := filepath.Join(dir, "real")
+	if err := os.Mkdir(real, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(dir, "link")
+	if err := os.Symlink(real, link); err != nil {
+		t.Skipf("no symlinks: %v", err)
+	}
+	dir, _ = filepath.EvalSymlinks(dir)
+	real, link = filepath.Join(dir, "real"), filepath.Join(dir, "link")
+	for _, c := range []struct{ in, want []string }{
+		{[]string{real}, []string{real}},
+		{[]string{link}, []string{link, real}},
+		{[]string{"/no/such", link, real}, []string{"/no/such", link, real}},
+		{[]string{real, link}, []string{real, link}},
+		{nil, nil},
+	} {
+		if got := WithRealPaths(c.in); !reflect.DeepEqual(got, c.want) {
+			t.Errorf("WithRealPaths(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+	if got := (Spec{Command: "srv", Args: []string{link}}).PathContext(dir).ArgDirs; !reflect.DeepEqual(got, []string{link, real}) {
+		t.Errorf("ArgDirs %q, want the link and its real path", got)
+	}
+}
