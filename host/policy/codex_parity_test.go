@@ -307,7 +307,7 @@ func TestNeverLooserThanCodex(t *testing.T) {
 		}
 	}
 	// The generator must reach every outcome, or the test proves little.
-	if allows == 0 || asks == 0 || hidden == 0 || spec == 0 {
+	if allows == 0 || asks == 0 || hidden == 0 || (spec == 0 && !testing.Short()) {
 		t.Errorf("outcomes: %d allow, %d ask, %d hidden, %d spec differences; want each > 0", allows, asks, hidden, spec)
 	}
 }
