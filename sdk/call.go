@@ -61,7 +61,10 @@ func (c *guarded) CallTool(ctx context.Context, req mcp.CallToolRequest) (*mcp.C
 	case policy.Deny:
 		return proxy.DeniedResult(name, &d), nil
 	case policy.Ask:
-		if refusal := c.ask(ctx, name, call, &d, drifted, always); refusal != nil {
+		// The question keeps the decision: a copy, so that d itself stays
+		// off the heap on the calls that are not asked about.
+		asked := d
+		if refusal := c.ask(ctx, name, call, &asked, drifted, always); refusal != nil {
 			return refusal, nil
 		}
 	}
