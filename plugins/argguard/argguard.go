@@ -364,13 +364,6 @@ func (r *rule) matchOne(v pdk.Value, ctx *lazyContext) (hit, bool) {
 	return h, m
 }
 
-func valueText(v pdk.Value) string {
-	if s, ok := v.Str(); ok {
-		return s
-	}
-	return string(v.Raw())
-}
-
 func clip(s string, n int) string {
 	if len(s) <= n {
 		return s
