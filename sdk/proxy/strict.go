@@ -37,6 +37,12 @@ import (
 //     requests have string ids, mcp-go's have integer ids, and anything
 //     else answers nothing and is dropped. (mcp-go reads ids through
 //     json.Number, which would take the string "2" for its request 2.)
+//
+// Behind the screen, the Go readers that remain (mcp-go's, and the
+// passthrough's reading of ids, methods and _meta) find no key at the
+// levels they read that they could fold into a protocol key, so they read
+// what an exact reader reads; what they read deeper (capabilities, an
+// error's code) they re-encode before anything else sees it.
 
 // envelopeKeys are the members of a JSON-RPC message.
 var envelopeKeys = keySet{"jsonrpc", "id", "method", "params", "result", "error"}
