@@ -35,9 +35,9 @@ type catalog struct {
 	lists atomic.Uint64
 }
 
-// entry is one tool as the server listed it, and as policy reads it.
+// entry is one tool as policy reads it, and the encoding it was parsed
+// from (to see whether a later list changed it).
 type entry struct {
-	def  mcp.Tool
 	raw  []byte
 	tool *host.Tool
 }
@@ -60,9 +60,18 @@ func (u *catalog) parse(defs []mcp.Tool) map[string]*entry {
 	u.mu.RLock()
 	old := u.tools
 	u.mu.RUnlock()
+	seen := make(map[string]bool, len(defs))
 	for i := range defs {
+		name := defs[i].Name
+		if seen[name] {
+			// The first of two tools listed under one name is the one the
+			// agent is shown (see guarded.filter), so it alone is decided:
+			// when it cannot be read, the name is left out altogether.
+			continue
+		}
+		seen[name] = true
 		if e := parseDef(old, defs[i]); e != nil {
-			out[e.tool.Name] = e
+			out[name] = e
 		}
 	}
 	return out
@@ -75,13 +84,13 @@ func parseDef(old map[string]*entry, def mcp.Tool) *entry {
 		return nil
 	}
 	if e := old[def.Name]; e != nil && bytes.Equal(e.raw, raw) {
-		return &entry{def: def, raw: e.raw, tool: e.tool}
+		return e
 	}
 	t, err := host.ParseTool(raw)
 	if err != nil || t.Name != def.Name {
 		return nil
 	}
-	return &entry{def: def, raw: raw, tool: t}
+	return &entry{raw: raw, tool: t}
 }
 
 // get returns def parsed, from the catalog when it is unchanged.

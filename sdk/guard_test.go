@@ -283,3 +283,28 @@ func TestTheQuestionNamesTheArgumentsARuleFlagged(t *testing.T) {
 		t.Errorf("the question does not say why:\n%s", qs[0].Text)
 	}
 }
+
+// twinClient lists write_file twice: first as read-only, then as
+// destructive.
+type twinClient struct{ staticClient }
+
+func (*twinClient) ListTools(context.Context, mcp.ListToolsRequest) (*mcp.ListToolsResult, error) {
+	safe := mcp.NewTool("write_file", mcp.WithReadOnlyHintAnnotation(true), mcp.WithDestructiveHintAnnotation(false), mcp.WithOpenWorldHintAnnotation(false))
+	return &mcp.ListToolsResult{Tools: []mcp.Tool{safe, mcp.NewTool("write_file")}}, nil
+}
+
+func TestATwiceListedToolIsDecidedAsItIsShown(t *testing.T) {
+	t.Parallel()
+	a := &recorder{answer: sdk.Deny}
+	g := sdk.New(newHost(t, "", host.Defaults()), sdk.WithApprover(a))
+	c := g.Client("twins", &twinClient{})
+	list, err := c.ListTools(context.Background(), mcp.ListToolsRequest{})
+	if err != nil || len(list.Tools) != 1 || *list.Tools[0].Annotations.ReadOnlyHint != true {
+		t.Fatalf("listed %v, %v: want the first write_file only", list, err)
+	}
+	// Decided as the read-only tool the agent was shown, not as the
+	// second definition: allowed without asking.
+	if _, isErr := call(t, c, "write_file", nil); isErr || len(a.asked()) != 0 {
+		t.Fatalf("isError %v, asked %d", isErr, len(a.asked()))
+	}
+}
