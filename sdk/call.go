@@ -64,7 +64,7 @@ func (c *guarded) CallTool(ctx context.Context, req mcp.CallToolRequest) (*mcp.C
 		// The question keeps the decision: a copy, so that d itself stays
 		// off the heap on the calls that are not asked about.
 		asked := d
-		if refusal := c.ask(ctx, name, call, &asked, drifted, always); refusal != nil {
+		if refusal := c.s.ask(ctx, name, call, &asked, drifted, always); refusal != nil {
 			return refusal, nil
 		}
 	}
@@ -73,8 +73,8 @@ func (c *guarded) CallTool(ctx context.Context, req mcp.CallToolRequest) (*mcp.C
 
 // ask puts the question to the approver and records an allow; it returns
 // the refusal when the call must not be made.
-func (c *guarded) ask(ctx context.Context, name string, call host.Call, d *host.Decision, drifted, always bool) *mcp.CallToolResult {
-	g := c.s.g
+func (s *Session) ask(ctx context.Context, name string, call host.Call, d *host.Decision, drifted, always bool) *mcp.CallToolResult {
+	g := s.g
 	if g.approver == nil {
 		return toolError("toolwarden: this call to %s needs the user's approval, but the agent has no approver (sdk.WithApprover); the call was not made.\nWhy: %s", name, reasons(d))
 	}
@@ -94,7 +94,7 @@ func (c *guarded) ask(ctx context.Context, name string, call host.Call, d *host.
 		return toolError("toolwarden: the user denied this call to %s. Do not retry it unless the user asks.", name)
 	}
 	g.mu.RLock()
-	err = g.h.Approve(c.s.id, d, scope)
+	err = g.h.Approve(s.id, d, scope)
 	g.mu.RUnlock()
 	if err != nil {
 		return toolError("toolwarden: could not record the approval of %s: %v", name, err)

@@ -28,8 +28,8 @@ import (
 // toolwarden's proxy asks it: elicitation/create for clients before
 // 2026-07-28, a multi round-trip input request bound to a signed, single-use
 // request state for later ones; a client that cannot elicit gets a tool
-// error saying what needs approval. The guard's Approver is not used here:
-// the human sits behind the server's client.
+// error saying what needs approval, unless the guard has an Approver, which
+// is asked instead.
 func (g *Guard) ServerOption(name string) server.ServerOption {
 	p := &serverPolicy{
 		g:      g,
@@ -181,7 +181,7 @@ func (p *serverPolicy) ask(ctx context.Context, call host.Call, d *host.Decision
 	q := approval.NewQuestion(name, d, call.Arguments, always)
 	if info := server.RequestProtocolInfoFromContext(ctx); info != nil && info.Modern {
 		if info.ClientCapabilities == nil || !formMode(info.ClientCapabilities.Elicitation) {
-			return cannotAsk(name, d)
+			return p.askApprover(ctx, call, d, always)
 		}
 		state, err := p.signer.Mint(p.binding(call, d))
 		if err != nil {
@@ -190,7 +190,7 @@ func (p *serverPolicy) ask(ctx context.Context, call host.Call, d *host.Decision
 		return server.NewInputRequestBuilder(state).Elicit(approval.ElicitationID, q.Params()).ToolResult()
 	}
 	if !canElicit(ctx) {
-		return cannotAsk(name, d)
+		return p.askApprover(ctx, call, d, always)
 	}
 	res, err := p.srv.RequestElicitation(ctx, mcp.ElicitationRequest{
 		Request: mcp.Request{Method: string(mcp.MethodElicitationCreate)},
@@ -200,6 +200,16 @@ func (p *serverPolicy) ask(ctx context.Context, call host.Call, d *host.Decision
 		return toolError("toolwarden: %s needs approval, but asking the client failed: %v", name, err)
 	}
 	return p.apply(call, d, &q, res)
+}
+
+// askApprover asks the guard's Approver, when there is one, about a call
+// whose client cannot be asked: a server run beside its human (a terminal)
+// can still ask there.
+func (p *serverPolicy) askApprover(ctx context.Context, call host.Call, d *host.Decision, always bool) *mcp.CallToolResult {
+	if p.g.approver == nil {
+		return cannotAsk(call.Tool.Name, d)
+	}
+	return p.g.Session(call.Session).ask(ctx, call.Tool.Name, call, d, false, always)
 }
 
 // apply records the human's answer; it returns the refusal when the call

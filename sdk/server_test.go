@@ -190,3 +190,18 @@ func TestAServerForgetsAClientThatWentAway(t *testing.T) {
 		t.Fatalf("session %s outlived its client", id)
 	}
 }
+
+func TestAServerWhoseClientCannotAskFallsBackToTheGuardsApprover(t *testing.T) {
+	for _, v := range versions {
+		t.Run("protocol "+v, func(t *testing.T) {
+			t.Parallel()
+			a := &recorder{answer: sdk.AllowOnce}
+			g := sdk.New(newHost(t, "", host.Defaults()), sdk.WithApprover(a))
+			f := newFiles(g.ServerOption("fs"))
+			out, isErr := call(t, connectAs(t, f, v), "write_file", writeArgs)
+			if isErr || len(a.asked()) != 1 || len(f.ran()) != 1 {
+				t.Fatalf("%v %q: asked %d, ran %v", isErr, out, len(a.asked()), f.ran())
+			}
+		})
+	}
+}
