@@ -29,6 +29,9 @@ func (s *Session) ID() string { return s.id }
 // share one catalog of the server's tools (a list read by one serves all)
 // but nothing a session remembers.
 func (s *Session) Client(server string, c MCPClient) MCPClient {
+	if c == nil {
+		panic("sdk: Client(" + server + ", nil): there is no client to guard")
+	}
 	return &guarded{s: s, up: s.g.upstream(server, c)}
 }
 
@@ -55,7 +58,7 @@ type upstreamKey struct {
 // upstream returns the catalog for c under name, creating it (and
 // subscribing to c's notifications) on first use.
 func (g *Guard) upstream(name string, c MCPClient) *upstream {
-	if c == nil || !reflect.TypeOf(c).Comparable() {
+	if !reflect.TypeOf(c).Comparable() {
 		// Cannot be a map key: a catalog of its own.
 		return newUpstream(name, c)
 	}
