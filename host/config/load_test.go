@@ -227,7 +227,7 @@ func TestTheEmbeddedDefaultIsCodexDefaultsWrittenOut(t *testing.T) {
 	if data, _ := os.ReadFile("default.toml"); !bytes.Equal(DefaultTOML(), data) {
 		t.Error("DefaultTOML differs from default.toml")
 	}
-	if Default() == Default() {
+	if a, b := Default(), Default(); a == b {
 		t.Error("Default must return a fresh Config each call")
 	}
 }

@@ -66,7 +66,6 @@ type nativeTwin struct {
 	p   *Plugin
 	in  instance
 	gp  *pdk.Plugin
-	out policy.PluginVerdict
 }
 
 func newTwin(p *Plugin, gp *pdk.Plugin) *nativeTwin {

@@ -19,9 +19,6 @@ const (
 	Deny
 )
 
-// rank orders verdicts for combination: deny > ask > allow > abstain.
-func (v Verdict) rank() int { return int(v) }
-
 func (v Verdict) String() string {
 	switch v {
 	case Allow:

@@ -3,7 +3,6 @@ package e2e
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -167,5 +166,3 @@ func mustContain(t testing.TB, got, want string) {
 		t.Fatalf("want %q in:\n%s", want, got)
 	}
 }
-
-var errNotFound = errors.New("not found")

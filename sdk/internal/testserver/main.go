@@ -109,6 +109,7 @@ func main() {
 	s.AddTool(mcp.NewTool("sample", append([]mcp.ToolOption{mcp.WithDescription("Asks the client's model to complete its prompt (sampling/createMessage) and returns the answer."),
 		mcp.WithString("prompt", mcp.Required())}, ro...)...),
 		func(ctx context.Context, r mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			//lint:ignore SA1019 servers on older protocol versions still sample; the proxy relays it
 			res, err := s.RequestSampling(ctx, mcp.CreateMessageRequest{CreateMessageParams: mcp.CreateMessageParams{
 				Messages:     []mcp.SamplingMessage{{Role: mcp.RoleUser, Content: mcp.NewTextContent(r.GetString("prompt", ""))}},
 				SystemPrompt: "testserver asks",
