@@ -41,13 +41,17 @@ func (c *guarded) CallTool(ctx context.Context, req mcp.CallToolRequest) (*mcp.C
 
 	call := host.Call{Session: c.s.id, Server: c.up.name, Tool: e.tool, Arguments: args, Context: c.s.g.contexts[c.up.name]}
 	var (
-		d       host.Decision
-		drifted bool
-		always  bool
+		d        host.Decision
+		drifted  bool
+		always   bool
+		observes bool
 	)
 	g := c.s.g
 	g.mu.RLock()
 	d = g.h.Check(ctx, call)
+	// Whether the host that decided observes: a host swapped in while the
+	// call runs does not observe calls it did not decide.
+	observes = g.h.Observes()
 	if d.Decision == policy.Ask {
 		// Check pins a tool's first definition and never moves a pin (only
 		// an approval does), so the pin says whether this one drifted.
@@ -68,7 +72,7 @@ func (c *guarded) CallTool(ctx context.Context, req mcp.CallToolRequest) (*mcp.C
 			return refusal, nil
 		}
 	}
-	return c.forward(ctx, req, call, &d)
+	return c.forward(ctx, req, call, &d, observes)
 }
 
 // ask puts the question to the approver and records an allow; it returns
@@ -133,14 +137,14 @@ func newQuestion(call host.Call, d *host.Decision, drifted, always bool) *Questi
 
 // forward makes the call and observes its outcome, before the agent sees
 // it (so labels an observer adds apply to the agent's next call).
-func (c *guarded) forward(ctx context.Context, req mcp.CallToolRequest, call host.Call, d *host.Decision) (*mcp.CallToolResult, error) {
+func (c *guarded) forward(ctx context.Context, req mcp.CallToolRequest, call host.Call, d *host.Decision, observes bool) (*mcp.CallToolResult, error) {
 	res, err := c.up.inner.CallTool(ctx, req)
+	if !observes {
+		return res, err
+	}
 	g := c.s.g
 	g.mu.RLock()
 	defer g.mu.RUnlock()
-	if !g.h.Observes() {
-		return res, err
-	}
 	r := host.Result{IsError: true}
 	switch {
 	case err != nil:
@@ -154,8 +158,8 @@ func (c *guarded) forward(ctx context.Context, req mcp.CallToolRequest, call hos
 	return res, err
 }
 
-// arguments are the call's arguments as the JSON object the server will
-// get: as the agent gave them raw, else encoded.
+// arguments are the call's arguments as the server will get them: as the
+// agent gave them raw, else encoded.
 func arguments(p mcp.CallToolParams) (json.RawMessage, error) {
 	var raw []byte
 	switch a := p.Arguments.(type) {
@@ -179,9 +183,8 @@ func arguments(p mcp.CallToolParams) (json.RawMessage, error) {
 	if len(raw) == 0 || string(raw) == "null" {
 		return json.RawMessage("{}"), nil
 	}
-	if raw[0] != '{' || !json.Valid(raw) {
-		return nil, fmt.Errorf("must be a JSON object")
-	}
+	// Whether they are a well-formed object (and one every reader reads
+	// alike) is policy's first check: Check denies them otherwise.
 	return json.RawMessage(raw), nil
 }
 

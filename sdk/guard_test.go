@@ -149,7 +149,7 @@ func TestArgumentsThatAreNotAnObjectAreRefused(t *testing.T) {
 		req.Params.Name = "read_file"
 		req.Params.RawArguments = []byte(raw)
 		res, err := g.Client("fs", f.connect(t)).CallTool(context.Background(), req)
-		if err != nil || !res.IsError || !strings.Contains(text(res), "must be a JSON object") {
+		if err != nil || !res.IsError || !strings.Contains(text(res), "invalid_arguments") {
 			t.Errorf("%s: %v %v", raw, err, res)
 		}
 	}
