@@ -567,6 +567,7 @@ var argguardContexts = []*policy.ServerContext{
 	{Cwd: "/a/../srv//app/", Home: "/home/me/"},
 	{Cwd: "/sr\"v/\\app\n", Home: "/hôme/日本"},
 	{Home: "/home/me", Roots: []string{"/data"}},
+	{Cwd: "/home/me/src", Home: "/home/me/"},
 	{Cwd: "/srv/app"},
 	{Roots: []string{"/data"}, ArgDirs: []string{"/opt/s"}},
 }
@@ -578,6 +579,7 @@ var argguardContextPaths = []string{
 	"../../secret/x", "secret", "pub/a", "", ".", "..", "./", "~", "~/", "~/x", "~/../me/.ssh/id", "~/../../srv/app/secret/t",
 	"~root/x", "~root", "~~", "file:///srv/app/secret/x", "FILE://localhost/srv/app/%73ecret/x", "file:///srv/app/secret?x#y",
 	"file://evil/x", "file:///a%zz", "file:///a%4", "file://", "file:", "file:///", "file://localhostx/a", "/", "//srv//app/secret",
+	"/home/me", "/home/me/.ssh/id", "/home/mel/x", "/home/other/../me/secret/x", "../.ssh/id", "/hôme/日本/x", "/etc/passwd",
 	"a/../../..", "\xff/secret", "sécret/日本", "secret/\"q\"\\", strings.Repeat("a/", 80) + "secret",
 }
 
@@ -586,6 +588,7 @@ var argguardContextPaths = []string{
 var argguardContextGlobs = []string{
 	"/srv/app/secret/**", "/srv/app/**", "/data/secret/**", "/opt/s/**", "/home/me/**", "/home/me", "/srv/app", "/**", "**",
 	"*", "secret/*", "/srv/app/secret", "/sr\"v/**", "/hôme/日本/**", "/a%zz", "/srv/app/file:/**",
+	"~/**", "~/.ssh/*", "~", "~/", "~/../**", "~/../../srv/app/secret/**", "~*", "~root/**", "~/secret/**",
 }
 
 var argguardBadConfigs = []map[string]any{

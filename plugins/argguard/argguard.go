@@ -24,7 +24,8 @@
 // when the raw value, its cleaned form (path.Clean: "/tmp/../etc/passwd" is
 // "/etc/passwd") or any path the server may resolve it to matches, or when
 // it cannot be resolved (fail closed); an allow glob needs every form to
-// match (resolve.go). Regexes (RE2 syntax) match anywhere in the value
+// match (resolve.go). A glob that is "~" or starts with "~/" names paths
+// under the server's home. Regexes (RE2 syntax) match anywhere in the value
 // unless anchored.
 //
 // Values: a string is matched as is; an array matches when any element does
@@ -73,6 +74,7 @@ type rule struct {
 	kind     string // the matcher key, e.g. "deny_glob"
 	pattern  string
 	glob     *pathGlob
+	home     bool // the glob is "~" or starts with "~/": paths under the server's home
 	re       *regexp.Regexp
 	code     string
 	reason   string
@@ -179,6 +181,7 @@ func parseRule(i int, v pdk.Value) (rule, error) {
 		return r, pdk.ConfigError(at, "missing a matcher (deny_glob, ask_glob, allow_glob, deny_regex, ask_regex or allow_regex)")
 	case r.kind[len(r.kind)-4:] == "glob":
 		r.glob = compilePathGlob(r.pattern)
+		r.home = r.pattern == "~" || strings.HasPrefix(r.pattern, "~/")
 	default:
 		re, rerr := regexp.Compile(r.pattern)
 		if rerr != nil {
@@ -320,48 +323,83 @@ func (r *rule) matchOne(v pdk.Value, ctx *lazyContext) (hit, bool) {
 	if r.re != nil {
 		return h, r.re.MatchString(s)
 	}
+	abs := isStr && strings.HasPrefix(s, "/")
 	if r.decision != pdk.Allow {
-		if r.glob.match(s) {
+		m, unknown := r.pathMatch(s, ctx)
+		if m {
 			return h, true
 		}
-		if c := path.Clean(s); c != s && s != "" && r.glob.match(c) {
-			h.resolved = c
-			return h, true
-		}
-		if !isStr || strings.HasPrefix(s, "/") {
-			return h, false // the cleaned form is the only one
-		}
-		m := false
-		h.why = ctx.get().resolve(s, func(f string) bool {
-			if r.glob.match(f) {
-				h.resolved, m = f, true
+		if c := path.Clean(s); c != s && s != "" {
+			m, u := r.pathMatch(c, ctx)
+			if m {
+				h.resolved = c
+				return h, true
 			}
-			return !m
-		})
-		return h, m || h.why != ""
+			unknown = unknown || u
+		}
+		if isStr && !abs {
+			h.why = ctx.get().resolve(s, func(f string) bool {
+				m, u := r.pathMatch(f, ctx)
+				if m {
+					h.resolved = f
+				}
+				unknown = unknown || u
+				return !m
+			})
+			if h.resolved != "" || h.why != "" {
+				return h, true
+			}
+		}
+		if unknown {
+			h.why = whyHome
+		}
+		return h, unknown
 	}
 	// An allow needs every form the server may use to match.
-	if !isStr || strings.HasPrefix(s, "/") {
-		if !r.glob.match(s) {
+	if !isStr || abs {
+		if m, u := r.pathMatch(s, ctx); !m || u {
 			return h, false
 		}
 		if c := path.Clean(s); c != s && s != "" {
 			h.resolved = c
-			return h, r.glob.match(c)
+			m, u := r.pathMatch(c, ctx)
+			return h, m && !u
 		}
 		return h, true
 	}
-	m := true
+	ok := true
 	if why := ctx.get().resolve(s, func(f string) bool {
 		if h.resolved == "" {
 			h.resolved = f
 		}
-		m = r.glob.match(f)
-		return m
+		m, u := r.pathMatch(f, ctx)
+		ok = m && !u
+		return ok
 	}); why != "" {
 		return h, false
 	}
-	return h, m
+	return h, ok
+}
+
+// pathMatch matches one form of a path. A glob that starts with "~"
+// names paths under the server's home: an absolute form under it is
+// matched as "~/...", and one that cannot be related to an unknown home
+// reports unknown.
+func (r *rule) pathMatch(f string, ctx *lazyContext) (match, unknown bool) {
+	if r.home && strings.HasPrefix(f, "/") {
+		home := ctx.get().home
+		switch {
+		case home == "":
+			return false, true
+		case f == home:
+			f = "~"
+		case home == "/":
+			f = "~" + f
+		case strings.HasPrefix(f, home) && f[len(home)] == '/':
+			f = "~" + f[len(home):]
+		}
+	}
+	return r.glob.match(f), false
 }
 
 func clip(s string, n int) string {

@@ -71,7 +71,9 @@ func readContext(v pdk.Value) serverContext {
 		return ""
 	}
 	x.cwd = abs(v.Get("cwd"))
-	x.home = abs(v.Get("home"))
+	if x.home = abs(v.Get("home")); x.home != "" {
+		x.home = path.Clean(x.home) // a glob on "~/..." compares paths to it
+	}
 	for _, key := range [...]string{"roots", "arg_dirs"} {
 		v.Get(key).Each(func(_ int, e pdk.Value) bool {
 			if s := abs(e); s != "" {

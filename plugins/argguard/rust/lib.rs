@@ -56,6 +56,8 @@ struct Rule {
     kind: &'static str,
     pattern: &'static str,
     glob: bool,
+    /// The glob is "~" or starts with "~/": paths under the server's home.
+    home: bool,
     /// The regexp, or the glob's translation.
     re: Regex,
     code: &'static str,
@@ -110,6 +112,7 @@ fn rule(i: usize, v: Value<'static>, alloc: Alloc<'static>) -> Result<Rule, Erro
         kind: "",
         pattern: "",
         glob: false,
+        home: false,
         re: Regex::EMPTY,
         code: "",
         reason: "",
@@ -154,6 +157,7 @@ fn rule(i: usize, v: Value<'static>, alloc: Alloc<'static>) -> Result<Rule, Erro
         ]));
     }
     r.glob = r.kind.ends_with("glob");
+    r.home = r.glob && (r.pattern == "~" || r.pattern.starts_with("~/"));
     let compiled = if r.glob { glob::compile(r.pattern, alloc) } else { regex::compile(r.pattern, alloc) };
     r.re = match compiled {
         Ok(re) => re,
@@ -305,56 +309,97 @@ fn match_one<'a>(r: &Rule, v: Value<'a>, ctx: &mut Option<Context<'a>>, ev: &Eve
     if !r.glob {
         return (h, r.re.is_match(s));
     }
-    let plain = !is_str || s.first() == Some(&b'/');
+    let abs = is_str && s.first() == Some(&b'/');
+    // The server's home, for a glob on "~/...".
+    let home: &'a [u8] = if r.home { context(ctx, ev, alloc).home() } else { b"" };
     if r.decision != Decision::Allow {
-        if r.re.is_match(s) {
+        let (m, mut unknown) = path_match(r, s, home, alloc);
+        if m {
             return (h, true);
         }
         if !s.is_empty() {
             let c = glob::clean(s, alloc);
-            if c != s && r.re.is_match(c) {
-                h.resolved = c;
+            if c != s {
+                let (m, u) = path_match(r, c, home, alloc);
+                if m {
+                    h.resolved = c;
+                    return (h, true);
+                }
+                unknown = unknown || u;
+            }
+        }
+        if is_str && !abs {
+            h.why = context(ctx, ev, alloc).resolve(s, alloc, |f| {
+                let (m, u) = path_match(r, f, home, alloc);
+                if m {
+                    h.resolved = f;
+                }
+                unknown = unknown || u;
+                !m
+            });
+            if !h.resolved.is_empty() || !h.why.is_empty() {
                 return (h, true);
             }
         }
-        if plain {
-            return (h, false);
+        if unknown {
+            h.why = resolve::WHY_HOME;
         }
-        let x = ctx.get_or_insert_with(|| Context::read(ev.input().get_bytes(b"server_context")));
-        let mut m = false;
-        h.why = x.resolve(s, alloc, |f| {
-            if r.re.is_match(f) {
-                h.resolved = f;
-                m = true;
-            }
-            !m
-        });
-        return (h, m || !h.why.is_empty());
+        return (h, unknown);
     }
     // An allow needs every form the server may use to match.
-    if plain {
-        if !r.re.is_match(s) {
+    if !is_str || abs {
+        let (m, u) = path_match(r, s, home, alloc);
+        if !m || u {
             return (h, false);
         }
         if !s.is_empty() {
             let c = glob::clean(s, alloc);
             if c != s {
                 h.resolved = c;
-                return (h, r.re.is_match(c));
+                let (m, u) = path_match(r, c, home, alloc);
+                return (h, m && !u);
             }
         }
         return (h, true);
     }
-    let x = ctx.get_or_insert_with(|| Context::read(ev.input().get_bytes(b"server_context")));
-    let mut m = true;
-    let why = x.resolve(s, alloc, |f| {
+    let mut ok = true;
+    let why = context(ctx, ev, alloc).resolve(s, alloc, |f| {
         if h.resolved.is_empty() {
             h.resolved = f;
         }
-        m = r.re.is_match(f);
-        m
+        let (m, u) = path_match(r, f, home, alloc);
+        ok = m && !u;
+        ok
     });
-    (h, why.is_empty() && m)
+    (h, why.is_empty() && ok)
+}
+
+/// The check's server_context, read when a path first needs it.
+fn context<'a, 'b>(ctx: &'b mut Option<Context<'a>>, ev: &Event<'a>, alloc: Alloc<'a>) -> &'b Context<'a> {
+    ctx.get_or_insert_with(|| Context::read(ev.input().get_bytes(b"server_context"), alloc))
+}
+
+/// Matches one form of a path: (match, unknown). A glob that starts with
+/// "~" names paths under the server's home: an absolute form under it is
+/// matched as "~/...", and one that cannot be related to an unknown home
+/// is unknown.
+fn path_match<'a>(r: &Rule, f: &'a [u8], home: &[u8], alloc: Alloc<'a>) -> (bool, bool) {
+    if !r.home || f.first() != Some(&b'/') {
+        return (r.re.is_match(f), false);
+    }
+    if home.is_empty() {
+        return (false, true);
+    }
+    let t: &[u8] = if f == home {
+        b"~"
+    } else if home == b"/" {
+        resolve::join(b"~", b"", f, alloc)
+    } else if f.starts_with(home) && f[home.len()] == b'/' {
+        resolve::join(b"~", b"", &f[home.len()..], alloc)
+    } else {
+        f
+    };
+    (r.re.is_match(t), false)
 }
 
 /// `argument "path" = "x" (resolved: "/srv/x") matches deny_glob "/etc/**"`,

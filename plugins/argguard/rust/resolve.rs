@@ -29,8 +29,17 @@ fn abs<'a>(v: Value<'a>) -> &'a [u8] {
 }
 
 impl<'a> Context<'a> {
-    pub fn read(sc: Value<'a>) -> Self {
-        Context { cwd: abs(sc.get_bytes(b"cwd")), home: abs(sc.get_bytes(b"home")), sc }
+    pub fn read(sc: Value<'a>, alloc: Alloc<'a>) -> Self {
+        let mut home = abs(sc.get_bytes(b"home"));
+        if !home.is_empty() {
+            home = glob::clean(home, alloc); // a glob on "~/..." compares paths to it
+        }
+        Context { cwd: abs(sc.get_bytes(b"cwd")), home, sc }
+    }
+
+    /// The home, cleaned; empty when unknown.
+    pub fn home(&self) -> &'a [u8] {
+        self.home
     }
 
     /// Calls `form` with each path the server may use for `s` (absolute,
@@ -82,7 +91,7 @@ impl<'a> Context<'a> {
 }
 
 /// a + sep + b, in the arena.
-fn join<'a>(a: &[u8], sep: &[u8], b: &[u8], alloc: Alloc<'a>) -> &'a [u8] {
+pub fn join<'a>(a: &[u8], sep: &[u8], b: &[u8], alloc: Alloc<'a>) -> &'a [u8] {
     let out = alloc.bytes(a.len() + sep.len() + b.len());
     out[..a.len()].copy_from_slice(a);
     out[a.len()..a.len() + sep.len()].copy_from_slice(sep);
