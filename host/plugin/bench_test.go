@@ -63,9 +63,9 @@ func warm(p *Plugin, in *policy.CheckInput) {
 
 // nativeTwin runs a plugin's Go code natively through the same pipeline.
 type nativeTwin struct {
-	p   *Plugin
-	in  instance
-	gp  *pdk.Plugin
+	p  *Plugin
+	in instance
+	gp *pdk.Plugin
 }
 
 func newTwin(p *Plugin, gp *pdk.Plugin) *nativeTwin {
