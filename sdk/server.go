@@ -11,7 +11,7 @@ import (
 
 	"github.com/toolwarden/toolwarden/host"
 	"github.com/toolwarden/toolwarden/host/policy"
-	"github.com/toolwarden/toolwarden/sdk/approval"
+	"github.com/toolwarden/toolwarden/sdk/internal/approval"
 	"github.com/toolwarden/toolwarden/sdk/proxy"
 )
 

@@ -13,7 +13,7 @@ import (
 	"github.com/toolwarden/toolwarden/host"
 	"github.com/toolwarden/toolwarden/host/policy"
 	"github.com/toolwarden/toolwarden/sdk"
-	"github.com/toolwarden/toolwarden/sdk/approval"
+	"github.com/toolwarden/toolwarden/sdk/internal/approval"
 )
 
 // elicitor is a client's human: it answers every elicitation with one

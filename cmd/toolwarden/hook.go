@@ -93,7 +93,7 @@ func runHook(e *env, args []string) int {
 	if err != nil {
 		return fail("%v", err)
 	}
-	call := host.Call{Session: ev.Session, Server: ev.Server, Tool: tool, Arguments: ev.Input, Context: hookPathContext(e, cfg, ev)}
+	call := host.Call{Session: ev.Session, Server: ev.Server, Tool: tool, Arguments: ev.Input, Context: ev.ServerContext(cfg, e.getenv)}
 	d := h.Check(ctx, call)
 	if ev.Phase == hook.After {
 		// The call already ran: its decision only supplies the hints and

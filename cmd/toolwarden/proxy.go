@@ -15,7 +15,6 @@ import (
 
 	"github.com/toolwarden/toolwarden/host/config"
 	"github.com/toolwarden/toolwarden/sdk/proxy"
-	"github.com/toolwarden/toolwarden/sdk/upstream"
 )
 
 func init() {
@@ -72,19 +71,19 @@ func runProxy(e *env, args []string) int {
 // proxySpecs turns the enabled [mcp_servers.*] into upstream specs, in name
 // order. A server that cannot be set up (say, its bearer token variable is
 // unset) is skipped with a warning, unless it is required = true.
-func proxySpecs(cfg *config.Config, e *env) ([]upstream.Spec, error) {
+func proxySpecs(cfg *config.Config, e *env) ([]proxy.Upstream, error) {
 	names := make([]string, 0, len(cfg.Servers))
 	for n := range cfg.Servers {
 		names = append(names, n)
 	}
 	sort.Strings(names)
-	var specs []upstream.Spec
+	var specs []proxy.Upstream
 	for _, n := range names {
 		s := cfg.Servers[n]
 		if !config.Bool(s.Enabled, true) {
 			continue
 		}
-		sp, err := upstream.FromConfig(s, e.getenv)
+		sp, err := proxy.UpstreamFromConfig(s, e.getenv)
 		if err != nil {
 			if s.Required {
 				return nil, err

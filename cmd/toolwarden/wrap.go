@@ -18,7 +18,6 @@ import (
 	"github.com/toolwarden/toolwarden/host"
 	"github.com/toolwarden/toolwarden/host/config"
 	"github.com/toolwarden/toolwarden/sdk/proxy"
-	"github.com/toolwarden/toolwarden/sdk/upstream"
 )
 
 func init() {
@@ -156,7 +155,7 @@ func runWrap(e *env, args []string) int {
 	}
 	defer cleanup()
 
-	spec := upstream.Spec{Name: name, Command: rest[0], Args: rest[1:], Stderr: e.stderr}
+	spec := proxy.Upstream{Name: name, Command: rest[0], Args: rest[1:], Stderr: e.stderr}
 	if s, ok := cfg.Servers[name]; ok {
 		spec.StartupTimeout = s.StartupTimeout()
 		spec.ToolTimeout = s.ToolTimeout()
@@ -169,7 +168,7 @@ func runWrap(e *env, args []string) int {
 		spec.StartupTimeout = *startupTimeout
 	}
 	opts := pf.options(e).WithWaitForUpstreams(true)
-	p := proxy.New(h, []upstream.Spec{spec}, opts)
+	p := proxy.New(h, []proxy.Upstream{spec}, opts)
 	if err := p.Run(ctx, e.stdin, e.stdout); err != nil && !errors.Is(err, io.EOF) {
 		fmt.Fprintln(e.stderr, "toolwarden wrap:", err)
 		return exitError

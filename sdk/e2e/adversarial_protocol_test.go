@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/toolwarden/toolwarden/sdk/approval"
+	"github.com/toolwarden/toolwarden/sdk/internal/approval"
 )
 
 // Protocol edges, replayed through the real binary in front of the real

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/toolwarden/toolwarden/sdk/approval"
+	"github.com/toolwarden/toolwarden/sdk/internal/approval"
 )
 
 // wrapArgs is "wrap" with a private approvals file, the given configs, and

@@ -15,9 +15,9 @@ import (
 	"github.com/toolwarden/toolwarden/host"
 	"github.com/toolwarden/toolwarden/host/hints"
 	"github.com/toolwarden/toolwarden/host/policy"
-	"github.com/toolwarden/toolwarden/sdk/approval"
+	"github.com/toolwarden/toolwarden/sdk/internal/approval"
 	"github.com/toolwarden/toolwarden/sdk/internal/rawjson"
-	"github.com/toolwarden/toolwarden/sdk/upstream"
+	"github.com/toolwarden/toolwarden/sdk/internal/upstream"
 )
 
 // callRequest is a tools/call as the proxy reads it off the wire: one

@@ -10,7 +10,7 @@
 //     an MCP elicitation (multi round-trip input request for 2026-07-28
 //     clients, elicitation/create before), whose answer counts only with a
 //     request state this process minted for exactly this call (see
-//     sdk/approval). Observe runs after every call that ran.
+//     sdk/internal/approval). Observe runs after every call that ran.
 //   - prompts, resources and completions pass through, undecided by policy
 //     (not tool calls): unchanged in front of one server; in proxy mode
 //     prompts are named <server>__<prompt>, lists merged, and a resource
@@ -28,7 +28,7 @@
 // A Proxy serves one client (one session) and runs once:
 //
 //	h, _ := host.New(ctx, cfg, host.Defaults().WithApprovalsFile(path))
-//	p := proxy.New(h, []upstream.Spec{{Name: "fs", Command: "npx",
+//	p := proxy.New(h, []proxy.Upstream{{Name: "fs", Command: "npx",
 //		Args: []string{"-y", "@modelcontextprotocol/server-filesystem", dir}}},
 //		proxy.Defaults())
 //	err := p.Run(ctx, os.Stdin, os.Stdout)

@@ -12,7 +12,7 @@ import (
 
 	"github.com/toolwarden/toolwarden/host"
 	"github.com/toolwarden/toolwarden/sdk/internal/rawjson"
-	"github.com/toolwarden/toolwarden/sdk/upstream"
+	"github.com/toolwarden/toolwarden/sdk/internal/upstream"
 )
 
 // What the upstreams ask of the client, and what they log.

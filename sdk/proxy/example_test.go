@@ -8,7 +8,6 @@ import (
 	"github.com/toolwarden/toolwarden/host"
 	"github.com/toolwarden/toolwarden/host/config"
 	"github.com/toolwarden/toolwarden/sdk/proxy"
-	"github.com/toolwarden/toolwarden/sdk/upstream"
 )
 
 // Serve server-filesystem over stdio behind toolwarden, as toolwarden wrap
@@ -20,14 +19,14 @@ func ExampleNew() {
 		panic(err)
 	}
 	defer h.Close(ctx)
-	fs := upstream.Spec{
+	fs := proxy.Upstream{
 		Name:        "fs",
 		Command:     "npx",
 		Args:        []string{"-y", "@modelcontextprotocol/server-filesystem", "/tmp"},
 		ToolTimeout: 2 * time.Minute,
 		Stderr:      os.Stderr,
 	}
-	p := proxy.New(h, []upstream.Spec{fs}, proxy.Defaults().WithWaitForUpstreams(true))
+	p := proxy.New(h, []proxy.Upstream{fs}, proxy.Defaults().WithWaitForUpstreams(true))
 	if err := p.Run(ctx, os.Stdin, os.Stdout); err != nil {
 		panic(err)
 	}
@@ -45,10 +44,10 @@ func ExampleOptions_WithNamespace() {
 	if err != nil {
 		panic(err)
 	}
-	var specs []upstream.Spec
+	var specs []proxy.Upstream
 	for _, s := range cfg.Servers {
 		if config.Bool(s.Enabled, true) {
-			sp, err := upstream.FromConfig(s, os.Getenv)
+			sp, err := proxy.UpstreamFromConfig(s, os.Getenv)
 			if err != nil {
 				continue
 			}

@@ -13,7 +13,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/toolwarden/toolwarden/sdk/internal/rawjson"
-	"github.com/toolwarden/toolwarden/sdk/upstream"
+	"github.com/toolwarden/toolwarden/sdk/internal/upstream"
 )
 
 // Prompts, resources and completions pass through. They are not tool

@@ -6,7 +6,7 @@ import (
 	"sync"
 
 	"github.com/toolwarden/toolwarden/host"
-	"github.com/toolwarden/toolwarden/sdk/upstream"
+	"github.com/toolwarden/toolwarden/sdk/internal/upstream"
 )
 
 // pathContexts holds what is known of each upstream's paths (its working

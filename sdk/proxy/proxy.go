@@ -19,8 +19,8 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/toolwarden/toolwarden/host"
-	"github.com/toolwarden/toolwarden/sdk/approval"
-	"github.com/toolwarden/toolwarden/sdk/upstream"
+	"github.com/toolwarden/toolwarden/sdk/internal/approval"
+	"github.com/toolwarden/toolwarden/sdk/internal/upstream"
 )
 
 // Separator joins server and tool names in proxy mode: <server>__<tool>.
@@ -74,7 +74,7 @@ type route struct {
 }
 
 // New builds a proxy over the given upstreams. Nothing starts until Run.
-func New(h *host.Host, specs []upstream.Spec, opts Options) *Proxy {
+func New(h *host.Host, specs []Upstream, opts Options) *Proxy {
 	p := &Proxy{
 		h:       h,
 		opts:    opts,
