@@ -5,12 +5,14 @@ import (
 	"strconv"
 	"unicode/utf16"
 	"unicode/utf8"
+
+	"github.com/toolwarden/toolwarden/host/policy"
 )
 
 // jreader is a small pull reader for the JSON documents plugins write. It
 // validates as it goes (strict RFC 8259 grammar, nesting capped), returns
 // string bytes without allocating unless they contain escapes, and never
-// builds a tree. It is also the host's validator for call arguments.
+// builds a tree.
 type jreader struct {
 	b       []byte
 	i       int
@@ -375,8 +377,8 @@ func (r *jreader) isNull() bool {
 
 var errNotJSON = errors.New("not valid JSON")
 
-// validJSON reports whether b is exactly one valid JSON value.
-func validJSON(b []byte) bool {
-	r := jreader{b: b}
-	return r.skip() == nil && r.end() == nil
-}
+// validJSON reports whether b is exactly one valid JSON value, nested no
+// deeper than the reader reads (maxDepth).
+func validJSON(b []byte) bool { return policy.ValidateJSON(b, outputRules) == nil }
+
+var outputRules = policy.JSONRules{MaxDepth: maxDepth}

@@ -23,13 +23,6 @@ import (
 	"unsafe"
 )
 
-func literal(b []byte, i int, lit string) (int, bool) {
-	if len(b)-i >= len(lit) && string(b[i:i+len(lit)]) == lit {
-		return i + len(lit), true
-	}
-	return 0, false
-}
-
 // validString validates the string starting at the quote b[i].
 func validString(b []byte, i int) (int, bool) {
 	i++
@@ -72,45 +65,6 @@ func isHex(c byte) bool {
 }
 
 func isDigit(c byte) bool { return c >= '0' && c <= '9' }
-
-// validNumber validates -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?.
-func validNumber(b []byte, i int) (int, bool) {
-	if b[i] == '-' {
-		i++
-	}
-	if i >= len(b) || !isDigit(b[i]) {
-		return 0, false
-	}
-	if b[i] == '0' {
-		i++
-	} else {
-		for i < len(b) && isDigit(b[i]) {
-			i++
-		}
-	}
-	if i < len(b) && b[i] == '.' {
-		i++
-		if i >= len(b) || !isDigit(b[i]) {
-			return 0, false
-		}
-		for i < len(b) && isDigit(b[i]) {
-			i++
-		}
-	}
-	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
-		i++
-		if i < len(b) && (b[i] == '+' || b[i] == '-') {
-			i++
-		}
-		if i >= len(b) || !isDigit(b[i]) {
-			return 0, false
-		}
-		for i < len(b) && isDigit(b[i]) {
-			i++
-		}
-	}
-	return i, true
-}
 
 // skip returns the index just past the value at b[i], which must be valid
 // JSON: it only follows strings and brackets.

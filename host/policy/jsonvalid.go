@@ -1,0 +1,457 @@
+package policy
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// JSONRules says what ValidateJSON accepts beyond the grammar of RFC 8259.
+type JSONRules struct {
+	// MaxDepth bounds nesting: MaxDepth nested arrays and objects are
+	// accepted, one more is too deep (encoding/json's limit is 10000).
+	MaxDepth int
+	// Strict refuses what readers disagree on (see CheckArguments): a
+	// key twice in one object, two keys of one object that differ only
+	// in case, invalid UTF-8, and lone surrogate escapes. Keys are
+	// compared after unescaping. Without Strict, ValidateJSON accepts
+	// what json.Valid accepts, up to MaxDepth.
+	Strict bool
+}
+
+// JSONError is why ValidateJSON refused a document.
+type JSONError struct {
+	// Offset is the byte of the document where the fault was found.
+	Offset int
+	// TooDeep: the document is well-formed (and, with Strict, keeps the
+	// rules up to MaxDepth) and only nested too deep; Offset is where the
+	// first container past MaxDepth opens. A reader that does not recurse
+	// can still read such a document, for example to answer it by id.
+	TooDeep bool
+	// Msg says what is wrong, without the offset.
+	Msg string
+}
+
+func (e *JSONError) Error() string { return e.Msg + " (offset " + strconv.Itoa(e.Offset) + ")" }
+
+// ValidateJSON checks that b is exactly one JSON value, optionally
+// surrounded by white space, under rules. It returns nil or a *JSONError.
+//
+// It never recurses: nesting is tracked on an explicit stack (one byte per
+// level, plus the keys of open objects in Strict mode), so no input can
+// exhaust the goroutine stack, and it scans past MaxDepth to tell a
+// document that is only too deep from one that is not JSON. The cost is
+// one pass over b.
+func ValidateJSON(b []byte, rules JSONRules) error {
+	end, e := scanJSON(b, 0, rules)
+	if e != nil && !e.TooDeep {
+		return e
+	}
+	if j := skipSpace(b, end); j != len(b) {
+		return &JSONError{Offset: j, Msg: "unexpected data after the JSON value"}
+	}
+	if e != nil {
+		return e
+	}
+	return nil
+}
+
+// ValidateJSONValue checks the one JSON value that starts at b[i] (after
+// white space) as ValidateJSON does, and returns the index just past it;
+// what follows the value is not looked at. end is valid when err is nil
+// or a TooDeep *JSONError. Offsets are indexes into b.
+func ValidateJSONValue(b []byte, i int, rules JSONRules) (end int, err error) {
+	end, e := scanJSON(b, i, rules)
+	if e != nil {
+		return end, e
+	}
+	return end, nil
+}
+
+// keySpan is one key of an open object: its bytes after unescaping (a
+// slice of the document when it has no escape).
+type keySpan []byte
+
+// objFrame is an open object in Strict mode. Its keys are keys[keyStart:]
+// while it has few (compared pairwise, no allocation), then folded, a map
+// by case-folded form, so that an object with many keys costs linear
+// time, not quadratic.
+type objFrame struct {
+	keyStart int
+	folded   map[string]keySpan
+}
+
+// pairwiseKeys is how many keys of one object are compared pairwise
+// before they go into a map.
+const pairwiseKeys = 16
+
+// keySets holds the keys of the open objects in Strict mode, innermost
+// last.
+type keySets struct {
+	keys []keySpan
+	objs []objFrame
+}
+
+// The methods take and return keySets by value: a pointer would make
+// escape analysis move the inline arrays scanJSON gives them to the heap.
+
+func (s keySets) open() keySets {
+	s.objs = append(s.objs, objFrame{keyStart: len(s.keys)})
+	return s
+}
+
+func (s keySets) close() keySets {
+	s.keys = s.keys[:s.objs[len(s.objs)-1].keyStart]
+	s.objs = s.objs[:len(s.objs)-1]
+	return s
+}
+
+// add records k in the innermost open object, or returns the key it
+// clashes with.
+func (s keySets) add(k keySpan) (next keySets, clash keySpan, ok bool) {
+	f := &s.objs[len(s.objs)-1]
+	if f.folded == nil && len(s.keys)-f.keyStart < pairwiseKeys {
+		for _, o := range s.keys[f.keyStart:] {
+			if bytes.EqualFold(o, k) {
+				return s, o, false
+			}
+		}
+		s.keys = append(s.keys, k)
+		return s, nil, true
+	}
+	if f.folded == nil {
+		f.folded = make(map[string]keySpan, 2*pairwiseKeys)
+		for _, o := range s.keys[f.keyStart:] {
+			f.folded[foldKey(string(o))] = o
+		}
+		s.keys = s.keys[:f.keyStart]
+	}
+	fk := foldKey(string(k))
+	if o, dup := f.folded[fk]; dup {
+		return s, o, false
+	}
+	f.folded[fk] = k
+	return s, nil, true
+}
+
+// scanJSON validates the value starting at b[i] (after white space) and
+// returns the index just past it. A TooDeep error is only returned once
+// the whole value has been read, so its end is valid.
+func scanJSON(b []byte, i int, rules JSONRules) (int, *JSONError) {
+	var closersInline [64]byte
+	closers := closersInline[:0] // the bracket that closes each open level
+	strict := rules.Strict
+	var ks keySets
+	if strict {
+		var keysInline [2 * pairwiseKeys]keySpan
+		var objsInline [8]objFrame
+		ks = keySets{keys: keysInline[:0], objs: objsInline[:0]}
+	}
+	tooDeep := -1
+	var fail string
+	for {
+		// A value starts at b[i] or after white space.
+		i = skipSpace(b, i)
+		if i >= len(b) {
+			return i, &JSONError{Offset: i, Msg: "unexpected end"}
+		}
+		switch c := b[i]; {
+		case c == '{' || c == '[':
+			if len(closers) >= rules.MaxDepth && tooDeep < 0 {
+				tooDeep = i
+			}
+			closer := byte('}')
+			if c == '[' {
+				closer = ']'
+			}
+			i = skipSpace(b, i+1)
+			if i < len(b) && b[i] == closer {
+				i++
+				break // an empty container is a whole value
+			}
+			closers = append(closers, closer)
+			if closer == '}' {
+				// Keys are only kept for objects within MaxDepth, so
+				// that a deep document costs one byte a level.
+				tracked := strict && len(closers) <= rules.MaxDepth
+				if tracked {
+					ks = ks.open()
+				}
+				if i, ks, fail = member(b, i, strict, tracked, ks); fail != "" {
+					return i, failAt(b, i, fail)
+				}
+			}
+			continue
+		case c == '"':
+			if i, fail = scanString(b, i, strict); fail != "" {
+				return i, failAt(b, i, fail)
+			}
+		case c == '-' || c >= '0' && c <= '9':
+			if i, fail = scanNumber(b, i); fail != "" {
+				return i, failAt(b, i, fail)
+			}
+		case c == 't':
+			if i, fail = literal(b, i, "true"); fail != "" {
+				return i, failAt(b, i, fail)
+			}
+		case c == 'f':
+			if i, fail = literal(b, i, "false"); fail != "" {
+				return i, failAt(b, i, fail)
+			}
+		case c == 'n':
+			if i, fail = literal(b, i, "null"); fail != "" {
+				return i, failAt(b, i, fail)
+			}
+		default:
+			return i, &JSONError{Offset: i, Msg: "invalid value"}
+		}
+		// A value ended at i: close containers until the next value starts.
+		for {
+			if len(closers) == 0 {
+				if tooDeep >= 0 {
+					return i, &JSONError{Offset: tooDeep, TooDeep: true, Msg: fmt.Sprintf("nested deeper than %d", rules.MaxDepth)}
+				}
+				return i, nil
+			}
+			i = skipSpace(b, i)
+			closer := closers[len(closers)-1]
+			if i >= len(b) {
+				return i, &JSONError{Offset: i, Msg: "unexpected end in " + containerName(closer)}
+			}
+			if b[i] == closer {
+				if closer == '}' && strict && len(closers) <= rules.MaxDepth {
+					ks = ks.close()
+				}
+				closers = closers[:len(closers)-1]
+				i++
+				continue
+			}
+			if b[i] != ',' {
+				return i, &JSONError{Offset: i, Msg: "expected , or " + string(closer) + " in " + containerName(closer)}
+			}
+			i++
+			if closer == '}' {
+				tracked := strict && len(closers) <= rules.MaxDepth
+				if i, ks, fail = member(b, skipSpace(b, i), strict, tracked, ks); fail != "" {
+					return i, failAt(b, i, fail)
+				}
+			}
+			break
+		}
+	}
+}
+
+func containerName(closer byte) string {
+	if closer == '}' {
+		return "object"
+	}
+	return "array"
+}
+
+// failLoneSurrogate is the fault that failAt spells out with the escape
+// found at the offset; the others are whole messages.
+const failLoneSurrogate = "lone surrogate"
+
+// failAt builds the error for fail at b[i].
+func failAt(b []byte, i int, fail string) *JSONError {
+	if fail == failLoneSurrogate {
+		return &JSONError{Offset: i, Msg: fmt.Sprintf("lone surrogate \\u%s in a string (readers disagree on it: Go reads U+FFFD, JavaScript keeps it)", bytes.ToLower(b[i+2:i+6]))}
+	}
+	return &JSONError{Offset: i, Msg: fail}
+}
+
+// member reads `"key" :` at b[i] and returns the index just past the
+// colon, or where it fails and why. tracked says the key goes into ks's
+// innermost object, where a clash is a fault (reported at the key).
+func member(b []byte, i int, strict, tracked bool, ks keySets) (int, keySets, string) {
+	if i >= len(b) || b[i] != '"' {
+		return i, ks, "expected a key"
+	}
+	start := i
+	i, fail := scanString(b, i, strict)
+	if fail != "" {
+		return i, ks, fail
+	}
+	if tracked {
+		k := keySpan(b[start+1 : i-1])
+		if bytes.IndexByte(k, '\\') >= 0 {
+			// scanString refused lone surrogates and invalid UTF-8, so
+			// unescaping loses nothing.
+			var s string
+			if json.Unmarshal(b[start:i], &s) == nil {
+				k = keySpan(s)
+			}
+		}
+		var clash keySpan
+		var ok bool
+		if ks, clash, ok = ks.add(k); !ok {
+			return start, ks, clashMessage(clash, k)
+		}
+	}
+	i = skipSpace(b, i)
+	if i >= len(b) || b[i] != ':' {
+		return i, ks, "expected :"
+	}
+	return i + 1, ks, ""
+}
+
+// clashMessage says why two keys of one object are refused: readers
+// could take them for one.
+// foldKey maps every rune of s to the least of its case-folding orbit, so
+// that two keys fold to one exactly when bytes.EqualFold says they are
+// equal.
+func foldKey(s string) string {
+	var b strings.Builder
+	b.Grow(len(s))
+	for _, r := range s {
+		least := r
+		for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
+			least = min(least, f)
+		}
+		b.WriteRune(least)
+	}
+	return b.String()
+}
+
+func clashMessage(a, b keySpan) string {
+	if bytes.Equal(a, b) {
+		return "key " + strconv.Quote(string(b)) + " appears twice in one object"
+	}
+	return "keys " + strconv.Quote(string(a)) + " and " + strconv.Quote(string(b)) + " differ only in case (readers that fold case, such as Go's encoding/json, take one for the other)"
+}
+
+// scanString validates the string whose opening quote is b[i] and
+// returns the index just past its closing quote, or where it fails and
+// why. Strict also refuses invalid UTF-8 and lone surrogate escapes.
+func scanString(b []byte, i int, strict bool) (int, string) {
+	i++
+	for i < len(b) {
+		c := b[i]
+		switch {
+		case c == '"':
+			return i + 1, ""
+		case c == '\\':
+			if i+1 >= len(b) {
+				return i, "unterminated escape"
+			}
+			switch b[i+1] {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+				i += 2
+			case 'u':
+				u, ok := hexEscape(b, i+2)
+				if !ok {
+					return i, "bad \\u escape"
+				}
+				if strict && u >= 0xD800 && u < 0xE000 {
+					// Only a high surrogate followed at once by a low one
+					// is a character; anything else is a lone surrogate.
+					lo, ok := hexEscape(b, i+8)
+					if u >= 0xDC00 || !ok || b[i+6] != '\\' || b[i+7] != 'u' || lo < 0xDC00 || lo >= 0xE000 {
+						return i, failLoneSurrogate
+					}
+					i += 6
+				}
+				i += 6
+			default:
+				return i, "bad escape"
+			}
+		case c < 0x20:
+			return i, "control character in string"
+		case c < utf8.RuneSelf || !strict:
+			i++
+		default:
+			r, size := utf8.DecodeRune(b[i:])
+			if r == utf8.RuneError && size <= 1 {
+				return i, "invalid UTF-8"
+			}
+			i += size
+		}
+	}
+	return i, "unterminated string"
+}
+
+// hexEscape reads the four hex digits at b[i:].
+func hexEscape(b []byte, i int) (r rune, ok bool) {
+	if i < 0 || i+4 > len(b) {
+		return 0, false
+	}
+	for _, h := range b[i : i+4] {
+		switch {
+		case h >= '0' && h <= '9':
+			r = r<<4 | rune(h-'0')
+		case h >= 'a' && h <= 'f':
+			r = r<<4 | rune(h-'a'+10)
+		case h >= 'A' && h <= 'F':
+			r = r<<4 | rune(h-'A'+10)
+		default:
+			return 0, false
+		}
+	}
+	return r, true
+}
+
+// scanNumber validates -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)? at
+// b[i].
+func scanNumber(b []byte, i int) (int, string) {
+	if b[i] == '-' {
+		i++
+	}
+	if i >= len(b) || !isDigit(b[i]) {
+		return i, "bad number"
+	}
+	if b[i] == '0' {
+		i++
+	} else {
+		i = skipDigits(b, i)
+	}
+	if i < len(b) && b[i] == '.' {
+		i++
+		if i >= len(b) || !isDigit(b[i]) {
+			return i, "bad number"
+		}
+		i = skipDigits(b, i)
+	}
+	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
+		i++
+		if i < len(b) && (b[i] == '+' || b[i] == '-') {
+			i++
+		}
+		if i >= len(b) || !isDigit(b[i]) {
+			return i, "bad number"
+		}
+		i = skipDigits(b, i)
+	}
+	return i, ""
+}
+
+func isDigit(c byte) bool { return c >= '0' && c <= '9' }
+
+func skipDigits(b []byte, i int) int {
+	for i < len(b) && isDigit(b[i]) {
+		i++
+	}
+	return i
+}
+
+func literal(b []byte, i int, lit string) (int, string) {
+	if len(b)-i >= len(lit) && string(b[i:i+len(lit)]) == lit {
+		return i + len(lit), ""
+	}
+	return i, "invalid value"
+}
+
+func skipSpace(b []byte, i int) int {
+	for i < len(b) {
+		switch b[i] {
+		case ' ', '\t', '\n', '\r':
+			i++
+		default:
+			return i
+		}
+	}
+	return i
+}
