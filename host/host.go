@@ -141,21 +141,34 @@ func New(ctx context.Context, cfg *config.Config, s Settings) (*Host, error) {
 		return nil, err
 	}
 	for _, p := range s.plugins {
-		h.addPlugin(p)
+		if !h.addPlugin(p) {
+			return nil, fmt.Errorf("plugin %q implements none of policy.Checker, policy.Observer and policy.Lister", p.Name())
+		}
 	}
 	return h, nil
 }
 
-func (h *Host) addPlugin(p any) {
-	if c, ok := p.(policy.Checker); ok {
+// Plugin is a Go-native plugin, added with Settings.WithPlugin: it has a
+// name and implements one or more of policy.Checker (the check event),
+// policy.Observer (observe) and policy.Lister (list).
+type Plugin interface {
+	Name() string
+}
+
+func (h *Host) addPlugin(p Plugin) bool {
+	c, isChecker := p.(policy.Checker)
+	if isChecker {
 		h.checkers = append(h.checkers, c)
 	}
-	if o, ok := p.(policy.Observer); ok {
+	o, isObserver := p.(policy.Observer)
+	if isObserver {
 		h.observers = append(h.observers, o)
 	}
-	if l, ok := p.(policy.Lister); ok {
+	l, isLister := p.(policy.Lister)
+	if isLister {
 		h.listers = append(h.listers, l)
 	}
+	return isChecker || isObserver || isLister
 }
 
 // Config is the configuration the host was built from.
@@ -164,9 +177,16 @@ func (h *Host) Config() *config.Config { return h.cfg }
 // Session returns the session with id, creating it on first use.
 func (h *Host) Session(id string) *session.Session { return h.sessions.Get(id) }
 
-// Sessions is the host's session store (hook mode loads and saves
-// sessions through it between processes).
-func (h *Host) Sessions() *session.Store { return h.sessions }
+// LookupSession returns the session with id if the host holds it, without
+// creating it.
+func (h *Host) LookupSession(id string) (*session.Session, bool) { return h.sessions.Lookup(id) }
+
+// OpenSessionFile loads session id from its file under dir (hook mode: one
+// process per call, so a session lives in a file between them) and locks
+// it until the lock is closed; the lock's Save writes the session back.
+func (h *Host) OpenSessionFile(dir, id string) (*session.Session, *session.FileLock, error) {
+	return h.sessions.OpenFile(dir, id)
+}
 
 // EndSession forgets a session and everything it remembered.
 func (h *Host) EndSession(id string) {
@@ -355,7 +375,7 @@ type Settings struct {
 	pluginCacheDir    string
 	noPluginDiskCache bool
 	logger            *slog.Logger
-	plugins           []any
+	plugins           []Plugin
 	maxResult         int
 }
 
@@ -379,9 +399,10 @@ func (s Settings) WithoutPluginDiskCache() Settings { s.noPluginDiskCache = true
 // WithLogger receives plugin log output (nil: slog.Default()).
 func (s Settings) WithLogger(l *slog.Logger) Settings { s.logger = l; return s }
 
-// WithPlugin adds a Go-native plugin after the configured ones. p must
-// implement at least one of policy.Checker, policy.Observer, policy.Lister.
-func (s Settings) WithPlugin(p any) Settings {
+// WithPlugin adds a Go-native plugin after the configured ones. New fails
+// when p implements none of policy.Checker, policy.Observer and
+// policy.Lister.
+func (s Settings) WithPlugin(p Plugin) Settings {
 	s.plugins = append(s.plugins[:len(s.plugins):len(s.plugins)], p)
 	return s
 }

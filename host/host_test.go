@@ -272,3 +272,16 @@ func TestDuplicateArgumentKeysAreDeniedBeforeAnyRule(t *testing.T) {
 		t.Fatalf("%s %+v", d.Decision, d.Reasons)
 	}
 }
+
+type nameOnly struct{}
+
+func (nameOnly) Name() string { return "nameless" }
+
+// A Go plugin that handles no event is a mistake New reports, not a plugin
+// that silently never runs.
+func TestNewRefusesAPluginThatHandlesNoEvent(t *testing.T) {
+	_, err := host.New(context.Background(), nil, host.Defaults().WithPlugin(nameOnly{}))
+	if err == nil || !strings.Contains(err.Error(), `plugin "nameless" implements none of`) {
+		t.Fatalf("New: %v", err)
+	}
+}

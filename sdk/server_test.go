@@ -182,11 +182,11 @@ func TestAServerForgetsAClientThatWentAway(t *testing.T) {
 	spy.mu.Lock()
 	id := spy.last
 	spy.mu.Unlock()
-	if s, ok := h.Sessions().Lookup(id); !ok || len(s.Approvals()) != 1 {
+	if s, ok := h.LookupSession(id); !ok || len(s.Approvals()) != 1 {
 		t.Fatalf("session %q not found, or without its approval", id)
 	}
 	c.Close()
-	if _, ok := h.Sessions().Lookup(id); ok {
+	if _, ok := h.LookupSession(id); ok {
 		t.Fatalf("session %s outlived its client", id)
 	}
 }

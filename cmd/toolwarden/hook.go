@@ -83,7 +83,7 @@ func runHook(e *env, args []string) int {
 		}
 		dir = filepath.Join(base, "toolwarden", "sessions")
 	}
-	sess, lock, err := h.Sessions().OpenFile(dir, ev.Session)
+	sess, lock, err := h.OpenSessionFile(dir, ev.Session)
 	if err != nil {
 		return fail("session %q: %v", ev.Session, err)
 	}
