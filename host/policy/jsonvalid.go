@@ -328,8 +328,19 @@ func clashMessage(a, b keySpan) string {
 // returns the index just past its closing quote, or where it fails and
 // why. Strict also refuses invalid UTF-8 and lone surrogate escapes.
 func scanString(b []byte, i int, strict bool) (int, string) {
+	plain := &plainLoose
+	if strict {
+		plain = &plainStrict
+	}
 	i++
 	for i < len(b) {
+		// Most bytes need no look: skip them a table lookup each.
+		for i < len(b) && plain[b[i]] {
+			i++
+		}
+		if i >= len(b) {
+			break
+		}
 		c := b[i]
 		switch {
 		case c == '"':
@@ -372,6 +383,18 @@ func scanString(b []byte, i int, strict bool) (int, string) {
 		}
 	}
 	return i, "unterminated string"
+}
+
+// plainLoose and plainStrict are the bytes of a string that need no
+// look of their own: not a quote, a backslash or a control character,
+// and, in Strict mode, ASCII (the rest is checked as UTF-8).
+var plainLoose, plainStrict = plainBytes(false), plainBytes(true)
+
+func plainBytes(strict bool) (t [256]bool) {
+	for c := range t {
+		t[c] = c >= 0x20 && c != '"' && c != '\\' && (c < utf8.RuneSelf || !strict)
+	}
+	return t
 }
 
 // hexEscape reads the four hex digits at b[i:].
