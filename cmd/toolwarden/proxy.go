@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -22,24 +21,15 @@ func init() {
 }
 
 func runProxy(e *env, args []string) int {
-	fs := flag.NewFlagSet("proxy", flag.ContinueOnError)
-	fs.SetOutput(e.stderr)
-	var pf proxyFlags
-	pf.register(fs)
-	fs.Usage = func() {
-		fmt.Fprintln(e.stderr, "usage: toolwarden proxy --config F [--config F]... [flags]")
-		fmt.Fprintln(e.stderr)
-		fmt.Fprintln(e.stderr, "Serves MCP on stdin/stdout in front of every enabled [mcp_servers.<name>] of the")
-		fmt.Fprintln(e.stderr, "config (stdio and streamable HTTP), each tool as <name>__<tool>. Hidden tools are")
-		fmt.Fprintln(e.stderr, "left out, every call is decided by policy, asks become approval prompts.")
-		fs.PrintDefaults()
+	fs, pf := newServeFlags(e, "proxy", "proxy --config F [--config F]... [flags]",
+		`Serves MCP on stdin/stdout in front of every enabled [mcp_servers.<name>] of the
+config (stdio and streamable HTTP), each tool as <name>__<tool>. Hidden tools are
+left out, every call is decided by policy, asks become approval prompts.`)
+	if code, ok := fs.parse(args); !ok {
+		return code
 	}
-	if err := fs.Parse(args); err != nil {
-		return exitUsage
-	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(e.stderr, "toolwarden proxy: unexpected argument %q (servers come from [mcp_servers.*] in --config)\n", fs.Arg(0))
-		return exitUsage
+	if code, ok := fs.noArgs("servers come from [mcp_servers.*] in --config"); !ok {
+		return code
 	}
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
