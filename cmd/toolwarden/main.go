@@ -49,30 +49,33 @@ func main() {
 }
 
 func run(e *env, args []string) int {
-	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
-		usage(e.stdout)
-		if len(args) == 0 {
-			return exitUsage
-		}
-		return exitOK
+	if len(args) == 0 {
+		usage(e.stderr)
+		return exitUsage
 	}
-	if args[0] == "version" || args[0] == "--version" {
-		fmt.Fprintln(e.stdout, "toolwarden", version)
+	switch args[0] {
+	case "help", "-h", "-help", "--help":
+		usage(e.stdout)
+		return exitOK
+	case "--version", "-version":
+		fmt.Fprintln(e.stdout, buildDescription())
 		return exitOK
 	}
 	c, ok := commands[args[0]]
 	if !ok {
-		fmt.Fprintf(e.stderr, "toolwarden: unknown command %q (run \"toolwarden help\")\n", args[0])
+		fmt.Fprintf(e.stderr, "toolwarden: unknown command %q (see: toolwarden --help)\n", args[0])
 		return exitUsage
 	}
 	return c.run(e, args[1:])
 }
 
-// version is set by the release build (-ldflags "-X main.version=...").
-var version = "dev"
-
 func usage(w io.Writer) {
+	fmt.Fprintln(w, "toolwarden decides, for every MCP tool call an agent makes, whether to allow it,")
+	fmt.Fprintln(w, "ask the human, or deny it.")
+	fmt.Fprintln(w)
 	fmt.Fprintln(w, "usage: toolwarden <command> [flags] [args]")
+	fmt.Fprintln(w, "       toolwarden <command> --help")
+	fmt.Fprintln(w, "       toolwarden --version")
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "commands:")
 	names := make([]string, 0, len(commands))
@@ -83,4 +86,6 @@ func usage(w io.Writer) {
 	for _, n := range names {
 		fmt.Fprintf(w, "  %-10s %s\n", n, commands[n].summary)
 	}
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "Exit status: 0 success, 1 error, 2 bad usage; check also 10 ask, 20 deny.")
 }
