@@ -36,7 +36,7 @@ policy, and asks become approval prompts (MCP elicitation) in the client.`)
 	}
 	name := *app
 	if name == "" {
-		name = deriveApp(rest[0], rest[1:])
+		name = defaultAppName(rest[0], rest[1:])
 	}
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)

@@ -1,0 +1,224 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+)
+
+// defaultAppName names a wrapped server when --app is not given. The name
+// selects [apps.<name>] and [mcp_servers.<name>], so it must tell servers
+// apart: it is the package the command runs, not the file it starts.
+//
+//	npx -y @modelcontextprotocol/server-filesystem ~/src   server-filesystem
+//	node .../server-filesystem/dist/index.js               server-filesystem (nearest package.json)
+//	uvx mcp-server-git, python -m mcp_server_git            mcp-server-git, mcp_server_git
+//	docker run -i --rm ghcr.io/github/github-mcp-server     github-mcp-server
+//	/usr/local/bin/my-tools                                my-tools
+func defaultAppName(command string, args []string) string {
+	name := appNameFrom(command, args)
+	name = strings.Trim(notAppNameChar.ReplaceAllString(name, "_"), "_")
+	if name == "" {
+		return "server"
+	}
+	return name
+}
+
+var notAppNameChar = regexp.MustCompile(`[^A-Za-z0-9_-]+`)
+
+// valueFlags are launcher flags whose value is the next argument, so the
+// value is never mistaken for the package ("docker run -e TOKEN image").
+var valueFlags = map[string]map[string]bool{
+	"npx":    {"-c": true, "--call": true, "--cache": true, "--registry": true},
+	"uvx":    {"--with": true, "--python": true, "-p": true, "--index": true, "--index-url": true, "--extra-index-url": true, "--with-requirements": true},
+	"uv":     {"--with": true, "--python": true, "-p": true, "--directory": true, "--project": true, "--index-url": true},
+	"pipx":   {"--python": true, "--pip-args": true, "--index-url": true},
+	"docker": {"-e": true, "--env": true, "--env-file": true, "-v": true, "--volume": true, "--name": true, "-w": true, "--workdir": true, "--network": true, "--mount": true, "-u": true, "--user": true, "--entrypoint": true, "-p": true, "--publish": true, "--platform": true, "-l": true, "--label": true, "--add-host": true, "--pull": true, "-h": true, "--hostname": true, "--cpus": true, "-m": true, "--memory": true},
+	"deno":   {"--config": true, "-c": true, "--import-map": true},
+	"python": {"-W": true, "-X": true},
+	"node":   {"-r": true, "--require": true, "--import": true, "--loader": true},
+}
+
+// packageFlags name the package outright: "npx -p pkg cmd", "uvx --from pkg cmd".
+var packageFlags = map[string]map[string]bool{
+	"npx":  {"--package": true, "-p": true},
+	"uvx":  {"--from": true},
+	"uv":   {"--from": true},
+	"pipx": {"--spec": true},
+}
+
+// launcherVerbs are subcommands launchers take before what they run
+// ("docker run", "pnpm dlx", "uv tool run").
+var launcherVerbs = map[string]bool{"run": true, "dlx": true, "x": true, "exec": true, "tool": true}
+
+func appNameFrom(command string, args []string) string {
+	base := strings.TrimSuffix(filepath.Base(command), ".exe")
+	kind := base
+	switch {
+	case strings.HasPrefix(base, "python"):
+		kind = "python"
+	case base == "podman":
+		kind = "docker"
+	case base == "pnpx" || base == "pnpm" || base == "yarn":
+		kind = "npx"
+	case base == "bun":
+		kind = "bunx"
+	}
+	switch kind {
+	case "npx", "bunx", "uvx", "pipx", "uv", "docker", "deno", "node", "python", "go":
+	default:
+		return base // a binary: its own name
+	}
+	verbs := true // verbs come before the first operand only
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if kind == "python" && a == "-m" && i+1 < len(args) {
+			return args[i+1] // python -m pkg
+		}
+		if strings.HasPrefix(a, "-") {
+			flag, value, hasValue := strings.Cut(a, "=")
+			if packageFlags[kind][flag] {
+				if hasValue {
+					return packageName(value)
+				}
+				if i+1 < len(args) {
+					return packageName(args[i+1])
+				}
+			}
+			if valueFlags[kind][flag] && !hasValue {
+				i++
+			}
+			continue
+		}
+		if verbs && launcherVerbs[a] {
+			continue
+		}
+		verbs = false
+		switch kind {
+		case "node", "deno", "bunx", "python", "uv":
+			if isScript(a) {
+				return scriptName(a)
+			}
+		case "go":
+			return goPackageName(a)
+		case "docker":
+			return imageName(a)
+		}
+		return packageName(a)
+	}
+	return base
+}
+
+// isScript tells a file to run from a package to fetch ("index.js",
+// "./server.py", "/x/y.ts" are files; "@scope/pkg", "npm:pkg", "pkg" are not).
+func isScript(a string) bool {
+	if strings.HasPrefix(a, "npm:") || strings.HasPrefix(a, "jsr:") || strings.HasPrefix(a, "@") {
+		return false
+	}
+	if strings.ContainsRune(a, '/') || strings.ContainsRune(a, filepath.Separator) {
+		return true
+	}
+	switch filepath.Ext(a) {
+	case ".js", ".mjs", ".cjs", ".ts", ".mts", ".py", ".pyz":
+		return true
+	}
+	return false
+}
+
+// packageName strips what is not the name from a package spec:
+// "npm:@scope/pkg@1.2" and "pkg[extra]==1.0" are "pkg".
+func packageName(spec string) string {
+	spec = strings.TrimPrefix(strings.TrimPrefix(spec, "npm:"), "jsr:")
+	if strings.HasPrefix(spec, "@") {
+		if _, rest, ok := strings.Cut(spec, "/"); ok {
+			spec = rest
+		}
+	}
+	if i := strings.IndexAny(spec, "@[=<>~! "); i > 0 {
+		spec = spec[:i]
+	}
+	if strings.Contains(spec, "://") || strings.HasPrefix(spec, "git+") {
+		spec = strings.TrimSuffix(filepath.Base(spec), ".git")
+	}
+	return spec
+}
+
+// imageName is an image's last path element without tag or digest.
+func imageName(ref string) string {
+	ref, _, _ = strings.Cut(ref, "@")
+	if i := strings.LastIndexByte(ref, '/'); i >= 0 {
+		ref = ref[i+1:]
+	}
+	ref, _, _ = strings.Cut(ref, ":")
+	return ref
+}
+
+// goPackageName is a "go run" target's last path element without version.
+func goPackageName(pkg string) string {
+	pkg, _, _ = strings.Cut(pkg, "@")
+	pkg = strings.TrimRight(pkg, "/")
+	if pkg == "." || pkg == "" {
+		if wd, err := os.Getwd(); err == nil {
+			return filepath.Base(wd)
+		}
+	}
+	return filepath.Base(pkg)
+}
+
+// genericScripts are file names that say nothing about the server.
+var genericScripts = map[string]bool{"index": true, "main": true, "server": true, "cli": true, "app": true, "__main__": true, "run": true, "start": true, "mcp": true}
+
+// scriptName names a script after the package that holds it: the nearest
+// package.json's "name" (or pyproject.toml's), walking up from the script,
+// else the script's own name, else (index.js, main.py) its folder's.
+func scriptName(script string) string {
+	p, err := filepath.Abs(script)
+	if err == nil {
+		if r, err := filepath.EvalSymlinks(p); err == nil {
+			p = r
+		}
+		for dir := filepath.Dir(p); ; dir = filepath.Dir(dir) {
+			if n := manifestName(dir); n != "" {
+				return packageName(n)
+			}
+			if filepath.Dir(dir) == dir || filepath.Base(dir) == "node_modules" {
+				break
+			}
+		}
+	}
+	stem := strings.TrimSuffix(filepath.Base(script), filepath.Ext(script))
+	if !genericScripts[stem] {
+		return stem
+	}
+	for dir := filepath.Dir(p); filepath.Dir(dir) != dir; dir = filepath.Dir(dir) {
+		switch b := filepath.Base(dir); b {
+		case "dist", "build", "lib", "src", "bin", "out", ".":
+			continue
+		default:
+			return b
+		}
+	}
+	return stem
+}
+
+var pyprojectName = regexp.MustCompile(`(?m)^\s*name\s*=\s*["']([^"']+)["']`)
+
+// manifestName is the package name declared in dir, or "".
+func manifestName(dir string) string {
+	if b, err := os.ReadFile(filepath.Join(dir, "package.json")); err == nil {
+		var m struct {
+			Name string `json:"name"`
+		}
+		if json.Unmarshal(b, &m) == nil && m.Name != "" {
+			return m.Name
+		}
+	}
+	if b, err := os.ReadFile(filepath.Join(dir, "pyproject.toml")); err == nil {
+		if m := pyprojectName.FindSubmatch(b); m != nil {
+			return string(m[1])
+		}
+	}
+	return ""
+}
