@@ -360,11 +360,12 @@ func (c *Client) dial() (*conn, []*host.Tool, error) {
 	}
 	cn := &conn{}
 	if tr == nil {
-		cmd, err := c.command(ctx, c.spec.Command, nil, c.spec.Args)
-		if err != nil {
-			return nil, nil, err
+		cmd, tail := c.command(c.spec.Command, c.spec.Args)
+		if err := notFound(cmd, c.spec.Command); err != nil {
+			return nil, nil, err // at once: no process to wait for
 		}
 		cn.st = newStdioTransport(cmd, c.log, func(err error) { c.lost(cn, err) })
+		cn.st.tail = tail
 		cn.st.onProgress = c.progressLine
 		if f := c.onServerRequest; f != nil {
 			cn.st.declared = declared
@@ -414,20 +415,28 @@ func (c *Client) dial() (*conn, []*host.Tool, error) {
 		Capabilities:    declared,
 	}})
 	if err != nil {
+		err = c.startErr("initialize", ctx, cn, err)
 		cn.close()
-		return nil, nil, c.startErr("initialize", ctx, err)
+		return nil, nil, err
 	}
 	cn.instructions = res.Instructions
 	cn.caps = res.Capabilities
 	tools, err := c.list(ctx, cn)
 	if err != nil {
+		err = c.startErr("tools/list", ctx, cn, err)
 		cn.close()
-		return nil, nil, c.startErr("tools/list", ctx, err)
+		return nil, nil, err
 	}
 	return cn, tools, nil
 }
 
-func (c *Client) startErr(what string, ctx context.Context, err error) error {
+// startErr says why what (the handshake or the first list) failed: the
+// server's exit, when its process ended (see ExitedError), else the
+// timeout or the error itself.
+func (c *Client) startErr(what string, ctx context.Context, cn *conn, err error) error {
+	if exited := c.exitedErr(cn.st); exited != nil {
+		return exited
+	}
 	if ctx.Err() != nil {
 		return fmt.Errorf("%s: no answer within the startup timeout (%s; raise startup_timeout_sec)", what, c.spec.startupTimeout())
 	}
@@ -436,15 +445,19 @@ func (c *Client) startErr(what string, ctx context.Context, err error) error {
 
 // command builds the server's process. It is not bound to any context:
 // mcp-go would kill the process when the context ends, and the startup
-// timeout's context ends as soon as the server is up.
-func (c *Client) command(_ context.Context, command string, _ []string, args []string) (*exec.Cmd, error) {
+// timeout's context ends as soon as the server is up. Its stderr goes to
+// Spec.Stderr and, its end, to tail (for ExitedError). cmd.Err is set when
+// the command cannot be found.
+func (c *Client) command(command string, args []string) (*exec.Cmd, *stderrTail) {
 	cmd := exec.Command(command, args...)
 	cmd.Env = c.spec.Env
 	cmd.Dir = c.spec.Dir
-	if c.spec.Stderr != nil {
-		cmd.Stderr = c.spec.Stderr
-	}
-	return cmd, nil
+	tail := &stderrTail{}
+	cmd.Stderr = teeWriter{tail, c.spec.Stderr}
+	// A grandchild that keeps the stderr pipe open must not keep Wait
+	// from reporting the server's exit.
+	cmd.WaitDelay = gracefulShutdown
+	return cmd, tail
 }
 
 // send issues one raw request. IDs are strings ("tw-N") so they can never

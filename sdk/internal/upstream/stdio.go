@@ -71,6 +71,9 @@ type stdioTransport struct {
 	closing   chan struct{}
 	closeOnce sync.Once
 	exited    chan struct{}
+
+	// tail keeps the end of the server's stderr (see ExitedError).
+	tail *stderrTail
 }
 
 // waiter gets the answer to one request: the response line and, inside it,
