@@ -99,18 +99,15 @@ var (
 )
 
 // Host decides tool calls. Create one with New; it is safe for concurrent use.
+//
+// What it decides by (config, rules, plugins) is one generation, which
+// Reload replaces at run time; what it remembers (sessions, approvals) is
+// its own and outlives every generation.
 type Host struct {
-	cfg       *config.Config
-	rules     *policy.Rules
+	reloadState
 	sessions  *session.Store
 	always    *session.Persistent
-	checkers  []policy.Checker
-	observers []policy.Observer
-	listers   []policy.Lister
-	lists     lists // the list event's last answers, per session, server and app
-	closers   []func(context.Context) error
 	audit     *audit.Log
-	warnings  []error
 	maxResult int
 	now       func() time.Time
 }
@@ -118,14 +115,8 @@ type Host struct {
 // New builds a host for cfg. Plugins configured under [policies.*] are
 // compiled and instantiated here, so New can take a while on a cold cache.
 func New(ctx context.Context, cfg *config.Config, s Settings) (*Host, error) {
-	if cfg == nil {
-		cfg = config.Default()
-	}
-	rules, err := policy.Compile(cfg)
-	if err != nil {
-		return nil, err
-	}
-	h := &Host{cfg: cfg, rules: rules, maxResult: s.maxResult, now: time.Now}
+	h := &Host{maxResult: s.maxResult, now: time.Now}
+	h.settings = s
 	if s.audit != nil {
 		h.audit = audit.New(s.audit)
 	}
@@ -137,14 +128,11 @@ func New(ctx context.Context, cfg *config.Config, s Settings) (*Host, error) {
 		h.always = p
 	}
 	h.sessions = session.NewStore(h.always)
-	if err := h.loadPlugins(ctx, s); err != nil {
+	g, err := h.build(ctx, cfg, false)
+	if err != nil {
 		return nil, err
 	}
-	for _, p := range s.plugins {
-		if !h.addPlugin(p) {
-			return nil, fmt.Errorf("plugin %q implements none of policy.Checker, policy.Observer and policy.Lister", p.Name())
-		}
-	}
+	h.gen.Store(g)
 	return h, nil
 }
 
@@ -155,24 +143,25 @@ type Plugin interface {
 	Name() string
 }
 
-func (h *Host) addPlugin(p Plugin) bool {
+func (g *generation) addPlugin(p Plugin) bool {
 	c, isChecker := p.(policy.Checker)
 	if isChecker {
-		h.checkers = append(h.checkers, c)
+		g.checkers = append(g.checkers, c)
 	}
 	o, isObserver := p.(policy.Observer)
 	if isObserver {
-		h.observers = append(h.observers, o)
+		g.observers = append(g.observers, o)
 	}
 	l, isLister := p.(policy.Lister)
 	if isLister {
-		h.listers = append(h.listers, l)
+		g.listers = append(g.listers, l)
 	}
 	return isChecker || isObserver || isLister
 }
 
-// Config is the configuration the host was built from.
-func (h *Host) Config() *config.Config { return h.cfg }
+// Config is the configuration the host decides by now: the one it was
+// built from, or the last one Reload applied.
+func (h *Host) Config() *config.Config { return h.gen.Load().cfg }
 
 // Session returns the session with id, creating it on first use.
 func (h *Host) Session(id string) *session.Session { return h.sessions.Get(id) }
@@ -191,7 +180,7 @@ func (h *Host) OpenSessionFile(dir, id string) (*session.Session, *session.FileL
 // EndSession forgets a session and everything it remembered.
 func (h *Host) EndSession(id string) {
 	h.sessions.End(id)
-	h.lists.forget(id)
+	h.gen.Load().lists.forget(id)
 }
 
 // Approvals is the persistent approvals file, or nil.
@@ -199,11 +188,13 @@ func (h *Host) Approvals() *session.Persistent { return h.always }
 
 // Identity returns the app (and connector) a tool of server belongs to.
 func (h *Host) Identity(server string, tool *Tool) (app, connector string) {
-	return h.rules.Identity(server, tool)
+	return h.gen.Load().rules.Identity(server, tool)
 }
 
-// Check decides one call.
+// Check decides one call, wholly by the policy current when it starts.
 func (h *Host) Check(ctx context.Context, c Call) Decision {
+	g := h.acquire()
+	defer g.release()
 	s := h.sessions.Get(c.Session)
 	drifted := s.Pin(c.Server, c.Tool.Name, c.Tool.HashHex)
 	in := policy.Input{
@@ -214,10 +205,10 @@ func (h *Host) Check(ctx context.Context, c Call) Decision {
 		Labels:    s.Labels(),
 		Drifted:   drifted,
 		Approvals: s,
-		Plugins:   h.checkers,
+		Plugins:   g.checkers,
 		Context:   c.Context,
 	}
-	d := h.decide(ctx, &in)
+	d := g.decide(ctx, &in)
 	var added []string
 	if len(d.Labels) > 0 {
 		added = s.AddLabels(d.Labels...)
@@ -235,12 +226,16 @@ func (h *Host) Check(ctx context.Context, c Call) Decision {
 // tools/list for a session. It does not run plugins' list event: Filter
 // does, and Check applies both to every call.
 func (h *Host) Visible(sessionID, server string, tool *Tool) (bool, policy.Reason) {
+	return h.visible(h.gen.Load(), sessionID, server, tool)
+}
+
+func (h *Host) visible(g *generation, sessionID, server string, tool *Tool) (bool, policy.Reason) {
 	s := h.sessions.Get(sessionID)
 	drifted := false
 	if pinned, ok := s.Pinned(server, tool.Name); ok && pinned != tool.HashHex {
 		drifted = true
 	}
-	return h.rules.Visible(server, tool, drifted)
+	return g.rules.Visible(server, tool, drifted)
 }
 
 // Filter returns the tools of server that a session may see, in order:
@@ -249,12 +244,14 @@ func (h *Host) Visible(sessionID, server string, tool *Tool) (bool, policy.Reaso
 // (the default) hides every tool it could have hidden. A call to a tool
 // Filter would leave out is denied by Check, whether or not Filter ran.
 func (h *Host) Filter(ctx context.Context, sessionID, server string, tools []*Tool) []*Tool {
-	if len(h.listers) > 0 {
-		return h.filterListed(ctx, h.sessions.Get(sessionID), server, tools)
+	g := h.acquire()
+	defer g.release()
+	if len(g.listers) > 0 {
+		return g.filterListed(ctx, h.sessions.Get(sessionID), server, tools)
 	}
 	out := make([]*Tool, 0, len(tools))
 	for _, t := range tools {
-		if ok, _ := h.Visible(sessionID, server, t); ok {
+		if ok, _ := h.visible(g, sessionID, server, t); ok {
 			out = append(out, t)
 		}
 	}
@@ -265,11 +262,13 @@ func (h *Host) Filter(ctx context.Context, sessionID, server string, tools []*To
 // configured, or an audit log records observations. When it is false,
 // Observe changes nothing and a caller may skip it (and reading the result
 // it would pass).
-func (h *Host) Observes() bool { return len(h.observers) > 0 || h.audit != nil }
+func (h *Host) Observes() bool { return len(h.gen.Load().observers) > 0 || h.audit != nil }
 
 // Observe runs after a tool ran: plugins see the call and a bounded summary
 // of the result and may add session labels. It returns the labels added.
 func (h *Host) Observe(ctx context.Context, c Call, d *Decision, r Result) []string {
+	g := h.acquire()
+	defer g.release()
 	s := h.sessions.Get(c.Session)
 	text := r.Text
 	if len(text) > h.maxResult {
@@ -281,7 +280,7 @@ func (h *Host) Observe(ctx context.Context, c Call, d *Decision, r Result) []str
 		Result: text, IsError: r.IsError, Context: c.Context,
 	}
 	var labels []string
-	for _, o := range h.observers {
+	for _, o := range g.observers {
 		if !o.Matches(d.App, d.Tool) && (d.Connector == "" || !o.Matches(d.Server, d.Tool)) {
 			continue
 		}
@@ -356,15 +355,26 @@ func (h *Host) Approve(sessionID string, d *Decision, scope Scope) error {
 }
 
 // Close releases plugins and flushes nothing else: the audit writer belongs
-// to the caller.
+// to the caller. Calls deciding meanwhile finish first (each within its
+// plugins' deadlines); Close waits for them until ctx is done, and the
+// plugins are closed when the last one ends either way. Later calls must
+// not be made.
 func (h *Host) Close(ctx context.Context) error {
-	var errs []error
-	for _, c := range h.closers {
-		if err := c(ctx); err != nil {
-			errs = append(errs, err)
-		}
+	h.reloadMu.Lock()
+	if h.closed {
+		h.reloadMu.Unlock()
+		return nil
 	}
-	return errors.Join(errs...)
+	h.closed = true
+	g := h.gen.Load()
+	h.reloadMu.Unlock()
+	g.release()
+	select {
+	case <-g.done:
+		return g.closeErr
+	case <-ctx.Done():
+		return fmt.Errorf("closing the host: calls still deciding: %w", ctx.Err())
+	}
 }
 
 // Settings are the host's options. The zero value is not useful; start from

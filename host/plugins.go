@@ -8,12 +8,14 @@ import (
 )
 
 // loadPlugins compiles and instantiates the enabled [policies.*] plugins, in
-// config order. A plugin that fails to load still answers every event with
-// its on_error verdict (deny unless configured), so the host keeps serving
-// and fails closed; the load errors are kept for Warnings.
-func (h *Host) loadPlugins(ctx context.Context, s Settings) error {
+// config order, in a runtime of the generation's own (closing it closes
+// them). A plugin that fails to load still answers every event with its
+// on_error verdict (deny unless configured), so the host keeps serving and
+// fails closed; the load errors are kept for Warnings (and make Reload
+// refuse the generation).
+func (g *generation) loadPlugins(ctx context.Context, s Settings) error {
 	enabled := 0
-	for _, p := range h.cfg.Policies {
+	for _, p := range g.cfg.Policies {
 		if config.Bool(p.Enabled, true) {
 			enabled++
 		}
@@ -25,25 +27,26 @@ func (h *Host) loadPlugins(ctx context.Context, s Settings) error {
 	if err != nil {
 		return err
 	}
-	h.closers = append(h.closers, rt.Close)
-	ps, err := plugin.LoadAll(ctx, rt, h.cfg.Policies, nil)
+	g.closers = append(g.closers, rt.Close)
+	ps, err := plugin.LoadAll(ctx, rt, g.cfg.Policies, nil)
 	if err != nil {
-		h.warnings = append(h.warnings, err)
+		g.warnings = append(g.warnings, err)
 	}
 	for _, p := range ps {
 		if p.Handles(plugin.EventCheck) {
-			h.checkers = append(h.checkers, p)
+			g.checkers = append(g.checkers, p)
 		}
 		if p.Handles(plugin.EventObserve) {
-			h.observers = append(h.observers, p)
+			g.observers = append(g.observers, p)
 		}
 		if p.Handles(plugin.EventList) {
-			h.listers = append(h.listers, p)
+			g.listers = append(g.listers, p)
 		}
 	}
 	return nil
 }
 
 // Warnings are problems New found but served through, such as a plugin
-// that failed to load (it answers with its on_error verdict).
-func (h *Host) Warnings() []error { return h.warnings }
+// that failed to load (it answers with its on_error verdict). A Reload
+// that succeeded found none.
+func (h *Host) Warnings() []error { return h.gen.Load().warnings }

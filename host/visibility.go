@@ -19,6 +19,10 @@ import (
 // definition hash and whether it drifted from its pin. Otherwise the call
 // runs the list event again, over the list as last shown with the called
 // tool as it is now (docs/RATIONALE.md, "Hidden by a plugin is denied").
+//
+// The records belong to a policy generation (reload.go): what one set of
+// plugins said of a list says nothing of what the next set will, so a
+// Reload starts with none and every session's lists are asked again.
 
 // listKey names one tool list as plugins see it.
 type listKey struct{ session, server, app string }
@@ -86,32 +90,32 @@ func (l *lists) forget(sessionID string) {
 // applied first: a tool a plugin hides is denied as hidden, and a tool
 // whose list plugin failed with on_error = "ask" gets that plugin's ask at
 // step 5.
-func (h *Host) decide(ctx context.Context, in *policy.Input) Decision {
-	if len(h.listers) == 0 {
-		return h.rules.Decide(ctx, in)
+func (g *generation) decide(ctx context.Context, in *policy.Input) Decision {
+	if len(g.listers) == 0 {
+		return g.rules.Decide(ctx, in)
 	}
-	v := h.listVerdict(ctx, in)
+	v := g.listVerdict(ctx, in)
 	if v == nil {
-		return h.rules.Decide(ctx, in)
+		return g.rules.Decide(ctx, in)
 	}
 	switch v.verdict {
 	case policy.Deny:
-		return h.rules.DecideHidden(in, v.reason, v.step)
+		return g.rules.DecideHidden(in, v.reason, v.step)
 	case policy.Ask:
 		plugins := make([]policy.Checker, 0, len(in.Plugins)+1)
 		in.Plugins = append(append(plugins, in.Plugins...), listFailure{name: v.plugin, err: v.err})
 	}
-	return h.rules.Decide(ctx, in)
+	return g.rules.Decide(ctx, in)
 }
 
 // listVerdict is the list event's verdict on the called tool for the
 // session now: the stored record's when it saw this very tool with these
 // labels, else a fresh run. A tool the visibility gate hides gets none
 // (Decide says why).
-func (h *Host) listVerdict(ctx context.Context, in *policy.Input) *listVerdict {
-	app, _ := h.rules.Identity(in.Server, in.Tool)
+func (g *generation) listVerdict(ctx context.Context, in *policy.Input) *listVerdict {
+	app, _ := g.rules.Identity(in.Server, in.Tool)
 	key := listKey{in.Session, in.Server, app}
-	rec := h.lists.get(key)
+	rec := g.lists.get(key)
 	name := in.Tool.Name
 	if rec != nil {
 		if i, ok := rec.index[name]; ok && rec.tools[i].HashHex == in.Tool.HashHex &&
@@ -119,7 +123,7 @@ func (h *Host) listVerdict(ctx context.Context, in *policy.Input) *listVerdict {
 			return rec.verdicts[name]
 		}
 	}
-	ok, _, eff := h.rules.VisibleHints(in.Server, in.Tool, in.Drifted)
+	ok, _, eff := g.rules.VisibleHints(in.Server, in.Tool, in.Drifted)
 	if !ok {
 		return nil
 	}
@@ -141,20 +145,20 @@ func (h *Host) listVerdict(ctx context.Context, in *policy.Input) *listVerdict {
 	} else {
 		tools[at], effs[at], drifts[at] = in.Tool, eff, in.Drifted
 	}
-	return h.runList(ctx, key, in.Labels, tools, effs, drifts).verdicts[name]
+	return g.runList(ctx, key, in.Labels, tools, effs, drifts).verdicts[name]
 }
 
 // runList runs every list plugin over one app's tools, stores the record
 // and returns it. A plugin that fails applies its on_error to every tool
 // it could have hidden: deny hides them, ask leaves them listed and asks
 // at call time, abstain leaves them alone.
-func (h *Host) runList(ctx context.Context, key listKey, labels []string, tools []*Tool, effs []hints.Set, drifts []bool) *listRecord {
+func (g *generation) runList(ctx context.Context, key listKey, labels []string, tools []*Tool, effs []hints.Set, drifts []bool) *listRecord {
 	rec := &listRecord{labels: labels, tools: tools, hints: effs, drifted: drifts, index: make(map[string]int, len(tools))}
 	for i, t := range tools {
 		rec.index[t.Name] = i
 	}
 	in := policy.ListInput{Session: key.session, Labels: labels, Server: key.server, App: key.app, Tools: tools, Hints: effs}
-	for _, l := range h.listers {
+	for _, l := range g.listers {
 		names, err := l.List(ctx, &in)
 		if err != nil {
 			v := listOnError(l)
@@ -186,7 +190,7 @@ func (h *Host) runList(ctx context.Context, key listKey, labels []string, tools 
 				step: policy.Step{Step: policy.StepVisibility, Outcome: "hidden", Source: policy.StepPlugin + ":" + l.Name(), Detail: "hidden by the plugin's list event"}})
 		}
 	}
-	h.lists.put(key, rec)
+	g.lists.put(key, rec)
 	return rec
 }
 
@@ -239,7 +243,7 @@ func (f listFailure) Check(context.Context, *policy.CheckInput) policy.PluginVer
 // app's remaining tools through the list event (one run per app, as the
 // plugins' apps globs are matched per app), in the server's order. What
 // the plugins said is stored for the session's later calls.
-func (h *Host) filterListed(ctx context.Context, s *session.Session, server string, tools []*Tool) []*Tool {
+func (gen *generation) filterListed(ctx context.Context, s *session.Session, server string, tools []*Tool) []*Tool {
 	type group struct {
 		tools  []*Tool
 		effs   []hints.Set
@@ -251,12 +255,12 @@ func (h *Host) filterListed(ctx context.Context, s *session.Session, server stri
 	for _, t := range tools {
 		pinned, seen := s.Pinned(server, t.Name)
 		drifted := seen && pinned != t.HashHex
-		ok, _, eff := h.rules.VisibleHints(server, t, drifted)
+		ok, _, eff := gen.rules.VisibleHints(server, t, drifted)
 		if !ok {
 			continue
 		}
 		passed = append(passed, t)
-		app, _ := h.rules.Identity(server, t)
+		app, _ := gen.rules.Identity(server, t)
 		g := groups[app]
 		if g == nil {
 			g = &group{}
@@ -269,7 +273,7 @@ func (h *Host) filterListed(ctx context.Context, s *session.Session, server stri
 	hidden := map[*Tool]bool{}
 	for _, app := range apps {
 		g := groups[app]
-		rec := h.runList(ctx, listKey{s.ID(), server, app}, labels, g.tools, g.effs, g.drifts)
+		rec := gen.runList(ctx, listKey{s.ID(), server, app}, labels, g.tools, g.effs, g.drifts)
 		for _, t := range g.tools {
 			if v := rec.verdicts[t.Name]; v != nil && v.verdict == policy.Deny {
 				hidden[t] = true

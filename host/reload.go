@@ -1,0 +1,178 @@
+package host
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+
+	"github.com/toolwarden/toolwarden/host/audit"
+	"github.com/toolwarden/toolwarden/host/config"
+	"github.com/toolwarden/toolwarden/host/policy"
+)
+
+// A generation is one policy the host decides with: a config, its compiled
+// rules and the plugins loaded for it. It is never modified once published
+// (its list records are a cache of what its own plugins said), so a call
+// that took a generation at its start decides wholly by it, even when a
+// reload publishes the next one meanwhile. Sessions, approvals and the
+// audit log belong to the host and outlive every generation.
+type generation struct {
+	cfg       *config.Config
+	rules     *policy.Rules
+	checkers  []policy.Checker
+	observers []policy.Observer
+	listers   []policy.Lister
+	closers   []func(context.Context) error
+	warnings  []error
+	lists     lists // the list event's last answers, per session, server and app
+
+	// refs counts the calls using the generation, plus one while it is the
+	// host's current one. The call that drops it to zero closes the
+	// plugins: never while a call may still use them, and never twice.
+	refs atomic.Int64
+	// done is closed once the plugins were closed; closeErr says how.
+	closeOnce sync.Once
+	done      chan struct{}
+	closeErr  error
+}
+
+func newGeneration(cfg *config.Config, rules *policy.Rules) *generation {
+	g := &generation{cfg: cfg, rules: rules, done: make(chan struct{})}
+	g.refs.Store(1)
+	return g
+}
+
+// acquire returns the current generation, counted as in use until release.
+// A replaced generation whose count reached zero is closed and is never
+// handed out again: the loop takes the one that replaced it. Only a closed
+// host's generation is current at zero; a call made after Close gets it,
+// and its plugins answer as closed plugins do (their on_error verdict).
+func (h *Host) acquire() *generation {
+	for {
+		g := h.gen.Load()
+		n := g.refs.Load()
+		if n == 0 && h.gen.Load() != g {
+			continue
+		}
+		if g.refs.CompareAndSwap(n, n+1) {
+			return g
+		}
+	}
+}
+
+// release ends one use of g; the last one closes its plugins.
+func (g *generation) release() {
+	if g.refs.Add(-1) == 0 {
+		g.closeOnce.Do(g.close)
+	}
+}
+
+func (g *generation) close() {
+	var errs []error
+	for _, c := range g.closers {
+		if err := c(context.Background()); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	g.closeErr = errors.Join(errs...)
+	close(g.done)
+}
+
+// Reload makes cfg the host's policy without losing anything the host
+// remembers: sessions (approvals, pins, labels, counters), the approvals
+// file and the audit log stay. The new rules are compiled and the new
+// plugins loaded first, with the settings the host was built with; only
+// if all of that succeeds is the new policy put in place, at once for
+// every later call. A call already deciding finishes with the policy it
+// started with, and the old plugins are closed when the last such call
+// ends.
+//
+// An invalid cfg, or a plugin that fails to load (unlike New, which serves
+// through such a failure with the plugin's on_error verdict), is refused:
+// Reload returns why and the running policy keeps deciding. Either way an
+// audit log, if any, records a "reload" event. Reloads are serialised.
+func (h *Host) Reload(ctx context.Context, cfg *config.Config) error {
+	h.reloadMu.Lock()
+	defer h.reloadMu.Unlock()
+	if h.closed {
+		return errors.New("host is closed: cannot reload")
+	}
+	next, err := h.build(ctx, cfg, true)
+	if err != nil {
+		h.recordReload(cfg, err)
+		return err
+	}
+	old := h.gen.Swap(next)
+	h.recordReload(cfg, nil)
+	old.release()
+	return nil
+}
+
+// ReloadRefused records in the audit log (if any) a change that never
+// reached Reload, such as a config file that did not load, so that the
+// log shows every refused change.
+func (h *Host) ReloadRefused(files []string, cause error) {
+	if h.audit != nil {
+		h.audit.Write(audit.Record{Time: h.now(), Event: "reload", Decision: reloadRecord{Files: files, Outcome: "refused", Error: cause.Error()}})
+	}
+}
+
+// reloadRecord is the payload of a "reload" audit record.
+type reloadRecord struct {
+	Files   []string `json:"files,omitempty"`
+	Outcome string   `json:"outcome"` // "applied" or "refused"
+	Error   string   `json:"error,omitempty"`
+}
+
+func (h *Host) recordReload(cfg *config.Config, err error) {
+	if h.audit == nil {
+		return
+	}
+	var files []string
+	if cfg != nil {
+		files = cfg.Files
+	}
+	if err != nil {
+		h.ReloadRefused(files, err)
+		return
+	}
+	h.audit.Write(audit.Record{Time: h.now(), Event: "reload", Decision: reloadRecord{Files: files, Outcome: "applied"}})
+}
+
+// build compiles cfg and loads its plugins into a new generation. With
+// strict, a plugin that fails to load fails the build (Reload); without,
+// it is kept as a warning and answers with its on_error verdict (New).
+func (h *Host) build(ctx context.Context, cfg *config.Config, strict bool) (*generation, error) {
+	if cfg == nil {
+		cfg = config.Default()
+	}
+	rules, err := policy.Compile(cfg)
+	if err != nil {
+		return nil, err
+	}
+	g := newGeneration(cfg, rules)
+	if err := g.loadPlugins(ctx, h.settings); err != nil {
+		return nil, err
+	}
+	if strict && len(g.warnings) > 0 {
+		g.release()
+		return nil, fmt.Errorf("plugins did not load; the running policy stays:\n%w", errors.Join(g.warnings...))
+	}
+	for _, p := range h.settings.plugins {
+		if !g.addPlugin(p) {
+			g.release()
+			return nil, fmt.Errorf("plugin %q implements none of policy.Checker, policy.Observer and policy.Lister", p.Name())
+		}
+	}
+	return g, nil
+}
+
+// reloadState is the part of Host that Reload and Close coordinate on.
+type reloadState struct {
+	gen      atomic.Pointer[generation]
+	settings Settings
+	reloadMu sync.Mutex // one Reload (or Close) at a time
+	closed   bool       // guarded by reloadMu
+}
