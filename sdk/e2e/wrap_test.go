@@ -88,7 +88,7 @@ func TestWrapAsksAndHonoursTheAnswer(t *testing.T) {
 			q := ask.last()
 			mustContain(t, q.Params.Message, "write")
 			mustContain(t, q.Params.Message, "destructiveHint=true")
-			mustContain(t, q.Params.Message, `"what": "a"`)
+			mustContain(t, q.Params.Message, `what = "a"`)
 
 			out, isErr = c.call(t, "write", map[string]any{"what": "b"})
 			if !isErr || !strings.Contains(out, "denied") {
