@@ -195,6 +195,10 @@ func (h *Host) Identity(server string, tool *Tool) (app, connector string) {
 func (h *Host) Check(ctx context.Context, c Call) Decision {
 	g := h.acquire()
 	defer g.release()
+	return h.check(ctx, g, c)
+}
+
+func (h *Host) check(ctx context.Context, g *generation, c Call) Decision {
 	s := h.sessions.Get(c.Session)
 	drifted := s.Pin(c.Server, c.Tool.Name, c.Tool.HashHex)
 	in := policy.Input{
