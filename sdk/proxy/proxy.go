@@ -62,6 +62,8 @@ type Proxy struct {
 	paths     pathContexts // each upstream's paths, for path rules
 	resRoutes *resourceRoutes
 	relistMu  sync.Mutex // one relisting of resources at a time
+
+	listed lastListed // the tools the client was last listed (reload.go)
 }
 
 // route is one downstream tool: which upstream serves it, under which name,
@@ -536,11 +538,19 @@ func (p *Proxy) route(name string) *route {
 	return rt
 }
 
-// visibleTools renders the tools/list array for the session: each
+// visibleTools renders the tools/list array for the session (see
+// renderTools) and remembers it as what the client was last listed.
+func (p *Proxy) visibleTools(ctx context.Context) json.RawMessage {
+	tools := p.renderTools(ctx)
+	p.listed.remember(tools)
+	return tools
+}
+
+// renderTools renders the tools/list array for the session: each
 // upstream's tools in the upstream's order, filtered by the host (the
 // visibility gate and plugins' list event), each definition byte for byte
 // as the upstream sent it (renamed in proxy mode).
-func (p *Proxy) visibleTools(ctx context.Context) json.RawMessage {
+func (p *Proxy) renderTools(ctx context.Context) json.RawMessage {
 	p.mu.RLock()
 	routes := p.routes
 	p.mu.RUnlock()
