@@ -7,7 +7,9 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"os"
 	"regexp"
 	"slices"
@@ -60,6 +62,9 @@ type Case struct {
 	// ignore).
 	Extra  map[string]json.RawMessage `json:"extra"`
 	Expect Expect                     `json:"expect"`
+	// Steps, instead of one event, play several in one session: labels
+	// the plugin adds are carried to the next step (scenario.go).
+	Steps []Step `json:"steps"`
 }
 
 // Repeat is Times copies of Repeat (see Case.Expand).
@@ -70,30 +75,53 @@ type Repeat struct {
 
 // Expect is what a case checks; only the fields given are compared.
 type Expect struct {
-	Decision       *string         `json:"decision"`
-	Code           *string         `json:"code"`
-	Remember       *bool           `json:"remember"`
-	ReasonContains *string         `json:"reason_contains"`
-	Labels         *[]string       `json:"labels"`
-	Hide           *[]string       `json:"hide"`
-	NotHandled     bool            `json:"not_handled"`
-	Error          json.RawMessage `json:"error"` // true, or a substring of the fault
-	Describe       *struct {
+	Decision       *string   `json:"decision"`
+	Code           *string   `json:"code"`
+	Remember       *bool     `json:"remember"`
+	ReasonContains *string   `json:"reason_contains"`
+	Labels         *[]string `json:"labels"`
+	// SessionLabels is the session's labels after the event, as a set:
+	// what a scenario carries to its next step.
+	SessionLabels *[]string       `json:"session_labels"`
+	Hide          *[]string       `json:"hide"`
+	NotHandled    bool            `json:"not_handled"`
+	Error         json.RawMessage `json:"error"` // true, or a substring of the fault
+	Describe      *struct {
 		Name    *string   `json:"name"`
 		Version *string   `json:"version"`
 		Events  *[]string `json:"events"`
 	} `json:"describe"`
 }
 
-// ReadFile reads a case file.
+// ReadFile reads a case file. A key the format does not define is an
+// error that says where it is and what was probably meant (strict.go).
 func ReadFile(path string) (*File, error) {
 	raw, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
+	return Parse(path, raw)
+}
+
+// Parse reads a case file's bytes; name is the file name its errors give.
+func Parse(name string, raw []byte) (*File, error) {
+	if err := checkKeys(name, raw); err != nil {
+		var se *json.SyntaxError
+		if errors.As(err, &se) {
+			line, col := position(raw, int(se.Offset)-1)
+			return nil, fmt.Errorf("%s:%d:%d: %v", name, line, col, se)
+		}
+		if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
+			return nil, fmt.Errorf("%s: unexpected end of the file", name)
+		}
+		return nil, err
+	}
 	var f File
-	if err := json.Unmarshal(raw, &f); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+	if err := decodeStrict(raw, &f); err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	if err := f.validate(name); err != nil {
+		return nil, err
 	}
 	return &f, nil
 }
@@ -139,7 +167,12 @@ func (f *File) Run(ctx context.Context, rt *plugin.Runtime, bin []byte, defaultN
 			continue
 		}
 		start := time.Now()
-		problems := runCase(ctx, p, tc, pluginJSON)
+		var problems []string
+		if len(tc.Steps) > 0 {
+			problems = runScenario(ctx, p, tc, pluginJSON)
+		} else {
+			problems = runCase(ctx, p, tc, pluginJSON)
+		}
 		out = append(out, Result{Name: tc.Name, Problems: problems, Elapsed: time.Since(start)})
 	}
 	return out, nil
@@ -171,9 +204,20 @@ func caseEvent(raw json.RawMessage) (plugin.Event, string, error) {
 	return 0, "", fmt.Errorf("event %q: want describe, list, check, observe or a number", s)
 }
 
+// parts are the members of an envelope that a case or a step gives.
+type parts struct {
+	Session, Call, Baseline, Result, Server, App, Tools, Time json.RawMessage
+	Extra                                                     map[string]json.RawMessage
+}
+
+func (tc *Case) parts() *parts {
+	return &parts{Session: tc.Session, Call: tc.Call, Baseline: tc.Baseline, Result: tc.Result,
+		Server: tc.Server, App: tc.App, Tools: tc.Tools, Time: tc.Time, Extra: tc.Extra}
+}
+
 // buildInput assembles an envelope from a case's parts, in the host's key
 // order, with defaults for what the case leaves out.
-func buildInput(tc *Case, name string, pluginJSON []byte) []byte {
+func buildInput(tc *parts, name string, pluginJSON []byte) []byte {
 	var b bytes.Buffer
 	member := func(key string, v json.RawMessage, def string) {
 		if len(v) == 0 {
@@ -237,10 +281,15 @@ func runCase(ctx context.Context, p *plugin.Plugin, tc *Case, pluginJSON []byte)
 		if name == "" {
 			return []string{"a numbered event needs an \"input\""}
 		}
-		input = buildInput(tc, name, pluginJSON)
+		input = buildInput(tc.parts(), name, pluginJSON)
 	}
 	res, err := p.Raw(ctx, ev, input)
-	x := &tc.Expect
+	return checkExpect(ev, &tc.Expect, res, err, nil)
+}
+
+// checkExpect compares an event's outcome with what is expected of it.
+// session is the session's labels after the event (nil: not tracked).
+func checkExpect(ev plugin.Event, x *Expect, res plugin.Result, err error, session []string) []string {
 	var problems []string
 	bad := func(format string, args ...any) { problems = append(problems, fmt.Sprintf(format, args...)) }
 
@@ -299,6 +348,13 @@ func runCase(ctx context.Context, p *plugin.Plugin, tc *Case, pluginJSON []byte)
 	}
 	if x.Hide != nil && !sameSet(*x.Hide, res.Hide) {
 		bad("hide: want %v, got %v", *x.Hide, res.Hide)
+	}
+	if x.SessionLabels != nil {
+		if session == nil {
+			bad("session_labels: only a step of a scenario (\"steps\") carries a session")
+		} else if !sameSet(*x.SessionLabels, session) {
+			bad("session_labels: want %v, got %v", *x.SessionLabels, session)
+		}
 	}
 	return problems
 }
