@@ -111,7 +111,7 @@ func LoadLayers(layers ...Layer) (*Config, error) {
 	for i, ly := range layers {
 		raw := map[string]any{}
 		if _, err := toml.Decode(string(ly.Data), &raw); err != nil {
-			l.diags = append(l.diags, syntaxDiagnostic(ly.Name, ly.Data, err))
+			l.diags = append(l.diags, syntaxDiagnostics(ly.Name, ly.Data, err)...)
 			continue
 		}
 		l.layers = append(l.layers, &layer{
@@ -136,7 +136,7 @@ func LoadLayers(layers ...Layer) (*Config, error) {
 		cfg.Files = append(cfg.Files, ly.Name)
 	}
 	cfg.keys = l.resolvedKeys()
-	cfg.Warnings = Validate(cfg)
+	cfg.Warnings = append(Validate(cfg), l.topLevelTypos(merged)...)
 	sortDiagnostics(cfg.Warnings, layers)
 	if l.hasErrors() {
 		all := append(l.diags, cfg.Warnings...)
@@ -144,35 +144,6 @@ func LoadLayers(layers ...Layer) (*Config, error) {
 		return nil, &LoadError{Diagnostics: all}
 	}
 	return cfg, nil
-}
-
-// syntaxDiagnostic turns a parse failure into file:line:col plus the toml
-// library's own message.
-func syntaxDiagnostic(file string, data []byte, err error) Diagnostic {
-	d := Diagnostic{Pos: Position{File: file, Line: 1, Col: 1}, Message: "invalid TOML: " + err.Error()}
-	var pe toml.ParseError
-	if !errors.As(err, &pe) {
-		return d
-	}
-	d.Message = "invalid TOML: " + pe.Message
-	// The library's Line is the lexer's line, which has already moved past
-	// a newline that ends the bad token, while its Col is computed from the
-	// token's start offset. Derive both from that offset so they agree.
-	src := string(data)
-	switch {
-	case strings.HasPrefix(src, "\xef\xbb\xbf"):
-		src = src[3:]
-	case strings.HasPrefix(src, "\xff\xfe"), strings.HasPrefix(src, "\xfe\xff"):
-		src = src[2:]
-	}
-	if start := pe.Position.Start; start >= 0 && start <= len(src) {
-		before := src[:start]
-		d.Pos.Line = 1 + strings.Count(before, "\n")
-		d.Pos.Col = start - (strings.LastIndexByte(before, '\n') + 1) + 1
-	} else if pe.Position.Line > 0 {
-		d.Pos.Line, d.Pos.Col = pe.Position.Line, max(1, pe.Position.Col)
-	}
-	return d
 }
 
 // mergeTables deep-merges src into dst: tables merge, anything else
