@@ -2,9 +2,6 @@ package main
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -15,7 +12,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/toolwarden/toolwarden/host/config"
 	"github.com/toolwarden/toolwarden/host/plugin"
 	"github.com/toolwarden/toolwarden/host/plugin/plugintest"
 	"github.com/toolwarden/toolwarden/plugins"
@@ -69,8 +65,13 @@ func readPlugin(arg string) ([]byte, error) {
 
 // pluginRuntime is a runtime whose plugin logs go to stderr.
 func pluginRuntime(ctx context.Context, e *env) (*plugin.Runtime, error) {
+	return pluginRuntimeLogTo(ctx, e, e.stderr)
+}
+
+// pluginRuntimeLogTo is a runtime whose plugin logs go to w.
+func pluginRuntimeLogTo(ctx context.Context, e *env, w io.Writer) (*plugin.Runtime, error) {
 	opts := plugin.Options{
-		Logger: slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: slog.LevelInfo})),
+		Logger: slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: slog.LevelInfo})),
 	}
 	if dir := e.getenv("TOOLWARDEN_PLUGIN_CACHE"); dir != "" {
 		opts.CacheDir = dir
@@ -78,134 +79,14 @@ func pluginRuntime(ctx context.Context, e *env) (*plugin.Runtime, error) {
 	return plugin.NewRuntime(ctx, opts)
 }
 
-type inspectReport struct {
-	File     string              `json:"file"`
-	Size     int                 `json:"size"`
-	SHA256   string              `json:"sha256"`
-	ABI      string              `json:"abi"`
-	Problems []string            `json:"problems,omitempty"`
-	WASI     bool                `json:"wasi"`
-	Imports  []plugin.Extern     `json:"imports"`
-	Exports  []plugin.Extern     `json:"exports"`
-	Describe *plugin.Description `json:"describe,omitempty"`
-	Error    string              `json:"error,omitempty"`
-	LoadMs   float64             `json:"load_ms,omitempty"`
-}
-
-func runPluginInspect(e *env, args []string) int {
-	fs := flag.NewFlagSet("plugin inspect", flag.ContinueOnError)
-	fs.SetOutput(e.stderr)
-	cfgJSON := fs.String("config", "{}", "the policy's config table, as JSON, for describe")
-	asJSON := fs.Bool("json", false, "print the report as JSON")
-	fs.Usage = func() { pluginUsage(e.stderr) }
-	pos, err := parseInterleaved(fs, args)
-	if err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return exitOK
-		}
-		return exitUsage
-	}
-	if len(pos) != 1 {
-		pluginUsage(e.stderr)
-		return exitUsage
-	}
-	file := pos[0]
-	var cfg map[string]any
-	if err := json.Unmarshal([]byte(*cfgJSON), &cfg); err != nil {
-		fmt.Fprintf(e.stderr, "toolwarden plugin inspect: --config: %v\n", err)
-		return exitUsage
-	}
-	bin, err := readPlugin(file)
-	if err != nil {
-		fmt.Fprintln(e.stderr, "toolwarden plugin inspect:", err)
-		return exitError
-	}
-	ctx := context.Background()
-	rt, err := pluginRuntime(ctx, e)
-	if err != nil {
-		fmt.Fprintln(e.stderr, "toolwarden plugin inspect:", err)
-		return exitError
-	}
-	defer rt.Close(ctx)
-
-	sum := sha256.Sum256(bin)
-	rep := inspectReport{File: file, Size: len(bin), SHA256: hex.EncodeToString(sum[:])}
-	info, err := rt.Inspect(ctx, bin)
-	if err != nil {
-		rep.ABI = "refused"
-		rep.Error = err.Error()
-	} else {
-		rep.ABI, rep.Problems, rep.WASI = "v1", info.Problems, info.UsesWASI
-		rep.Imports, rep.Exports = info.Imports, info.Exports
-		if len(info.Problems) > 0 {
-			rep.ABI = "refused"
-		} else {
-			start := time.Now()
-			p, err := plugin.FromBytes(ctx, rt, &config.Policy{Name: policyName(file), Config: cfg}, bin)
-			rep.LoadMs = float64(time.Since(start).Microseconds()) / 1000
-			if err != nil {
-				rep.Error = err.Error()
-			} else {
-				d := p.Description()
-				rep.Describe = &d
-			}
-		}
-	}
-	if *asJSON {
-		enc := json.NewEncoder(e.stdout)
-		enc.SetIndent("", "  ")
-		_ = enc.Encode(rep)
-	} else {
-		printInspect(e.stdout, &rep)
-	}
-	if rep.ABI != "v1" || rep.Error != "" {
-		return exitError
-	}
-	return exitOK
-}
-
+// policyName names a policy after its file: builtin:argguard and
+// argguard.wasm are both "argguard".
 func policyName(file string) string {
 	if name, ok := strings.CutPrefix(file, "builtin:"); ok {
 		return name
 	}
 	base := file[strings.LastIndexAny(file, `/\`)+1:]
 	return strings.TrimSuffix(base, ".wasm")
-}
-
-func printInspect(w io.Writer, r *inspectReport) {
-	fmt.Fprintf(w, "%s: %d bytes, sha256 %s\n", r.File, r.Size, r.SHA256)
-	if r.ABI == "v1" {
-		fmt.Fprintln(w, "ABI:      v1 ok")
-	} else {
-		fmt.Fprintln(w, "ABI:      refused")
-		for _, p := range r.Problems {
-			fmt.Fprintln(w, "  -", p)
-		}
-	}
-	if r.Error != "" {
-		fmt.Fprintln(w, "load:     refused:", r.Error)
-	}
-	if r.WASI {
-		fmt.Fprintln(w, "WASI:     imported (sandboxed: no files, env or args; fake clocks; stdout/stderr to the log)")
-	} else {
-		fmt.Fprintln(w, "WASI:     not imported (pure sandbox)")
-	}
-	table := func(title string, xs []plugin.Extern) {
-		fmt.Fprintf(w, "%s (%d):\n", title, len(xs))
-		width := 0
-		for _, x := range xs {
-			width = max(width, len(x.Key()))
-		}
-		for _, x := range xs {
-			fmt.Fprintf(w, "  %-*s  %-6s %s\n", width, x.Key(), x.Kind, x.Signature)
-		}
-	}
-	table("imports", r.Imports)
-	table("exports", r.Exports)
-	if r.Describe != nil {
-		fmt.Fprintf(w, "describe: name %q, version %q, events %s (loaded in %.1f ms)\n",
-			r.Describe.Name, r.Describe.Version, strings.Join(r.Describe.Events, ", "), r.LoadMs)
-	}
 }
 
 // parseInterleaved parses flags given before, between or after the

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -37,6 +38,7 @@ func TestPluginInspect(t *testing.T) {
 		t.Fatalf("exit %d\n%s%s", code, out, errOut)
 	}
 	for _, want := range []string{
+		exampleWasm + ": ok\n",
 		"ABI:      v1 ok",
 		"WASI:     not imported (pure sandbox)",
 		"  toolwarden.input_read    func   (i32, i32) -> i32",
@@ -48,16 +50,67 @@ func TestPluginInspect(t *testing.T) {
 		}
 	}
 
-	code, out, _ = runPluginCLI(t, cache, "inspect", "--json", "../../host/plugin/testdata/hostile/badimport.wasm")
+	code, out, errOut = runPluginCLI(t, cache, "inspect", "--json", "../../host/plugin/testdata/hostile/badimport.wasm")
 	var rep inspectReport
-	if err := json.Unmarshal([]byte(out), &rep); err != nil || code != exitError || rep.ABI != "refused" ||
+	if err := json.Unmarshal([]byte(out), &rep); err != nil || code != exitError || rep.ABI != "refused" || !rep.Refused ||
 		len(rep.Problems) != 1 || !strings.Contains(rep.Problems[0], `import "env.system" is not granted`) {
 		t.Errorf("exit %d report %+v (%v)", code, rep, err)
 	}
+	if first, _, _ := strings.Cut(errOut, "\n"); !strings.HasPrefix(first, "toolwarden plugin inspect: ../../host/plugin/testdata/hostile/badimport.wasm: refused: import \"env.system\" is not granted") {
+		t.Errorf("stderr's first line is not the refusal:\n%s", errOut)
+	}
 
-	code, out, _ = runPluginCLI(t, cache, "inspect", "builtin:argguard", "--config", `{"rules":[{"arg":"a","ask_regex":"(("}]}`)
-	if code != exitError || !strings.Contains(out, "load:     refused: plugin \"argguard\": describe: error code 4 (bad config): rules[0].ask_regex") {
+	code, out, errOut = runPluginCLI(t, cache, "inspect", "builtin:argguard", "--config", `{"rules":[{"arg":"a","ask_regex":"(("}]}`)
+	const refused = `refused: plugin "argguard": describe: error code 4 (bad config): rules[0].ask_regex`
+	if code != exitError || !strings.Contains(out, "load:     "+refused) {
 		t.Errorf("exit %d\n%s", code, out)
+	}
+	if first, _, _ := strings.Cut(errOut, "\n"); !strings.HasPrefix(first, "toolwarden plugin inspect: builtin:argguard: "+refused) {
+		t.Errorf("stderr's first line is not the refusal:\n%s", errOut)
+	}
+	if first, _, _ := strings.Cut(out, "\n"); !strings.HasPrefix(first, "builtin:argguard: REFUSED: ") {
+		t.Errorf("stdout's first line does not say refused:\n%s", out)
+	}
+}
+
+// Every key of `plugin inspect --json` is snake_case, like the ABI's JSON.
+func TestPluginInspectJSONKeysAreSnakeCase(t *testing.T) {
+	t.Parallel()
+	code, out, errOut := runPluginCLI(t, t.TempDir(), "inspect", "--json", exampleWasm)
+	if code != exitOK {
+		t.Fatalf("exit %d\n%s%s", code, out, errOut)
+	}
+	var doc any
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatal(err)
+	}
+	snake := regexp.MustCompile(`^[a-z0-9]+(_[a-z0-9]+)*$`)
+	var walk func(v any, path string)
+	seen := 0
+	walk = func(v any, path string) {
+		switch v := v.(type) {
+		case map[string]any:
+			for k, x := range v {
+				seen++
+				if !snake.MatchString(k) {
+					t.Errorf("%s: key %q is not snake_case", path, k)
+				}
+				walk(x, path+"."+k)
+			}
+		case []any:
+			for _, x := range v {
+				walk(x, path+"[]")
+			}
+		}
+	}
+	walk(doc, "")
+	for _, want := range []string{`"module": "toolwarden"`, `"signature": "(i32, i32) -> i32"`, `"describe": {`, `"load_ms"`} {
+		if !strings.Contains(out, want) {
+			t.Errorf("report lacks %s:\n%s", want, out)
+		}
+	}
+	if seen < 20 {
+		t.Errorf("only %d keys seen", seen)
 	}
 }
 

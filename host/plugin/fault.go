@@ -75,5 +75,29 @@ func (f *Fault) Error() string { return "plugin " + strconv.Quote(f.Plugin) + ":
 func (f *Fault) Unwrap() error { return f.Err }
 
 func (p *Plugin) fault(kind FaultKind, msg string, err error) *Fault {
+	if kind == FaultTrap && p.mod != nil && p.mod.isCommand() {
+		msg += commandHint
+	}
 	return &Fault{Plugin: p.name, Kind: kind, Msg: msg, Err: err}
+}
+
+// commandHint ends the message of a trap in a WASI command module. Go
+// builds one without -buildmode=c-shared; its runtime then traps in every
+// export ("wasmexport function called before runtime initialization", in
+// the plugin log only), and a bare "unreachable" says nothing of the fix.
+const commandHint = " (the module is a WASI command: it exports _start, not _initialize, so its runtime never started; " +
+	"build Go plugins with -buildmode=c-shared, C ones with -mexec-model=reactor)"
+
+// isCommand reports a module that exports _start and no _initialize. The
+// host runs only _initialize (ABI.md section 1).
+func (m *module) isCommand() bool {
+	if m.hasInit {
+		return false
+	}
+	for _, e := range m.exports {
+		if e.Name == "_start" && e.Kind == "func" {
+			return true
+		}
+	}
+	return false
 }
