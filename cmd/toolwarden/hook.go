@@ -8,8 +8,10 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/toolwarden/toolwarden/host"
+	"github.com/toolwarden/toolwarden/host/session"
 	"github.com/toolwarden/toolwarden/sdk/hook"
 )
 
@@ -31,7 +33,9 @@ func runHook(e *env, args []string) int {
 	fs.Var(&configs, "config", "config file (repeatable)")
 	agentName := fs.String("agent", "claude", "the agent that runs the hook: claude, gemini or codex")
 	stateDir := fs.String("state-dir", "", "where sessions live between hook processes (default: the user cache dir)")
-	toolsFile := fs.String("tools", "", `tool definitions by server, {"server": [tools/list entries]}, so annotations count in hook mode`)
+	toolsFile := fs.String("tools", "", `tool definitions by server, {"server": [tools/list entries]}, read instead of the tool catalog`)
+	catalogDir := catalogFlag(fs, e)
+	approvals := fs.String("approvals", "", "the \"always\" approvals file wrap and proxy write, read here (default: "+displayApprovalsPath()+")")
 	auditPath := fs.String("audit", "", "append a JSON Lines record per decision to this file")
 	if err := fs.Parse(args); err != nil {
 		return exitUsage
@@ -60,6 +64,9 @@ func runHook(e *env, args []string) int {
 		return fail("%v", err)
 	}
 	settings := host.Defaults()
+	if path := hookApprovalsPath(e, *approvals); path != "" {
+		settings = settings.WithApprovalsFile(path)
+	}
 	if *auditPath != "" {
 		f, err := os.OpenFile(*auditPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
 		if err != nil {
@@ -89,9 +96,13 @@ func runHook(e *env, args []string) int {
 	}
 	defer lock.Close()
 
-	tool, err := hookTool(*toolsFile, ev)
+	def, err := hookDefinition(e, *toolsFile, catalogDir, ev)
 	if err != nil {
 		return fail("%v", err)
+	}
+	tool := def.Tool
+	if def.Listed {
+		adoptListed(sess, ev.Server, tool)
 	}
 	call := host.Call{Session: ev.Session, Server: ev.Server, Tool: tool, Arguments: ev.Input, Context: ev.ServerContext(cfg, e.getenv)}
 	d := h.Check(ctx, call)
@@ -107,34 +118,79 @@ func runHook(e *env, args []string) int {
 	if err := lock.Save(sess); err != nil {
 		return fail("saving session: %v", err)
 	}
-	out := hook.Render(agent, &d, ev.Input)
+	out := hook.Render(agent, &d, ev.Input, def.Notes...)
 	e.stdout.Write(out.Stdout)
 	return out.Exit
 }
 
-// hookTool finds the tool's definition in the tools file, or makes a
-// name-only one: without annotations the spec's pessimistic defaults apply.
-func hookTool(path string, ev *hook.Event) (*host.Tool, error) {
-	if path != "" {
-		data, err := os.ReadFile(path)
-		if err != nil {
-			return nil, err
+// hookDefinition finds the tool's definition: in the tools file when one
+// is given (an unreadable one blocks the call: it was asked for), else in
+// the tool catalog (an unusable one is reported and counts as absent), else
+// by name alone, where the spec's pessimistic defaults apply.
+func hookDefinition(e *env, toolsFile string, catalogDir func() (string, error), ev *hook.Event) (hook.Definition, error) {
+	if toolsFile != "" {
+		t, listed, err := toolsFileTool(toolsFile, ev)
+		return hook.Definition{Tool: t, Listed: listed}, err
+	}
+	dir, err := catalogDir()
+	if err != nil {
+		fmt.Fprintf(e.stderr, "toolwarden hook: warning: %v\n", err)
+	}
+	def := ev.Definition(dir, time.Now())
+	if def.Warning != nil {
+		fmt.Fprintf(e.stderr, "toolwarden hook: warning: %v\n", def.Warning)
+	}
+	return def, nil
+}
+
+// toolsFileTool finds the tool in a --tools file.
+func toolsFileTool(path string, ev *hook.Event) (*host.Tool, bool, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, false, err
+	}
+	var byServer map[string][]json.RawMessage
+	if err := json.Unmarshal(data, &byServer); err != nil {
+		return nil, false, fmt.Errorf("%s: %w", path, err)
+	}
+	for _, raw := range byServer[ev.Server] {
+		var probe struct {
+			Name string `json:"name"`
 		}
-		var byServer map[string][]json.RawMessage
-		if err := json.Unmarshal(data, &byServer); err != nil {
-			return nil, fmt.Errorf("%s: %w", path, err)
-		}
-		for _, raw := range byServer[ev.Server] {
-			var probe struct {
-				Name string `json:"name"`
-			}
-			if json.Unmarshal(raw, &probe) == nil && probe.Name == ev.Tool {
-				return host.ParseTool(raw)
-			}
+		if json.Unmarshal(raw, &probe) == nil && probe.Name == ev.Tool {
+			t, err := host.ParseTool(raw)
+			return t, err == nil, err
 		}
 	}
-	raw, _ := json.Marshal(map[string]string{"name": ev.Tool})
-	return host.ParseTool(raw)
+	return hook.NameOnly(ev.Tool), false, nil
+}
+
+// adoptListed lets a listed definition take the place of a pin made while
+// the tool was known by name alone: that pin recorded what toolwarden did
+// not know, not what the server said, so learning the definition is not
+// the server changing it. Any other pin stays, and a different definition
+// is drift.
+func adoptListed(sess *session.Session, server string, tool *host.Tool) {
+	pinned, ok := sess.Pinned(server, tool.Name)
+	if ok && pinned != tool.HashHex && pinned == hook.NameOnly(tool.Name).HashHex {
+		sess.Repin(server, tool.Name, tool.HashHex)
+	}
+}
+
+// hookApprovalsPath is the approvals file a hook reads: --approvals, else
+// wrap's and proxy's default, so that "always" approvals given through
+// them count here too. A hook never adds one (its agent's answer to an
+// ask is not seen by toolwarden). Without a user config dir there is none.
+func hookApprovalsPath(e *env, flagged string) string {
+	if flagged != "" {
+		return flagged
+	}
+	p, err := defaultApprovalsPath()
+	if err != nil {
+		fmt.Fprintf(e.stderr, "toolwarden hook: warning: %v; no \"always\" approvals apply\n", err)
+		return ""
+	}
+	return p
 }
 
 // responseText flattens a tool response for observe: a JSON string as its

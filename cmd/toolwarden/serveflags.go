@@ -109,5 +109,6 @@ func (f *serveFlags) options(e *env) proxy.Options {
 		WithServerInfo("toolwarden", version).
 		WithMaxArgumentBytes(f.maxArgBytes).
 		WithApprovalTimeout(f.approvalTimeout).
-		WithLogger(f.logger(e))
+		WithLogger(f.logger(e)).
+		WithCatalog(listedCatalogDir(e))
 }

@@ -159,9 +159,13 @@ type Output struct {
 // Render turns a decision on a call with these arguments into the agent's
 // answer to a before-event. An ask or a deny shows the arguments as an
 // approval prompt does (policy.ViewArguments): flagged ones first, long
-// values cut one by one, with the digest of the whole.
-func Render(agent Agent, d *policy.Decision, args json.RawMessage) Output {
+// values cut one by one, with the digest of the whole. Notes (where the
+// tool's definition came from, or why there is none) follow the reasons.
+func Render(agent Agent, d *policy.Decision, args json.RawMessage, notes ...string) Output {
 	reason := Reason(d)
+	for _, n := range notes {
+		reason += "; " + policy.OneLine(n)
+	}
 	if d.Decision == policy.Ask && agent != Claude {
 		reason += "; " + NeedsApproval(d)
 	}

@@ -4,6 +4,8 @@ import (
 	"io"
 	"log/slog"
 	"time"
+
+	"github.com/toolwarden/toolwarden/sdk/internal/catalog"
 )
 
 // Options configure a Proxy. Start from Defaults and chain With... calls;
@@ -18,6 +20,7 @@ type Options struct {
 	log              *slog.Logger
 	waitForUpstreams bool
 	workers          int
+	catalog          *catalog.Writer // see WithCatalog
 }
 
 // Default limits.

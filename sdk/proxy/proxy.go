@@ -478,10 +478,11 @@ func (p *Proxy) shutdown() {
 	}
 	wg.Wait()
 	p.h.EndSession(p.session)
+	p.flushCatalog()
 }
 
 // upstreamChanged runs when an upstream's tool list changed.
-func (p *Proxy) upstreamChanged(*upstream.Client) { p.rebuild() }
+func (p *Proxy) upstreamChanged(u *upstream.Client) { p.rebuild(); p.listedToCatalog(u) }
 
 // stubSchema is what mcp-go holds for each tool. mcp-go only routes calls;
 // tools/list answers are rewritten with the upstream's own definitions (see

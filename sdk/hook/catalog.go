@@ -1,0 +1,104 @@
+package hook
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"time"
+
+	"github.com/toolwarden/toolwarden/host"
+	"github.com/toolwarden/toolwarden/sdk/internal/catalog"
+)
+
+// CatalogEntry is one server's tools in the tool catalog: the definitions
+// as the server listed them, when, and who listed them.
+type CatalogEntry = catalog.Entry
+
+// StaleAfter is the age past which a catalog entry is still used but the
+// decision's reason says how old it is: the server may have changed since.
+const StaleAfter = 7 * 24 * time.Hour
+
+// DefaultCatalogDir is the tool catalog's folder: $TOOLWARDEN_CATALOG, else
+// <user cache dir>/toolwarden/catalog, read through getenv. "" with a nil
+// error means TOOLWARDEN_CATALOG=off.
+func DefaultCatalogDir(getenv func(string) string) (string, error) {
+	return catalog.DefaultDir(getenv)
+}
+
+// WriteCatalog stores e in the catalog at dir, atomically.
+func WriteCatalog(dir string, e *CatalogEntry) error { return catalog.Write(dir, e) }
+
+// ReadCatalog returns every entry of the catalog at dir, by server name,
+// and an error for each file that cannot be used.
+func ReadCatalog(dir string) ([]*CatalogEntry, []error) { return catalog.ReadAll(dir) }
+
+// Definition is what a hook knows of an event's tool.
+type Definition struct {
+	Tool *host.Tool
+	// Listed is true when the definition came from the catalog.
+	Listed bool
+	// Notes are said after the decision's reasons: where the definition
+	// came from when that matters (an old entry), or why there is none.
+	Notes []string
+	// Warning is a catalog fault to report on stderr (a corrupt file).
+	Warning error
+}
+
+// Definition finds the event's tool in the catalog at dir. An agent's own
+// tool, a server or tool the catalog does not list, and a catalog file
+// that cannot be used all give the tool by name alone: no annotations, so
+// the spec's pessimistic defaults apply. The catalog can only add what the
+// server claimed, never take a default away.
+func (ev *Event) Definition(dir string, now time.Time) Definition {
+	bare := Definition{Tool: NameOnly(ev.Tool)}
+	if !ev.MCP {
+		return bare
+	}
+	sync := "run `toolwarden tools sync` (or use the server through `toolwarden wrap`) so that its annotations count"
+	if dir == "" {
+		bare.Notes = append(bare.Notes, "no tool catalog (TOOLWARDEN_CATALOG=off, or no user cache dir): annotations unknown, pessimistic defaults apply")
+		return bare
+	}
+	e, err := catalog.Read(dir, ev.Server)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		bare.Notes = append(bare.Notes, fmt.Sprintf("server %q is not in the tool catalog: annotations unknown, pessimistic defaults apply; %s", ev.Server, sync))
+		return bare
+	case err != nil:
+		bare.Warning = err
+		bare.Notes = append(bare.Notes, fmt.Sprintf("the tool catalog's entry for server %q cannot be read: annotations unknown, pessimistic defaults apply; %s", ev.Server, sync))
+		return bare
+	}
+	raw, ok := e.Find(ev.Tool)
+	if !ok {
+		bare.Notes = append(bare.Notes, fmt.Sprintf("tool %q is not in the tool catalog's list for server %q (listed %s by %s): annotations unknown, pessimistic defaults apply; %s",
+			ev.Tool, ev.Server, e.ListedAt.Format(time.RFC3339), e.Source, sync))
+		return bare
+	}
+	t, err := host.ParseTool(raw)
+	if err != nil {
+		bare.Warning = fmt.Errorf("tool catalog, server %q: %w", ev.Server, err)
+		bare.Notes = append(bare.Notes, fmt.Sprintf("the tool catalog's definition of %q cannot be read: annotations unknown, pessimistic defaults apply", ev.Tool))
+		return bare
+	}
+	d := Definition{Tool: t, Listed: true}
+	if age := e.Age(now); age > StaleAfter {
+		d.Notes = append(d.Notes, fmt.Sprintf("definition from the tool catalog, listed %s ago (%s) by %s; run `toolwarden tools sync` to refresh it",
+			age.Round(time.Hour), e.ListedAt.Format(time.RFC3339), e.Source))
+	}
+	return d
+}
+
+// NameOnly is a tool known by its name alone, as a hook without a
+// definition sees it.
+func NameOnly(name string) *host.Tool {
+	raw, _ := json.Marshal(map[string]string{"name": name})
+	t, err := host.ParseTool(raw)
+	if err != nil {
+		// Only an empty name fails, and events without a tool name are
+		// refused by Parse.
+		t = &host.Tool{Name: name}
+	}
+	return t
+}

@@ -1,0 +1,50 @@
+package hook
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+
+	"github.com/toolwarden/toolwarden/sdk/internal/catalog"
+	"github.com/toolwarden/toolwarden/sdk/internal/upstream"
+)
+
+// Listed is what listing one server gave: its catalog entry, or why not.
+type Listed struct {
+	Server Server
+	Entry  *CatalogEntry
+	Err    error
+}
+
+// List starts s (a stdio command, or an HTTP session), reads its whole
+// tools/list within timeout, and stops it. The entry's tools are the
+// definitions as the server sent them, minus those toolwarden could not
+// read (no name) or saw twice, as in the proxy.
+func List(ctx context.Context, s Server, timeout time.Duration, version string) Listed {
+	if s.Err != nil {
+		return Listed{Server: s, Err: s.Err}
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	spec := s.Spec
+	if spec.StartupTimeout == 0 || spec.StartupTimeout > timeout {
+		spec.StartupTimeout = timeout
+	}
+	c := upstream.New(spec, version, nil)
+	defer c.Close()
+	if err := c.Start(ctx); err != nil {
+		return Listed{Server: s, Err: err}
+	}
+	tools := c.Tools()
+	raws := make([]json.RawMessage, len(tools))
+	for i, t := range tools {
+		raws[i] = t.Raw
+	}
+	return Listed{Server: s, Entry: &CatalogEntry{
+		Version:  catalog.Version,
+		Server:   s.Name,
+		Source:   "toolwarden tools sync: " + s.Source,
+		ListedAt: time.Now().UTC(),
+		Tools:    raws,
+	}}
+}

@@ -1,0 +1,237 @@
+// Package catalog is the tool catalog: per user, one JSON file per MCP
+// server holding that server's tool definitions exactly as it last listed
+// them, when, and who listed them. `toolwarden tools sync` and every wrap
+// and proxy write it; hook mode reads it, because an agent's hook event
+// names a tool but carries none of its annotations.
+//
+// A file that cannot be read, or is not what this package writes, is
+// treated as absent: the catalog only ever supplies what a server claimed,
+// and without it the spec's pessimistic defaults apply.
+//
+//	e := &catalog.Entry{Server: "fs", Source: "toolwarden wrap: npx ...", ListedAt: time.Now(), Tools: raws}
+//	err := catalog.Write(dir, e)
+//	got, err := catalog.Read(dir, "fs")
+package catalog
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+)
+
+// Version is the file format's version.
+const Version = 1
+
+// maxFileSize bounds what is read of one file: a server with thousands of
+// large tool definitions fits, a runaway file is refused.
+const maxFileSize = 16 << 20
+
+// Entry is one server's tools as last listed.
+type Entry struct {
+	Version int    `json:"version"`
+	Server  string `json:"server"`
+	// Source says who listed the tools: "toolwarden wrap: CMD ARGS",
+	// "toolwarden tools sync: FILE (mcpServers.NAME)".
+	Source   string    `json:"source"`
+	ListedAt time.Time `json:"listed_at"`
+	// Tools are the definitions of tools/list's "tools", byte for byte.
+	Tools []json.RawMessage `json:"tools"`
+}
+
+// ErrCorrupt marks a catalog file that exists but cannot be used.
+var ErrCorrupt = errors.New("catalog file is corrupt")
+
+// Find returns the definition of the tool named name, if listed.
+func (e *Entry) Find(name string) (json.RawMessage, bool) {
+	for _, raw := range e.Tools {
+		var probe struct {
+			Name string `json:"name"`
+		}
+		if json.Unmarshal(raw, &probe) == nil && probe.Name == name {
+			return raw, true
+		}
+	}
+	return nil, false
+}
+
+// Names are the listed tools' names, in listing order.
+func (e *Entry) Names() []string {
+	out := make([]string, 0, len(e.Tools))
+	for _, raw := range e.Tools {
+		var probe struct {
+			Name string `json:"name"`
+		}
+		if json.Unmarshal(raw, &probe) == nil {
+			out = append(out, probe.Name)
+		}
+	}
+	return out
+}
+
+// Age is how long ago the tools were listed.
+func (e *Entry) Age(now time.Time) time.Duration { return now.Sub(e.ListedAt) }
+
+// FileName is the file that holds server's entry: the name itself when it
+// is a plain file name, else a digest of it, so that no server name can
+// reach outside the catalog folder or collide with another.
+func FileName(server string) string {
+	if plainName(server) {
+		return server + ".json"
+	}
+	sum := sha256.Sum256([]byte(server))
+	return "~" + hex.EncodeToString(sum[:16]) + ".json"
+}
+
+func plainName(s string) bool {
+	if s == "" || len(s) > 100 || s[0] == '.' || s[0] == '~' {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_' || c == '.') {
+			return false
+		}
+	}
+	return true
+}
+
+// Write stores e as its server's file in dir, atomically: a temporary file
+// in the same folder renamed over the old one, so a reader sees the old
+// entry or the new one, never half of one, and concurrent writers (two
+// wraps of one server) each leave a whole file.
+func Write(dir string, e *Entry) error {
+	if e.Server == "" {
+		return errors.New("catalog entry has no server name")
+	}
+	c := *e
+	c.Version = Version
+	if c.Tools == nil {
+		c.Tools = []json.RawMessage{}
+	}
+	data, err := json.MarshalIndent(&c, "", "  ")
+	if err != nil {
+		return fmt.Errorf("catalog entry for %s: %w", e.Server, err)
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return fmt.Errorf("catalog folder: %w", err)
+	}
+	tmp, err := os.CreateTemp(dir, ".tmp-*")
+	if err != nil {
+		return fmt.Errorf("catalog: %w", err)
+	}
+	_, werr := tmp.Write(append(data, '\n'))
+	if werr == nil {
+		werr = tmp.Sync()
+	}
+	if cerr := tmp.Close(); werr == nil {
+		werr = cerr
+	}
+	if werr == nil {
+		werr = os.Rename(tmp.Name(), filepath.Join(dir, FileName(e.Server)))
+	}
+	if werr != nil {
+		os.Remove(tmp.Name())
+		return fmt.Errorf("catalog: writing %s: %w", FileName(e.Server), werr)
+	}
+	return nil
+}
+
+// Read returns server's entry from dir. A missing file is an error that
+// matches fs.ErrNotExist; a file that is not a catalog entry for server is
+// one that matches ErrCorrupt.
+func Read(dir, server string) (*Entry, error) {
+	return readFile(filepath.Join(dir, FileName(server)), server)
+}
+
+func readFile(path, server string) (*Entry, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, maxFileSize+1))
+	if err != nil {
+		return nil, err
+	}
+	e, err := Parse(data)
+	if err == nil && server != "" && e.Server != server {
+		err = fmt.Errorf("%w: it holds server %q", ErrCorrupt, e.Server)
+	}
+	if len(data) > maxFileSize {
+		err = fmt.Errorf("%w: larger than %d bytes", ErrCorrupt, maxFileSize)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w (run `toolwarden tools sync` to write it again)", path, err)
+	}
+	return e, nil
+}
+
+// Parse reads one catalog file strictly: the version this package writes,
+// a server name, and tools that are JSON objects. Anything else is
+// ErrCorrupt.
+func Parse(data []byte) (*Entry, error) {
+	var e Entry
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&e); err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrCorrupt, err)
+	}
+	if dec.More() {
+		return nil, fmt.Errorf("%w: data after the entry", ErrCorrupt)
+	}
+	switch {
+	case e.Version != Version:
+		return nil, fmt.Errorf("%w: version %d, want %d", ErrCorrupt, e.Version, Version)
+	case e.Server == "":
+		return nil, fmt.Errorf("%w: no server name", ErrCorrupt)
+	case e.ListedAt.IsZero():
+		return nil, fmt.Errorf("%w: no listed_at time", ErrCorrupt)
+	case e.Tools == nil:
+		return nil, fmt.Errorf("%w: no tools array", ErrCorrupt)
+	}
+	for i, raw := range e.Tools {
+		if t := bytes.TrimSpace(raw); len(t) == 0 || t[0] != '{' {
+			return nil, fmt.Errorf("%w: tools[%d] is not an object", ErrCorrupt, i)
+		}
+	}
+	return &e, nil
+}
+
+// ReadAll returns every entry in dir, sorted by server name, and an error
+// for each file that could not be read. A missing dir holds no entries.
+func ReadAll(dir string) ([]*Entry, []error) {
+	names, err := os.ReadDir(dir)
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return nil, nil
+		}
+		return nil, []error{err}
+	}
+	var out []*Entry
+	var errs []error
+	for _, n := range names {
+		if n.IsDir() || !strings.HasSuffix(n.Name(), ".json") || strings.HasPrefix(n.Name(), ".") {
+			continue
+		}
+		e, err := readFile(filepath.Join(dir, n.Name()), "")
+		if err == nil && FileName(e.Server) != n.Name() {
+			err = fmt.Errorf("%s: %w: it holds server %q", filepath.Join(dir, n.Name()), ErrCorrupt, e.Server)
+		}
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		out = append(out, e)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Server < out[j].Server })
+	return out, errs
+}
