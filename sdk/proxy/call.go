@@ -335,6 +335,9 @@ func (p *Proxy) decide(ctx context.Context, req *callRequest, dc *decided) (step
 	name := req.Name
 	rt := p.route(name)
 	if rt == nil {
+		if out, ok := p.unstarted(name); ok {
+			return stepDone, out
+		}
 		return stepDone, made(toolError("toolwarden: there is no tool %q (list the tools again: its server may no longer offer it).", name))
 	}
 	args := bytes.TrimSpace(req.Arguments)

@@ -149,6 +149,9 @@ func (p *Proxy) Run(ctx context.Context, in io.Reader, out io.Writer) error {
 		case <-ctx.Done():
 			return ctx.Err()
 		}
+		if serr := p.startupFailure(); serr != nil {
+			return p.refuse(ctx, pr, listening, serr) // see startup.go
+		}
 	}
 
 	opts := []server.ServerOption{
@@ -436,17 +439,20 @@ func (p *Proxy) stopCalls() {
 	p.inflight.Wait()
 }
 
-// startAll starts every upstream at once; one that fails keeps being
-// retried in the background (with its backoff) until it comes up, and its
-// tools then appear with notifications/tools/list_changed.
+// startAll starts every upstream at once; one that fails is reported (see
+// startup.go) and keeps being retried in the background (with its
+// backoff) until it comes up, and its tools then appear with
+// notifications/tools/list_changed.
 func (p *Proxy) startAll(ctx context.Context) {
 	p.awaitHello(ctx)
 	var wg sync.WaitGroup
 	for _, u := range p.ups {
 		wg.Go(func() {
 			if err := u.Start(ctx); err != nil {
-				p.log.Error("upstream did not start", "server", u.Name(), "cmd", u.Spec().Describe(), "err", err)
-				go p.keepTrying(ctx, u)
+				p.startFailed(u, err)
+				if !p.opts.waitForUpstreams { // else Run gives up (see refuse)
+					go p.keepTrying(ctx, u)
+				}
 			}
 		})
 	}
