@@ -158,7 +158,7 @@ func (h *Host) build(ctx context.Context, cfg *config.Config, strict bool) (*gen
 	}
 	if strict && len(g.warnings) > 0 {
 		g.release()
-		return nil, fmt.Errorf("plugins did not load; the running policy stays:\n%w", errors.Join(g.warnings...))
+		return nil, fmt.Errorf("the plugins of the new config did not load:\n%w", errors.Join(g.warnings...))
 	}
 	for _, p := range h.settings.plugins {
 		if !g.addPlugin(p) {

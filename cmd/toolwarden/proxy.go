@@ -25,6 +25,7 @@ func runProxy(e *env, args []string) int {
 		`Serves MCP on stdin/stdout in front of every enabled [mcp_servers.<name>] of the
 config (stdio and streamable HTTP), each tool as <name>__<tool>. Hidden tools are
 left out, every call is decided by policy, asks become approval prompts.`)
+	watch := watchFlag(fs)
 	if code, ok := fs.parse(args); !ok {
 		return code
 	}
@@ -51,6 +52,7 @@ left out, every call is decided by policy, asks become approval prompts.`)
 		return exitError
 	}
 	p := proxy.New(h, specs, pf.options(e).WithNamespace(true))
+	defer watch(ctx, e, pf, h, p)()
 	if err := p.Run(ctx, e.stdin, e.stdout); err != nil && !errors.Is(err, io.EOF) {
 		fmt.Fprintln(e.stderr, "toolwarden proxy:", err)
 		return exitError

@@ -27,6 +27,7 @@ policy, and asks become approval prompts (MCP elicitation) in the client.`)
 	app := fs.String("app", "", "the server's name for policy ([apps.<name>], [mcp_servers.<name>]); default: derived from the command")
 	toolTimeout := fs.Duration("tool-timeout", 0, "per-call timeout (default: tool_timeout_sec of [mcp_servers.<app>], else 300s)")
 	startupTimeout := fs.Duration("startup-timeout", 0, "timeout to start the server (default: startup_timeout_sec of [mcp_servers.<app>], else 30s)")
+	watch := watchFlag(fs)
 	if code, ok := fs.parse(args); !ok {
 		return code
 	}
@@ -62,6 +63,7 @@ policy, and asks become approval prompts (MCP elicitation) in the client.`)
 	}
 	opts := pf.options(e).WithWaitForUpstreams(true)
 	p := proxy.New(h, []proxy.Upstream{spec}, opts)
+	defer watch(ctx, e, pf, h, p)()
 	if err := p.Run(ctx, e.stdin, e.stdout); err != nil && !errors.Is(err, io.EOF) {
 		fmt.Fprintln(e.stderr, "toolwarden wrap:", err)
 		return exitError

@@ -9,7 +9,12 @@
 // "roots"} (then notifies the server) | {"op": "waitFor", "name",
 // "arguments", "contains"} (calls until the text contains it, 10 s) |
 // {"op": "run", "name": command, "arguments": {"args": [...]}} (runs a
-// command to its end between two calls; text is its stdout)]}.
+// command to its end between two calls; text is its stdout) |
+// {"op": "waitListChanged"} (waits, 10 s, for a
+// notifications/tools/list_changed not yet waited for or reset) |
+// {"op": "resetListChanged"} (forgets those received so far; text is how
+// many) | {"op": "signal",
+// "name": "SIGHUP"} (signals the server process)]}.
 // Each answer is an option ("allow_once", ...) accepted as {decision:
 // answer}, or "decline". The client prints one JSON object: {"results":
 // [...], "asked": [elicitation params...]}.
@@ -25,7 +30,7 @@ if (!sdk) {
 const load = (p) => import(pathToFileURL(path.join(sdk, 'dist', 'esm', p)).href);
 const { Client } = await load('client/index.js');
 const { StdioClientTransport, getDefaultEnvironment } = await load('client/stdio.js');
-const { ElicitRequestSchema, ListRootsRequestSchema } = await load('types.js');
+const { ElicitRequestSchema, ListRootsRequestSchema, ToolListChangedNotificationSchema } = await load('types.js');
 
 const script = JSON.parse(process.argv[2]);
 const answers = [...(script.answers ?? [])];
@@ -41,6 +46,14 @@ if (script.roots) {
     roots: roots.map((dir) => ({ uri: pathToFileURL(dir).href, name: path.basename(dir) })),
   }));
 }
+// Tool list changes the server announced and no waitListChanged step
+// consumed yet, and the step waiting for one.
+let listChanges = 0;
+let onListChanged = null;
+client.setNotificationHandler(ToolListChangedNotificationSchema, async () => {
+  listChanges++;
+  if (onListChanged) onListChanged();
+});
 const textOf = (res) => (res.content ?? []).filter((c) => c.type === 'text').map((c) => c.text).join('\n');
 if (script.elicitation) {
   client.setRequestHandler(ElicitRequestSchema, async (request) => {
@@ -86,6 +99,21 @@ for (const step of script.steps) {
     } else if (step.op === 'run') {
       const out = execFileSync(step.name, step.arguments?.args ?? [], { encoding: 'utf8' });
       results.push({ op: 'run', name: step.name, text: out });
+    } else if (step.op === 'waitListChanged') {
+      if (listChanges === 0) {
+        await new Promise((resolve, reject) => {
+          const timer = setTimeout(() => reject(new Error('no notifications/tools/list_changed within 10 s')), 10000);
+          onListChanged = () => { clearTimeout(timer); resolve(); };
+        }).finally(() => { onListChanged = null; });
+      }
+      listChanges--;
+      results.push({ op: 'waitListChanged' });
+    } else if (step.op === 'resetListChanged') {
+      results.push({ op: 'resetListChanged', text: String(listChanges) });
+      listChanges = 0;
+    } else if (step.op === 'signal') {
+      process.kill(transport.pid, step.name);
+      results.push({ op: 'signal', name: step.name });
     }
   } catch (err) {
     results.push({ op: step.op, name: step.name, thrown: String(err?.message ?? err) });

@@ -1,0 +1,207 @@
+package e2e
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// Live changes: a running wrap applies an edited config to its next
+// decision and its next tool list, tells the client its tools changed,
+// and refuses a config that does not load while the running policy keeps
+// deciding. Driven by the official TypeScript client, in front of the real
+// server-filesystem, with no restart of either.
+
+// reloadBefore lets write_file run without asking; reloadAfter hides
+// list_directory and makes write_file ask, which a client without
+// elicitation cannot answer: the call is denied.
+const (
+	reloadBefore = `
+[apps.fs.tools.write_file]
+approval_mode = "approve"
+`
+	reloadAfter = `
+[apps.fs.tools.list_directory]
+enabled = false
+
+[apps.fs.tools.write_file]
+approval_mode = "prompt"
+`
+	// reloadBadValue does not load: line 3 holds the bad mode.
+	reloadBadValue = `
+[apps.fs.tools.write_file]
+approval_mode = "sometimes"
+`
+)
+
+// reloadBadPlugin loads, but its plugin does not: the host refuses it.
+func reloadBadPlugin(dir string) string {
+	return reloadAfter + "\n[policies.gone]\nwasm = " + quoteTOML(filepath.Join(dir, "missing.wasm")) + "\n"
+}
+
+func quoteTOML(s string) string { b, _ := json.Marshal(s); return string(b) }
+
+// saveAs replaces path with the file from, as editors do: write a new file
+// next to it, then rename it over the old one.
+func saveAs(from, path string) tsStep {
+	return tsStep{Op: "run", Name: "sh", Arguments: map[string]any{"args": []string{"-c", `cp "$0" "$1.tmp" && mv "$1.tmp" "$1"`, from, path}}}
+}
+
+// writeOver writes the file from into path in place.
+func writeOver(from, path string) tsStep {
+	return tsStep{Op: "run", Name: "cp", Arguments: map[string]any{"args": []string{from, path}}}
+}
+
+// awaitRefusals waits until the audit log holds n refused reloads (a
+// polling bound, not a timing assertion: it fails only if none comes).
+func awaitRefusals(audit string, n int) tsStep {
+	script := `for i in $(seq 300); do [ "$(grep -c '"outcome":"refused"' "$0" 2>/dev/null)" -ge "$1" ] && exit 0; sleep 0.05; done; echo "no refused reload in $0" >&2; exit 1`
+	return tsStep{Op: "run", Name: "sh", Arguments: map[string]any{"args": []string{"-c", script, audit, strconv.Itoa(n)}}}
+}
+
+func TestEditingARunningWrapsConfigChangesItsNextDecisionAndList(t *testing.T) {
+	t.Parallel()
+	fsBin := npmServer(t, "mcp-server-filesystem")
+	data, _ := filepath.EvalSymlinks(t.TempDir())
+	cfgDir := t.TempDir()
+	config := filepath.Join(cfgDir, "config.toml")
+	after := writeFile(t, "after.toml", reloadAfter)
+	bad, badPlugin := writeFile(t, "bad.toml", reloadBadValue), writeFile(t, "badplugin.toml", reloadBadPlugin(cfgDir))
+	if err := os.WriteFile(config, []byte(reloadBefore), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	audit := filepath.Join(t.TempDir(), "audit.jsonl")
+	a, b, c := filepath.Join(data, "a.txt"), filepath.Join(data, "b.txt"), filepath.Join(data, "c.txt")
+	write := func(p string) tsStep {
+		return tsStep{Op: "call", Name: "write_file", Arguments: map[string]any{"path": p, "content": "x"}}
+	}
+	listDir := tsStep{Op: "call", Name: "list_directory", Arguments: map[string]any{"path": data}}
+
+	args := append([]string{"wrap", "--app", "fs", "--approvals", filepath.Join(t.TempDir(), "approvals.json"),
+		"--config", config, "--audit", audit, "--"}, fsBin, data)
+	res, stderr := runTSWithStderr(t, map[string]any{"elicitation": false}, []tsStep{
+		{Op: "list"},                 // 0
+		write(a),                     // 1: approve runs it
+		listDir,                      // 2
+		{Op: "resetListChanged"},     // 3
+		saveAs(after, config),        // 4: an editor's save
+		{Op: "waitListChanged"},      // 5
+		{Op: "list"},                 // 6
+		write(b),                     // 7: now asked, and the client cannot answer
+		listDir,                      // 8: now hidden
+		writeOver(bad, config),       // 9: a value that does not load
+		awaitRefusals(audit, 1),      // 10
+		writeOver(badPlugin, config), // 11: a plugin that does not load
+		awaitRefusals(audit, 2),      // 12
+		{Op: "list"},                 // 13
+		write(c),                     // 14
+	}, twBin, args...)
+	r := res.Results
+	if len(r) != 15 {
+		t.Fatalf("results: %+v", r)
+	}
+	for i, x := range r {
+		if x.Thrown != "" {
+			t.Fatalf("step %d (%s) threw: %s", i, x.Op, x.Thrown)
+		}
+	}
+	if !contains(r[0].Tools, "list_directory") || r[1].IsError || !fileExists(a) || r[2].IsError {
+		t.Fatalf("before the edit: list %v, write %+v, list_directory %+v", r[0].Tools, r[1], r[2])
+	}
+	if contains(r[6].Tools, "list_directory") || !contains(r[6].Tools, "write_file") {
+		t.Errorf("tools/list after the edit: %v (list_directory should be hidden)", r[6].Tools)
+	}
+	if !r[7].IsError || fileExists(b) {
+		t.Errorf("write_file after the edit: %+v (should ask, and be denied without elicitation)", r[7])
+	}
+	if !r[8].IsError || !strings.Contains(r[8].Text, "list_directory") {
+		t.Errorf("list_directory after the edit: %+v (should be denied as hidden)", r[8])
+	}
+	// The refused changes left the running policy deciding.
+	if contains(r[13].Tools, "list_directory") || !r[14].IsError || fileExists(c) {
+		t.Errorf("after refused changes: list %v, write_file %+v (the edited policy should still decide)", r[13].Tools, r[14])
+	}
+	mustContain(t, stderr, "config change refused")
+	mustContain(t, stderr, config+":3:1:")
+	mustContain(t, stderr, "policies.gone")
+	mustContain(t, stderr, "config reloaded")
+	log, _ := os.ReadFile(audit)
+	mustContain(t, string(log), `"event":"reload"`)
+	mustContain(t, string(log), `"outcome":"applied"`)
+}
+
+// With --no-watch, an edit changes nothing until SIGHUP, which reloads at
+// once: the fallback where file events are not delivered.
+func TestSIGHUPReloadsARunningWrap(t *testing.T) {
+	t.Parallel()
+	fsBin := npmServer(t, "mcp-server-filesystem")
+	data, _ := filepath.EvalSymlinks(t.TempDir())
+	config := writeFile(t, "config.toml", reloadBefore)
+	after := writeFile(t, "after.toml", reloadAfter)
+	a, b := filepath.Join(data, "a.txt"), filepath.Join(data, "b.txt")
+	args := []string{"wrap", "--no-watch", "--app", "fs", "--approvals", filepath.Join(t.TempDir(), "approvals.json"),
+		"--config", config, "--", fsBin, data}
+	res, _ := runTSWithStderr(t, map[string]any{"elicitation": false}, []tsStep{
+		{Op: "list"},
+		{Op: "call", Name: "write_file", Arguments: map[string]any{"path": a, "content": "x"}},
+		{Op: "resetListChanged"},
+		writeOver(after, config),
+		{Op: "signal", Name: "SIGHUP"},
+		{Op: "waitListChanged"},
+		{Op: "list"},
+		{Op: "call", Name: "write_file", Arguments: map[string]any{"path": b, "content": "x"}},
+	}, twBin, args...)
+	r := res.Results
+	if len(r) != 8 {
+		t.Fatalf("results: %+v", r)
+	}
+	for i, x := range r {
+		if x.Thrown != "" {
+			t.Fatalf("step %d (%s) threw: %s", i, x.Op, x.Thrown)
+		}
+	}
+	if !contains(r[0].Tools, "list_directory") || r[1].IsError || !fileExists(a) {
+		t.Fatalf("before SIGHUP: list %v, write %+v", r[0].Tools, r[1])
+	}
+	if contains(r[6].Tools, "list_directory") || !r[7].IsError || fileExists(b) {
+		t.Errorf("after SIGHUP: list %v, write_file %+v", r[6].Tools, r[7])
+	}
+}
+
+// runTSWithStderr is runTSScript that also returns what the client's
+// process wrote to stderr, the wrapped toolwarden's included.
+func runTSWithStderr(t *testing.T, fields map[string]any, steps []tsStep, command string, args ...string) (tsResult, string) {
+	t.Helper()
+	sdk := nodeSDK(t)
+	s := map[string]any{"command": command, "args": args, "steps": steps, "env": map[string]string{"XDG_CONFIG_HOME": t.TempDir()}}
+	for k, v := range fields {
+		s[k] = v
+	}
+	script, _ := json.Marshal(s)
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "node", filepath.Join(root, "sdk", "testdata", "tsclient.mjs"), string(script))
+	cmd.Env = append(os.Environ(), "MCP_SDK="+sdk)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("tsclient: %v\nstdout: %s\nstderr: %s", err, out.String(), errb.String())
+	}
+	var res tsResult
+	if err := json.Unmarshal(out.Bytes(), &res); err != nil {
+		t.Fatalf("tsclient output: %v\n%s\nstderr: %s", err, out.String(), errb.String())
+	}
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("tsclient stderr:\n%s", errb.String())
+		}
+	})
+	return res, errb.String()
+}
