@@ -53,8 +53,10 @@
 //
 // # Reload
 //
-// Guard.Swap puts a host built from a changed config (or changed plugins)
-// in place at run time; sessions keep their approvals, pins and labels.
+// Guard.Reload applies a changed config (or changed plugins) at run time;
+// sessions keep their approvals, pins and labels, and a config that does
+// not load changes nothing. Guard.Swap puts another host in place (one
+// built with other settings), copying the sessions into it.
 //
 // # What the guard sees
 //

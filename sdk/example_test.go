@@ -113,9 +113,34 @@ func ExampleGuard_Client() {
 	// error: toolwarden: the user denied this call to write_file. Do not retry it unless the user asks.
 }
 
-// Swap puts a host built from a changed config in place while the agent
-// runs: the session keeps its approvals, and the new rules decide the next
-// call.
+// Reload applies a changed config while the agent runs: the session keeps
+// its approvals, the new rules decide the next call, and a config whose
+// plugin does not load is refused while the running one keeps deciding.
+func ExampleGuard_Reload() {
+	ctx := context.Background()
+	h, _ := host.New(ctx, config.Default(), host.Defaults())
+	defer h.Close(ctx)
+	g := sdk.New(h, sdk.WithApprover(sdk.Fixed(sdk.AllowSession)))
+	fs := g.Session("conv-1").Client("fs", exampleClient(exampleServer()))
+	callText(fs, "write_file", `{"path":"/a","content":"1"}`) // approved for the session
+
+	stricter, _ := config.LoadBytes("config.toml", []byte("[apps.fs.tools.read_file]\nenabled = false\n"))
+	fmt.Println(g.Reload(ctx, stricter))
+	fmt.Println(callText(fs, "write_file", `{"path":"/a","content":"2"}`))
+	fmt.Println(strings.Contains(callText(fs, "read_file", `{"path":"/a"}`), "blocked by app configuration"))
+
+	broken, _ := config.LoadBytes("config.toml", []byte("[policies.mine]\nwasm = \"/nowhere/mine.wasm\"\n"))
+	fmt.Println(g.Reload(ctx, broken) != nil, len(g.Host().Config().Policies))
+	// Output:
+	// <nil>
+	// written
+	// true
+	// true 0
+}
+
+// Swap puts another host in place while the agent runs (say, one with
+// another approvals file): the session keeps its approvals, and the new
+// host decides the next call.
 func ExampleGuard_Swap() {
 	ctx := context.Background()
 	h, _ := host.New(ctx, config.Default(), host.Defaults())

@@ -1,18 +1,24 @@
 package sdk
 
 import (
+	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"sync"
 
 	"github.com/toolwarden/toolwarden/host"
+	"github.com/toolwarden/toolwarden/host/config"
 )
 
 // Guard puts one host in front of an agent's MCP clients. Create one with
 // New, hand out a client per server and conversation (Session.Client, or
-// Guard.Client for an agent with a single conversation), and Swap in a new
-// host when the configuration changes. It is safe for concurrent use.
+// Guard.Client for an agent with a single conversation), and Reload when
+// the configuration changes. It is safe for concurrent use.
 type Guard struct {
+	// swapMu serialises Reload and Swap, so that a reload never lands on a
+	// host Swap is replacing. Calls do not take it.
+	swapMu sync.Mutex
+
 	// mu is held for reading around every use of h, and for writing while
 	// Swap moves the sessions to a new host: no decision, approval or
 	// observation can land on the old host after its sessions were copied.
@@ -70,14 +76,32 @@ func (g *Guard) Host() *host.Host {
 	return g.h
 }
 
-// Swap replaces the host (after a configuration or plugin change) and
-// returns the old one, which no call uses any more once Swap returns: the
-// caller may Close it. Every session this guard handed out keeps its
-// approvals, pins, labels and counters: they are copied into the new host
-// while no call can touch either. Tool lists are not re-read; calls made
-// after Swap are decided by the new host whatever the agent listed before
-// (list again to see what the new host shows).
+// Reload applies a changed config (and the plugins it names) to the host
+// deciding now, at run time (host.Host.Reload): the new rules and plugins
+// are loaded first, and only if all of them load do they decide the next
+// call. Sessions keep their approvals, pins, labels and counters; nothing
+// is copied. An invalid cfg, or a plugin that does not load, changes
+// nothing and Reload says why. Tool lists are not re-read: list again to
+// see what the new config shows (a call to a tool it hides is denied
+// whatever was listed before).
+func (g *Guard) Reload(ctx context.Context, cfg *config.Config) error {
+	g.swapMu.Lock()
+	defer g.swapMu.Unlock()
+	return g.Host().Reload(ctx, cfg)
+}
+
+// Swap replaces the host with another one and returns the old one, which
+// no call uses any more once Swap returns: the caller may Close it. It is
+// for a host built with other Settings (another approvals file or audit
+// log); for a changed config or plugins, Reload is simpler and copies
+// nothing. Every session this guard handed out keeps its approvals, pins,
+// labels and counters: they are copied into the new host while no call
+// can touch either. Tool lists are not re-read; calls made after Swap are
+// decided by the new host whatever the agent listed before (list again to
+// see what the new host shows).
 func (g *Guard) Swap(h *host.Host) (old *host.Host) {
+	g.swapMu.Lock()
+	defer g.swapMu.Unlock()
 	g.smu.Lock()
 	ids := make([]string, 0, len(g.sessions))
 	for id := range g.sessions {
