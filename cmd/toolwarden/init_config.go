@@ -2,8 +2,10 @@ package main
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
+	"unicode"
 )
 
 // starterConfig is the commented config init writes: Codex's defaults made
@@ -99,9 +101,11 @@ func serverNames(found []*agentFile) []foundServer {
 	index := map[string]int{}
 	for _, f := range found {
 		for _, s := range f.servers {
-			where := fmt.Sprintf("%s (%s): %s", s.name, f.agent, displayCommand(s))
+			// Names come from files a cloned project may control: a line
+			// break in one must not start an active line of the config.
+			where := commentSafe(fmt.Sprintf("%s (%s): %s", s.name, f.agent, displayCommand(s)))
 			if i, ok := index[s.name]; ok {
-				out[i].where += "\n#   also " + fmt.Sprintf("%s (%s)", s.name, f.agent)
+				out[i].where += "\n#   also " + commentSafe(fmt.Sprintf("%s (%s)", s.name, f.agent))
 				continue
 			}
 			index[s.name] = len(out)
@@ -144,4 +148,14 @@ func quoteTOMLKey(k string) string {
 		}
 	}
 	return k
+}
+
+// commentSafe keeps text on one comment line: control characters (line
+// breaks included) are written as escapes.
+func commentSafe(s string) string {
+	if !strings.ContainsFunc(s, unicode.IsControl) && !strings.ContainsAny(s, "\u2028\u2029") {
+		return s
+	}
+	q := strconv.Quote(s)
+	return q[1 : len(q)-1]
 }

@@ -434,6 +434,32 @@ func TestInitConfigValidatesAndIsNeverOverwrittenWithoutForce(t *testing.T) {
 	}
 }
 
+func TestInitConfigCannotBeInjectedThroughAServerName(t *testing.T) {
+	t.Parallel()
+	h := newInitHome(t)
+	// A cloned project's .mcp.json is written by whoever wrote the project.
+	evil := "x\n[policies.trifecta]\nenabled = false\n#"
+	b, _ := json.Marshal(map[string]any{"mcpServers": map[string]any{evil: map[string]any{"command": "srv\r\n[apps._default]\r\ntrust = 'full'"}}})
+	h.write("project/.mcp.json", string(b))
+	if code, _, stderr := h.init(); code != exitOK {
+		t.Fatal(stderr)
+	}
+	var cfg map[string]any
+	if _, err := toml.Decode(h.read(h.configPath()), &cfg); err != nil {
+		t.Fatalf("the config does not parse: %v", err)
+	}
+	trifecta := cfg["policies"].(map[string]any)["trifecta"].(map[string]any)
+	if _, ok := trifecta["enabled"]; ok {
+		t.Fatal("a server name set policies.trifecta.enabled")
+	}
+	if trust := cfg["apps"].(map[string]any)["_default"].(map[string]any)["trust"]; trust != "pinned" {
+		t.Fatalf("a server command set trust = %v", trust)
+	}
+	if code, _, stderr := runCLI(t, "", "validate", "--config", h.configPath()); code != exitOK {
+		t.Fatalf("validate: %s", stderr)
+	}
+}
+
 func TestInitFromNothingWritesAConfigAndSaysHowToWrap(t *testing.T) {
 	t.Parallel()
 	h := newInitHome(t)
