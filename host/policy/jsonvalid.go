@@ -89,53 +89,23 @@ type objFrame struct {
 // before they go into a map.
 const pairwiseKeys = 16
 
-// keySets holds the keys of the open objects in Strict mode, innermost
-// last.
-type keySets struct {
-	keys []keySpan
-	objs []objFrame
-}
-
-// The methods take and return keySets by value: a pointer would make
-// escape analysis move the inline arrays scanJSON gives them to the heap.
-
-func (s keySets) open() keySets {
-	s.objs = append(s.objs, objFrame{keyStart: len(s.keys)})
-	return s
-}
-
-func (s keySets) close() keySets {
-	s.keys = s.keys[:s.objs[len(s.objs)-1].keyStart]
-	s.objs = s.objs[:len(s.objs)-1]
-	return s
-}
-
-// add records k in the innermost open object, or returns the key it
-// clashes with.
-func (s keySets) add(k keySpan) (next keySets, clash keySpan, ok bool) {
-	f := &s.objs[len(s.objs)-1]
-	if f.folded == nil && len(s.keys)-f.keyStart < pairwiseKeys {
-		for _, o := range s.keys[f.keyStart:] {
-			if bytes.EqualFold(o, k) {
-				return s, o, false
-			}
-		}
-		s.keys = append(s.keys, k)
-		return s, nil, true
-	}
+// addFolded is the map side of a key set: it moves the object's keys
+// from keys into f.folded the first time, then records k there, or
+// returns the key it clashes with.
+func addFolded(f *objFrame, keys []keySpan, k keySpan) (_ []keySpan, clash keySpan, ok bool) {
 	if f.folded == nil {
 		f.folded = make(map[string]keySpan, 2*pairwiseKeys)
-		for _, o := range s.keys[f.keyStart:] {
+		for _, o := range keys[f.keyStart:] {
 			f.folded[foldKey(string(o))] = o
 		}
-		s.keys = s.keys[:f.keyStart]
+		keys = keys[:f.keyStart]
 	}
 	fk := foldKey(string(k))
 	if o, dup := f.folded[fk]; dup {
-		return s, o, false
+		return keys, o, false
 	}
 	f.folded[fk] = k
-	return s, nil, true
+	return keys, nil, true
 }
 
 // scanJSON validates the value starting at b[i] (after white space) and
@@ -145,17 +115,21 @@ func scanJSON(b []byte, i int, rules JSONRules) (int, *JSONError) {
 	var closersInline [64]byte
 	closers := closersInline[:0] // the bracket that closes each open level
 	strict := rules.Strict
-	var ks keySets
+	// In Strict mode, the keys of the open objects within MaxDepth,
+	// innermost last: objs[j]'s are keys[objs[j].keyStart:] up to the
+	// next object's, or in objs[j].folded once it has many.
+	var keys []keySpan
+	var objs []objFrame
 	if strict {
-		var keysInline [2 * pairwiseKeys]keySpan
-		var objsInline [8]objFrame
-		ks = keySets{keys: keysInline[:0], objs: objsInline[:0]}
+		var keysInline [pairwiseKeys]keySpan
+		var objsInline [4]objFrame
+		keys, objs = keysInline[:0], objsInline[:0]
 	}
 	tooDeep := -1
 	var fail string
+	i = skipSpace(b, i)
 	for {
-		// A value starts at b[i] or after white space.
-		i = skipSpace(b, i)
+		// A value starts at b[i] (white space skipped).
 		if i >= len(b) {
 			return i, &JSONError{Offset: i, Msg: "unexpected end"}
 		}
@@ -177,11 +151,16 @@ func scanJSON(b []byte, i int, rules JSONRules) (int, *JSONError) {
 			if closer == '}' {
 				// Keys are only kept for objects within MaxDepth, so
 				// that a deep document costs one byte a level.
-				tracked := strict && len(closers) <= rules.MaxDepth
-				if tracked {
-					ks = ks.open()
+				if !strict {
+					i, fail = member(b, i)
+				} else {
+					tracked := len(closers) <= rules.MaxDepth
+					if tracked {
+						objs = append(objs, objFrame{keyStart: len(keys)})
+					}
+					i, keys, fail = strictMember(b, i, tracked, keys, objs)
 				}
-				if i, ks, fail = member(b, i, strict, tracked, ks); fail != "" {
+				if fail != "" {
 					return i, failAt(b, i, fail)
 				}
 			}
@@ -224,7 +203,8 @@ func scanJSON(b []byte, i int, rules JSONRules) (int, *JSONError) {
 			}
 			if b[i] == closer {
 				if closer == '}' && strict && len(closers) <= rules.MaxDepth {
-					ks = ks.close()
+					keys = keys[:objs[len(objs)-1].keyStart]
+					objs = objs[:len(objs)-1]
 				}
 				closers = closers[:len(closers)-1]
 				i++
@@ -233,10 +213,14 @@ func scanJSON(b []byte, i int, rules JSONRules) (int, *JSONError) {
 			if b[i] != ',' {
 				return i, &JSONError{Offset: i, Msg: "expected , or " + string(closer) + " in " + containerName(closer)}
 			}
-			i++
+			i = skipSpace(b, i+1)
 			if closer == '}' {
-				tracked := strict && len(closers) <= rules.MaxDepth
-				if i, ks, fail = member(b, skipSpace(b, i), strict, tracked, ks); fail != "" {
+				if !strict {
+					i, fail = member(b, i)
+				} else {
+					i, keys, fail = strictMember(b, i, len(closers) <= rules.MaxDepth, keys, objs)
+				}
+				if fail != "" {
 					return i, failAt(b, i, fail)
 				}
 			}
@@ -264,17 +248,38 @@ func failAt(b []byte, i int, fail string) *JSONError {
 	return &JSONError{Offset: i, Msg: fail}
 }
 
-// member reads `"key" :` at b[i] and returns the index just past the
-// colon, or where it fails and why. tracked says the key goes into ks's
-// innermost object, where a clash is a fault (reported at the key).
-func member(b []byte, i int, strict, tracked bool, ks keySets) (int, keySets, string) {
+// member reads `"key" :` at b[i] and returns the index of the member's
+// value (white space skipped), or where it fails and why.
+func member(b []byte, i int) (int, string) {
 	if i >= len(b) || b[i] != '"' {
-		return i, ks, "expected a key"
+		return i, "expected a key"
+	}
+	if j := quickString(b, i, &plainLoose); j > 0 {
+		i = j
+	} else {
+		var fail string
+		if i, fail = scanString(b, i, false); fail != "" {
+			return i, fail
+		}
+	}
+	i = skipSpace(b, i)
+	if i >= len(b) || b[i] != ':' {
+		return i, "expected :"
+	}
+	return skipSpace(b, i+1), ""
+}
+
+// strictMember is member in Strict mode. tracked says the key goes into
+// the innermost object of objs, where a clash is a fault (reported at
+// the key); keys is returned with it.
+func strictMember(b []byte, i int, tracked bool, keys []keySpan, objs []objFrame) (int, []keySpan, string) {
+	if i >= len(b) || b[i] != '"' {
+		return i, keys, "expected a key"
 	}
 	start := i
-	i, fail := scanString(b, i, strict)
+	i, fail := scanString(b, i, true)
 	if fail != "" {
-		return i, ks, fail
+		return i, keys, fail
 	}
 	if tracked {
 		k := keySpan(b[start+1 : i-1])
@@ -286,17 +291,27 @@ func member(b []byte, i int, strict, tracked bool, ks keySets) (int, keySets, st
 				k = keySpan(s)
 			}
 		}
-		var clash keySpan
-		var ok bool
-		if ks, clash, ok = ks.add(k); !ok {
-			return start, ks, clashMessage(clash, k)
+		f := &objs[len(objs)-1]
+		if f.folded == nil && len(keys)-f.keyStart < pairwiseKeys {
+			for _, o := range keys[f.keyStart:] {
+				if bytes.EqualFold(o, k) {
+					return start, keys, clashMessage(o, k)
+				}
+			}
+			keys = append(keys, k)
+		} else {
+			var clash keySpan
+			var ok bool
+			if keys, clash, ok = addFolded(f, keys, k); !ok {
+				return start, keys, clashMessage(clash, k)
+			}
 		}
 	}
 	i = skipSpace(b, i)
 	if i >= len(b) || b[i] != ':' {
-		return i, ks, "expected :"
+		return i, keys, "expected :"
 	}
-	return i + 1, ks, ""
+	return skipSpace(b, i+1), keys, ""
 }
 
 // clashMessage says why two keys of one object are refused: readers
@@ -383,6 +398,20 @@ func scanString(b []byte, i int, strict bool) (int, string) {
 		}
 	}
 	return i, "unterminated string"
+}
+
+// quickString returns the index just past the string whose opening quote
+// is b[i] when it is all plain bytes (most keys and many values), else 0:
+// scanString then reads it.
+func quickString(b []byte, i int, plain *[256]bool) int {
+	j := i + 1
+	for j < len(b) && plain[b[j]] {
+		j++
+	}
+	if j < len(b) && b[j] == '"' {
+		return j + 1
+	}
+	return 0
 }
 
 // plainLoose and plainStrict are the bytes of a string that need no
