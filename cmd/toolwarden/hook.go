@@ -104,6 +104,9 @@ func runHook(e *env, args []string) int {
 	if def.Listed {
 		adoptListed(sess, ev.Server, tool)
 	}
+	if pinned, ok := sess.Pinned(ev.Server, tool.Name); ok && pinned != tool.HashHex {
+		def.Notes = append(def.Notes, "the tool's definition differs from the one this session first saw (drift): its relaxing hints are not believed")
+	}
 	call := host.Call{Session: ev.Session, Server: ev.Server, Tool: tool, Arguments: ev.Input, Context: ev.ServerContext(cfg, e.getenv)}
 	d := h.Check(ctx, call)
 	if ev.Phase == hook.After {

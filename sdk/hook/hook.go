@@ -129,17 +129,17 @@ func first(a, b string) string {
 }
 
 // SplitToolName maps an agent's tool name to (server, tool). Claude Code and
-// Codex name MCP tools mcp__<server>__<tool>; Gemini CLI names them
-// mcp_<server>_<tool> (ambiguous when the server name has '_': Gemini's
-// mcp_context, when sent, wins). Other tools belong to the agent itself.
+// Codex name MCP tools mcp__<server>__<tool>; so do newer Gemini CLI
+// releases, and older ones mcp_<server>_<tool> (ambiguous when the server
+// name has '_': Gemini's mcp_context, when sent, wins). Other tools belong
+// to the agent itself.
 func SplitToolName(agent Agent, name string) (server, tool string, mcp bool) {
-	switch agent {
-	case Claude, Codex:
-		if rest, ok := strings.CutPrefix(name, "mcp__"); ok {
-			if i := strings.Index(rest, "__"); i > 0 && i+2 < len(rest) {
-				return rest[:i], rest[i+2:], true
-			}
+	if rest, ok := strings.CutPrefix(name, "mcp__"); ok {
+		if i := strings.Index(rest, "__"); i > 0 && i+2 < len(rest) {
+			return rest[:i], rest[i+2:], true
 		}
+	}
+	switch agent {
 	case Gemini:
 		if rest, ok := strings.CutPrefix(name, "mcp_"); ok {
 			if i := strings.IndexByte(rest, '_'); i > 0 && i+1 < len(rest) {

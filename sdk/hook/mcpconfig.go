@@ -222,7 +222,7 @@ func claudeEntry(p Places, name string, raw json.RawMessage) (upstream.Spec, err
 
 // geminiEntry reads a Gemini CLI server: {"command", "args", "env", "cwd",
 // "httpUrl" (streamable HTTP), "url" (SSE), "headers", "timeout" (ms)},
-// with $VAR and ${VAR} expanded in env values as Gemini CLI does.
+// with $VAR and ${VAR} expanded as Gemini CLI does.
 func geminiEntry(p Places, name string, raw json.RawMessage) (upstream.Spec, error) {
 	var e struct {
 		Command string            `json:"command"`
@@ -237,7 +237,10 @@ func geminiEntry(p Places, name string, raw json.RawMessage) (upstream.Spec, err
 	if err := json.Unmarshal(raw, &e); err != nil {
 		return upstream.Spec{Name: name}, err
 	}
+	// Gemini CLI expands variables in every string of its settings.
 	x := p.expander()
+	e.Command, e.Cwd, e.URL, e.HTTPURL = x(e.Command), x(e.Cwd), x(e.URL), x(e.HTTPURL)
+	e.Args = expandAll(x, e.Args)
 	switch {
 	case e.HTTPURL != "":
 		return upstream.Spec{Name: name, URL: e.HTTPURL, Headers: expandMap(x, e.Headers)}, nil

@@ -1,0 +1,239 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/toolwarden/toolwarden/host"
+	"github.com/toolwarden/toolwarden/host/session"
+	"github.com/toolwarden/toolwarden/sdk/hook"
+)
+
+// Two definitions as server-filesystem lists them (annotations included).
+const (
+	fsReadDef  = `{"name":"read_text_file","title":"Read Text File","description":"Read the complete contents of a file from the file system as text.","inputSchema":{"type":"object","properties":{"path":{"type":"string"}},"required":["path"]},"annotations":{"readOnlyHint":true,"openWorldHint":false}}`
+	fsWriteDef = `{"name":"write_file","title":"Write File","description":"Create a new file or completely overwrite an existing file with new content.","inputSchema":{"type":"object","properties":{"path":{"type":"string"},"content":{"type":"string"}},"required":["path","content"]},"annotations":{"readOnlyHint":false,"destructiveHint":true,"idempotentHint":true,"openWorldHint":false}}`
+)
+
+func putCatalog(t *testing.T, dir string, listedAt time.Time, defs ...string) {
+	t.Helper()
+	var tools []json.RawMessage
+	for _, d := range defs {
+		tools = append(tools, json.RawMessage(d))
+	}
+	if err := hook.WriteCatalog(dir, &hook.CatalogEntry{Server: "fs", Source: "test", ListedAt: listedAt, Tools: tools}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// The payloads each agent sends for an MCP tool of server "fs", as
+// documented by the agents (docs/hooks.md).
+func agentEvent(agent, tool, session string) string {
+	switch agent {
+	case "gemini":
+		return `{"session_id":"` + session + `","transcript_path":"/home/me/.gemini/tmp/abc/chats/session.json","cwd":"/home/me/src","hook_event_name":"BeforeTool","timestamp":"2026-11-26T09:00:00.000Z","tool_name":"mcp_fs_` + tool + `","tool_input":{"path":"/home/me/src/a.txt","content":"x"},"mcp_context":{"server_name":"fs","tool_name":"` + tool + `","command":"npx","args":["-y","@modelcontextprotocol/server-filesystem","/home/me/src"]}}`
+	case "codex":
+		return `{"session_id":"` + session + `","transcript_path":"/home/me/.codex/sessions/2026/11/26/rollout.jsonl","cwd":"/home/me/src","hook_event_name":"PreToolUse","model":"gpt-5-codex","permission_mode":"default","tool_name":"mcp__fs__` + tool + `","tool_input":{"path":"/home/me/src/a.txt","content":"x"},"tool_use_id":"call_1"}`
+	}
+	return `{"session_id":"` + session + `","transcript_path":"/home/me/.claude/projects/-home-me-src/` + session + `.jsonl","cwd":"/home/me/src","permission_mode":"default","hook_event_name":"PreToolUse","tool_name":"mcp__fs__` + tool + `","tool_input":{"path":"/home/me/src/a.txt","content":"x"}}`
+}
+
+// verdict reads an agent's answer as allow, ask or deny (Codex's allow is
+// no output at all: Codex's own flow runs).
+func verdict(t *testing.T, agent, out string) string {
+	t.Helper()
+	switch agent {
+	case "gemini":
+		var v struct{ Decision string }
+		if err := json.Unmarshal([]byte(out), &v); err != nil {
+			t.Fatalf("gemini answer %q: %v", out, err)
+		}
+		return v.Decision
+	case "codex":
+		if out == "" {
+			return "allow"
+		}
+	}
+	return permission(t, out)
+}
+
+type hookRun struct {
+	t                         *testing.T
+	catalog, state, approvals string
+}
+
+func newHookRun(t *testing.T) *hookRun {
+	d := t.TempDir()
+	return &hookRun{t: t, catalog: filepath.Join(d, "catalog"), state: filepath.Join(d, "state"), approvals: filepath.Join(d, "approvals.json")}
+}
+
+func (h *hookRun) decide(agent, tool, session string) (string, string, string) {
+	h.t.Helper()
+	code, out, stderr := runCLIEnv(h.t, map[string]string{catalogEnv: h.catalog}, agentEvent(agent, tool, session),
+		"hook", "--agent", agent, "--state-dir", h.state, "--approvals", h.approvals)
+	if code != exitOK {
+		h.t.Fatalf("%s %s: exit %d %s %s", agent, tool, code, out, stderr)
+	}
+	return verdict(h.t, agent, out), out, stderr
+}
+
+func TestHookDecidesReadsWithoutAskingFromTheCatalog(t *testing.T) {
+	t.Parallel()
+	cases := []struct{ agent, write string }{
+		{"claude", "ask"},
+		{"gemini", "deny"}, // Gemini's BeforeTool cannot ask
+		{"codex", "deny"},  // nor can Codex's PreToolUse
+	}
+	for _, c := range cases {
+		t.Run(c.agent, func(t *testing.T) {
+			t.Parallel()
+			h := newHookRun(t)
+			// Without the catalog the read is asked like any unknown tool.
+			if v, out, _ := h.decide(c.agent, "read_text_file", "s0"); v == "allow" || !strings.Contains(out, "toolwarden tools sync") {
+				t.Fatalf("read without a catalog: %s %s", v, out)
+			}
+			putCatalog(t, h.catalog, time.Now(), fsReadDef, fsWriteDef)
+			if v, out, _ := h.decide(c.agent, "read_text_file", "s1"); v != "allow" {
+				t.Fatalf("read: %s %s", v, out)
+			}
+			if v, out, _ := h.decide(c.agent, "write_file", "s1"); v != c.write {
+				t.Fatalf("write: %s %s", v, out)
+			}
+		})
+	}
+}
+
+func TestHookSeesGeminisDoubleUnderscoreToolNames(t *testing.T) {
+	t.Parallel()
+	h := newHookRun(t)
+	putCatalog(t, h.catalog, time.Now(), fsReadDef)
+	ev := `{"session_id":"g","cwd":"/home/me","hook_event_name":"BeforeTool","timestamp":"2026-11-26T09:00:00.000Z","tool_name":"mcp__fs__read_text_file","tool_input":{"path":"/home/me/a"}}`
+	code, out, _ := runCLIEnv(t, map[string]string{catalogEnv: h.catalog}, ev, "hook", "--agent", "gemini", "--state-dir", h.state, "--approvals", h.approvals)
+	if code != exitOK || verdict(t, "gemini", out) != "allow" {
+		t.Fatalf("exit %d %s", code, out)
+	}
+}
+
+// A definition that changes in the catalog after a session pinned it is
+// drift, as in the proxy: its relaxing hints are not believed.
+func TestHookTreatsACatalogChangeAsDrift(t *testing.T) {
+	t.Parallel()
+	h := newHookRun(t)
+	putCatalog(t, h.catalog, time.Now(), fsReadDef)
+	if v, out, _ := h.decide("claude", "read_text_file", "s1"); v != "allow" {
+		t.Fatalf("before: %s", out)
+	}
+	changed := strings.Replace(fsReadDef, "Read the complete contents", "Read and upload the contents", 1)
+	putCatalog(t, h.catalog, time.Now(), changed)
+	v, out, _ := h.decide("claude", "read_text_file", "s1")
+	if v != "ask" || !strings.Contains(out, "drift") {
+		t.Fatalf("after the change: %s %s", v, out)
+	}
+	// Going back to the name alone (the catalog gone) is no way around it.
+	os.RemoveAll(h.catalog)
+	if v, _, _ := h.decide("claude", "read_text_file", "s1"); v != "ask" {
+		t.Fatalf("without the catalog: %s", v)
+	}
+	// A new session pins what it first sees.
+	putCatalog(t, h.catalog, time.Now(), changed)
+	if v, out, _ := h.decide("claude", "read_text_file", "s2"); v != "allow" {
+		t.Fatalf("a new session: %s", out)
+	}
+}
+
+// A session that met a tool before the catalog listed it pinned only its
+// name; the listed definition then takes that pin's place (it is what
+// toolwarden learned, not what the server changed) instead of counting
+// as drift for the rest of the session.
+func TestHookAdoptsTheListedDefinitionOfAToolKnownByNameAlone(t *testing.T) {
+	t.Parallel()
+	h := newHookRun(t)
+	if v, _, _ := h.decide("claude", "read_text_file", "s1"); v != "ask" {
+		t.Fatalf("unknown tool: %s", v)
+	}
+	putCatalog(t, h.catalog, time.Now(), fsReadDef)
+	if v, out, _ := h.decide("claude", "read_text_file", "s1"); v != "allow" {
+		t.Fatalf("after sync: %s", out)
+	}
+}
+
+func TestACorruptCatalogNeverGrantsMore(t *testing.T) {
+	t.Parallel()
+	for name, data := range map[string]string{
+		"truncated":         `{"version":1,"server":"fs","listed_at":"2026-11-26T09:00:00Z","tools":[` + fsReadDef,
+		"another version":   `{"version":9,"server":"fs","listed_at":"2026-11-26T09:00:00Z","tools":[` + fsReadDef + `]}`,
+		"another server's":  `{"version":1,"server":"github","listed_at":"2026-11-26T09:00:00Z","tools":[` + fsReadDef + `]}`,
+		"tools not objects": `{"version":1,"server":"fs","listed_at":"2026-11-26T09:00:00Z","tools":["read_text_file"]}`,
+		"an empty file":     ``,
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			h := newHookRun(t)
+			os.MkdirAll(h.catalog, 0o700)
+			if err := os.WriteFile(filepath.Join(h.catalog, "fs.json"), []byte(data), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			v, out, stderr := h.decide("claude", "read_text_file", "s1")
+			if v != "ask" || !strings.Contains(out, "cannot be read") || !strings.Contains(stderr, "warning") {
+				t.Fatalf("%s\n%s", out, stderr)
+			}
+		})
+	}
+}
+
+func TestHookSaysHowOldAnOldCatalogEntryIs(t *testing.T) {
+	t.Parallel()
+	h := newHookRun(t)
+	putCatalog(t, h.catalog, time.Now().Add(-30*24*time.Hour), fsReadDef)
+	v, out, _ := h.decide("claude", "read_text_file", "s1")
+	if v != "allow" || !strings.Contains(out, "ago") || !strings.Contains(out, "tools sync") {
+		t.Fatalf("%s %s", v, out)
+	}
+}
+
+// An "always" approval given through wrap (the approvals file) lets the
+// same call through a hook, for the exact definition it was given for.
+func TestHookHonorsAlwaysApprovalsFromTheApprovalsFile(t *testing.T) {
+	t.Parallel()
+	for _, agent := range []string{"claude", "gemini", "codex"} {
+		t.Run(agent, func(t *testing.T) {
+			t.Parallel()
+			h := newHookRun(t)
+			putCatalog(t, h.catalog, time.Now(), fsWriteDef)
+			if v, _, _ := h.decide(agent, "write_file", "s1"); v == "allow" {
+				t.Fatal("write allowed before any approval")
+			}
+			tool, err := host.ParseTool([]byte(fsWriteDef))
+			if err != nil {
+				t.Fatal(err)
+			}
+			p, _ := session.OpenPersistent(h.approvals)
+			if err := p.Add(session.ApprovalKey{App: "fs", Server: "fs", Tool: "write_file", Hash: tool.HashHex}, time.Now()); err != nil {
+				t.Fatal(err)
+			}
+			if v, out, _ := h.decide(agent, "write_file", "s2"); v != "allow" {
+				t.Fatalf("with the approval: %s %s", v, out)
+			}
+			// Not for another definition of the tool.
+			putCatalog(t, h.catalog, time.Now(), strings.Replace(fsWriteDef, "Create a new file", "Create or delete a file", 1))
+			if v, _, _ := h.decide(agent, "write_file", "s3"); v == "allow" {
+				t.Fatal("the approval covered another definition")
+			}
+		})
+	}
+}
+
+func TestHookReadsTheApprovalsFileWrapWrites(t *testing.T) {
+	t.Parallel()
+	want, err := defaultApprovalsPath()
+	if err != nil {
+		t.Skip(err)
+	}
+	if got := hookApprovalsPath(&env{getenv: func(string) string { return "" }}, ""); got != want {
+		t.Fatalf("hook reads %q, wrap writes %q", got, want)
+	}
+}

@@ -1,0 +1,155 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/toolwarden/toolwarden/sdk/hook"
+)
+
+// runCLIEnv is runCLI with an environment.
+func runCLIEnv(t *testing.T, vars map[string]string, stdin string, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code := run(&env{stdin: strings.NewReader(stdin), stdout: &out, stderr: &errb, getenv: func(k string) string { return vars[k] }}, args)
+	return code, out.String(), errb.String()
+}
+
+// npmBin is scripts/npm/node_modules/.bin, where scripts/setup.sh installs
+// the MCP servers the tests start; the test is skipped without it (and
+// fails in CI, where TOOLWARDEN_REQUIRE_TOOLCHAINS=1).
+func npmBin(t *testing.T) string {
+	t.Helper()
+	bin, _ := filepath.Abs(filepath.Join("..", "..", "scripts", "npm", "node_modules", ".bin"))
+	_, err := exec.LookPath("node")
+	if err == nil {
+		_, err = os.Stat(filepath.Join(bin, "mcp-server-filesystem"))
+	}
+	if err != nil {
+		if os.Getenv("TOOLWARDEN_REQUIRE_TOOLCHAINS") == "1" {
+			t.Fatalf("node and the npm MCP servers are required: %v (run scripts/setup.sh)", err)
+		}
+		t.Skipf("node or the npm MCP servers unavailable: %v (run scripts/setup.sh)", err)
+	}
+	return bin
+}
+
+// syncFixture lays out testdata/tools-sync in a temporary folder: a home
+// with Gemini CLI's and Codex's configs and a project with Claude Code's
+// .mcp.json, naming real npm servers (server-filesystem, server-memory).
+func syncFixture(t *testing.T) (env map[string]string, project string) {
+	t.Helper()
+	bin := npmBin(t)
+	dir := t.TempDir()
+	if err := os.CopyFS(dir, os.DirFS("testdata/tools-sync")); err != nil {
+		t.Fatal(err)
+	}
+	home, project := filepath.Join(dir, "home"), filepath.Join(dir, "project")
+	codex, err := os.ReadFile(filepath.Join(dir, "codex-config.toml.in"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	codex = []byte(strings.NewReplacer("NPM_BIN", bin, "PROJECT_DIR", project).Replace(string(codex)))
+	if err := os.MkdirAll(filepath.Join(home, ".codex"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(home, ".codex", "config.toml"), codex, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	env = map[string]string{"HOME": home, "NPM_BIN": bin, "PROJECT_DIR": project, "PATH": os.Getenv("PATH"), catalogEnv: filepath.Join(dir, "catalog")}
+	return env, project
+}
+
+const catalogEnv = "TOOLWARDEN_CATALOG"
+
+func TestToolsSyncListsEveryAgentsServersIntoTheCatalog(t *testing.T) {
+	t.Parallel()
+	env, project := syncFixture(t)
+	code, out, stderr := runCLIEnv(t, env, "", "tools", "sync", "--project", project)
+	if code != exitOK {
+		t.Fatalf("exit %d\n%s\n%s", code, out, stderr)
+	}
+	for _, want := range []string{"ok   fs: 14 tools", "ok   memory: 9 tools", "ok   codex-fs: 14 tools", ".mcp.json (mcpServers.fs)", "settings.json (mcpServers.memory)", "config.toml (mcp_servers.codex-fs)"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("want %q in:\n%s", want, out)
+		}
+	}
+	entries, errs := hook.ReadCatalog(env[catalogEnv])
+	if len(entries) != 3 || len(errs) != 0 {
+		t.Fatalf("catalog: %v %v", entries, errs)
+	}
+	code, out, _ = runCLIEnv(t, env, "", "tools", "list")
+	if code != exitOK || !strings.Contains(out, "fs: 14 tools, listed") {
+		t.Fatalf("tools list: exit %d\n%s", code, out)
+	}
+	for _, want := range []string{"read_text_file               readOnlyHint=true openWorldHint=false", "delete_entities              readOnlyHint=false destructiveHint=true"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("want %q in:\n%s", want, out)
+		}
+	}
+	// Only one agent's config when asked.
+	code, out, _ = runCLIEnv(t, env, "", "tools", "sync", "--project", project, "--agent", "gemini")
+	if code != exitOK || strings.Contains(out, "fs:") || !strings.Contains(out, "memory: 9 tools") {
+		t.Fatalf("--agent gemini: exit %d\n%s", code, out)
+	}
+}
+
+func TestToolsSyncSaysWhatFailedAndKeepsWhatWorked(t *testing.T) {
+	t.Parallel()
+	env, project := syncFixture(t)
+	broken := filepath.Join(t.TempDir(), "broken.toml")
+	if err := os.WriteFile(broken, []byte("[mcp_servers.gone]\ncommand = \"no-such-mcp-server-command\"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	code, out, stderr := runCLIEnv(t, env, "", "tools", "sync", "--project", project, "--agent", "claude", "--config", broken)
+	if code != exitError {
+		t.Fatalf("exit %d, want %d\n%s", code, exitError, out)
+	}
+	if !strings.Contains(out, "FAIL gone: ") || !strings.Contains(out, "no-such-mcp-server-command") || !strings.Contains(out, "ok   fs: 14 tools") {
+		t.Fatalf("output:\n%s", out)
+	}
+	if !strings.Contains(stderr, "1 of 2 servers not listed") {
+		t.Fatalf("stderr: %s", stderr)
+	}
+	if _, err := os.Stat(filepath.Join(env[catalogEnv], "fs.json")); err != nil {
+		t.Fatal("the server that listed was not written:", err)
+	}
+}
+
+func TestToolsListWarnsOfACorruptFileAndShowsTheRest(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	env := map[string]string{catalogEnv: dir}
+	if err := os.WriteFile(filepath.Join(dir, "bad.json"), []byte("{"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	code, out, stderr := runCLIEnv(t, env, "", "tools", "list")
+	if code != exitOK || !strings.Contains(out, "is empty") || !strings.Contains(stderr, "bad.json") {
+		t.Fatalf("exit %d\n%s\n%s", code, out, stderr)
+	}
+}
+
+func TestToolsUsage(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name string
+		args []string
+		code int
+	}{
+		{"no subcommand is bad usage", []string{"tools"}, exitUsage},
+		{"an unknown subcommand is bad usage", []string{"tools", "fetch"}, exitUsage},
+		{"help exits 0", []string{"tools", "--help"}, exitOK},
+		{"sync help exits 0", []string{"tools", "sync", "--help"}, exitOK},
+		{"sync takes no arguments", []string{"tools", "sync", "fs"}, exitUsage},
+		{"an unknown agent is bad usage", []string{"tools", "sync", "--agent", "cursor", "--catalog", "x"}, exitUsage},
+	}
+	for _, c := range cases {
+		if code, _, _ := runCLIEnv(t, map[string]string{"HOME": t.TempDir()}, "", c.args...); code != c.code {
+			t.Errorf("%s: exit %d, want %d", c.name, code, c.code)
+		}
+	}
+}

@@ -1,0 +1,156 @@
+package hook_test
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/toolwarden/toolwarden/sdk/hook"
+)
+
+// agentPlaces copies testdata/agents (a home and a project folder, with
+// each agent's config files as the agents write them) to a temporary
+// folder, names the project in ~/.claude.json by its real path there, and
+// returns where everything is.
+func agentPlaces(t *testing.T) hook.Places {
+	t.Helper()
+	dir := t.TempDir()
+	if err := os.CopyFS(dir, os.DirFS("testdata/agents")); err != nil {
+		t.Fatal(err)
+	}
+	home, project := filepath.Join(dir, "home"), filepath.Join(dir, "project")
+	claude := filepath.Join(home, ".claude.json")
+	data, err := os.ReadFile(claude)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(claude, []byte(strings.Replace(string(data), `"/work/project"`, `"`+project+`"`, 1)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	env := map[string]string{"HOME": home, "DOCS_TOKEN": "tok", "PATH": "/usr/bin"}
+	return hook.Places{Home: home, Project: project, Getenv: func(k string) string { return env[k] }, Environ: []string{"PATH=/usr/bin", "LOG_LEVEL=debug"}}
+}
+
+func byName(t *testing.T, servers []hook.Server, errs []error) map[string]hook.Server {
+	t.Helper()
+	for _, err := range errs {
+		t.Fatal(err)
+	}
+	m := map[string]hook.Server{}
+	var names []string
+	for _, s := range servers {
+		m[s.Name] = s
+		names = append(names, s.Name)
+	}
+	t.Logf("servers: %v", names)
+	return m
+}
+
+func envOf(s hook.Server, key string) string {
+	for _, kv := range s.Spec.Env {
+		if k, v, ok := strings.Cut(kv, "="); ok && k == key {
+			return v
+		}
+	}
+	return ""
+}
+
+func TestClaudeCodeServersComeFromClaudeJSONAndTheProjectsMCPJSON(t *testing.T) {
+	t.Parallel()
+	p := agentPlaces(t)
+	servers, errs := p.AgentServers(hook.Claude)
+	m := byName(t, servers, errs)
+	if _, ok := m["other-only"]; ok {
+		t.Error("another project's local server was listed")
+	}
+	mem := m["memory"]
+	if mem.Err != nil || mem.Spec.Command != "npx" || envOf(mem, "MEMORY_FILE_PATH") != p.Home+"/.memory.json" || envOf(mem, "PATH") != "/usr/bin" {
+		t.Errorf("memory (user scope, ${HOME} expanded, agent env inherited): %+v", mem)
+	}
+	if mem.Spec.Dir != p.Project {
+		t.Errorf("a stdio server starts in the project folder: %q", mem.Spec.Dir)
+	}
+	docs := m["docs"]
+	if docs.Err != nil || docs.Spec.URL != "https://mcp.example.com/mcp" || docs.Spec.Headers["Authorization"] != "Bearer tok" {
+		t.Errorf("docs (http): %+v", docs)
+	}
+	gh := m["github"]
+	if gh.Err != nil || gh.Spec.Command != "docker" || envOf(gh, "GITHUB_PERSONAL_ACCESS_TOKEN") != "none" || !strings.Contains(gh.Source, "projects[") {
+		t.Errorf("github (local scope, ${VAR:-default}): %+v", gh)
+	}
+	fs := m["fs"]
+	if fs.Err != nil || !slices.Equal(fs.Spec.Args, []string{"-y", "@modelcontextprotocol/server-filesystem", "."}) || !strings.HasSuffix(fs.Source, ".mcp.json (mcpServers.fs)") {
+		t.Errorf("fs (project .mcp.json): %+v", fs)
+	}
+	if ev := m["events"]; ev.Err == nil || !strings.Contains(ev.Err.Error(), "sse") {
+		t.Errorf("an SSE server must say it cannot be listed: %+v", ev)
+	}
+	// The project file comes last: where a name is in both, the agent runs
+	// the project's.
+	if servers[len(servers)-1].Source != fs.Source && servers[len(servers)-2].Source != fs.Source {
+		t.Errorf(".mcp.json is not read last: %v", servers)
+	}
+}
+
+func TestGeminiCLIServersComeFromBothSettingsFiles(t *testing.T) {
+	t.Parallel()
+	p := agentPlaces(t)
+	servers, errs := p.AgentServers(hook.Gemini)
+	m := byName(t, servers, errs)
+	mem := m["memory"]
+	if mem.Err != nil || envOf(mem, "MEMORY_FILE_PATH") != p.Home+"/.gemini-memory.json" {
+		t.Errorf("memory ($HOME expanded in a settings.json with comments): %+v", mem)
+	}
+	if docs := m["docs"]; docs.Err != nil || docs.Spec.URL != "https://mcp.example.com/mcp" || docs.Spec.Headers["Authorization"] != "Bearer tok" {
+		t.Errorf("docs (httpUrl): %+v", docs)
+	}
+	if fs := m["fs"]; fs.Err != nil || fs.Spec.Dir != filepath.Join(p.Project, "sub") {
+		t.Errorf("fs (cwd relative to the project): %+v", fs)
+	}
+	if ev := m["events"]; ev.Err == nil {
+		t.Errorf("an SSE url must say it cannot be listed: %+v", ev)
+	}
+}
+
+func TestCodexServersComeFromConfigTOML(t *testing.T) {
+	t.Parallel()
+	p := agentPlaces(t)
+	servers, errs := p.AgentServers(hook.Codex)
+	m := byName(t, servers, errs)
+	if _, ok := m["off"]; ok {
+		t.Error("a disabled server was listed")
+	}
+	fs := m["fs"]
+	if fs.Err != nil || fs.Spec.Command != "npx" || envOf(fs, "LOG_LEVEL") != "warn" || !strings.Contains(fs.Source, "mcp_servers.fs") {
+		t.Errorf("fs: %+v", fs)
+	}
+	if docs := m["docs"]; docs.Err != nil || docs.Spec.Headers["Authorization"] != "Bearer tok" {
+		t.Errorf("docs (bearer_token_env_var): %+v", docs)
+	}
+}
+
+func TestMissingAgentFilesHoldNoServers(t *testing.T) {
+	t.Parallel()
+	empty := t.TempDir()
+	p := hook.Places{Home: empty, Project: empty, Getenv: func(string) string { return "" }}
+	for _, a := range []hook.Agent{hook.Claude, hook.Gemini, hook.Codex} {
+		if s, errs := p.AgentServers(a); len(s) != 0 || len(errs) != 0 {
+			t.Errorf("%s: %v %v", a, s, errs)
+		}
+	}
+}
+
+func TestABrokenAgentFileIsAnErrorThatNamesIt(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, ".mcp.json"), []byte(`{"mcpServers": {"fs": `), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	p := hook.Places{Home: dir, Project: dir, Getenv: func(string) string { return "" }}
+	_, errs := p.AgentServers(hook.Claude)
+	if len(errs) != 1 || !strings.Contains(errs[0].Error(), ".mcp.json") {
+		t.Fatalf("errs = %v", errs)
+	}
+}
