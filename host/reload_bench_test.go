@@ -3,6 +3,7 @@ package host_test
 import (
 	"context"
 	"encoding/json"
+	"slices"
 	"testing"
 	"time"
 
@@ -13,48 +14,49 @@ import (
 // costs a decision: "counted" is Check as it is (an atomic load and a
 // counted use of the generation, released at the end), "uncounted" the
 // same decision with a plain load, measured block by block in turn in the
-// same run. "counted/uncounted" is the ratio; "parallel" runs the counted
-// case on every core at once, where the shared count is contended.
+// same run (a busy machine slows both alike), each first in every other
+// round. It reports the median of the
+// per-block ratios, "counted/uncounted", and each case's ns per call.
 func BenchmarkCheckPolicySnapshot(b *testing.B) {
 	h := newHost(b, benchConfig, host.Defaults())
 	call := host.Call{Session: "s", Server: "fs", Tool: tool(b, writeFile), Arguments: json.RawMessage(`{"path":"/home/me/src/notes.txt","content":"hello"}`)}
 	ctx := context.Background()
 	h.Check(ctx, call) // pin
-	b.Run("interleaved", func(b *testing.B) {
-		cases := []func() host.Decision{
-			func() host.Decision { return host.CheckUncounted(h, ctx, call) },
-			func() host.Decision { return h.Check(ctx, call) },
-		}
-		const block = 64
-		var total [2]time.Duration
-		for i := 0; i < b.N; i++ {
-			for j, f := range cases {
-				start := time.Now()
-				for k := 0; k < block; k++ {
-					if f().Decision != host.Ask {
-						b.Fatal("unexpected decision")
-					}
+	cases := []func() host.Decision{
+		func() host.Decision { return host.CheckUncounted(h, ctx, call) },
+		func() host.Decision { return h.Check(ctx, call) },
+	}
+	const block = 32
+	var total [2]time.Duration
+	ratios := make([]float64, 0, b.N)
+	for i := 0; i < b.N; i++ {
+		var took [2]time.Duration
+		for o := range cases {
+			j := (o + i) % 2 // alternate which runs first
+			f := cases[j]
+			start := time.Now()
+			for k := 0; k < block; k++ {
+				if f().Decision != host.Ask {
+					b.Fatal("unexpected decision")
 				}
-				total[j] += time.Since(start)
 			}
+			took[j] = time.Since(start)
+			total[j] += took[j]
 		}
-		b.ReportMetric(float64(total[0].Nanoseconds())/float64(b.N*block), "uncounted-ns/call")
-		b.ReportMetric(float64(total[1].Nanoseconds())/float64(b.N*block), "counted-ns/call")
-		b.ReportMetric(float64(total[1])/float64(total[0]), "counted/uncounted")
-		b.ReportMetric(0, "ns/op")
-	})
-	b.Run("parallel", func(b *testing.B) {
-		b.RunParallel(func(pb *testing.PB) {
-			for pb.Next() {
-				h.Check(ctx, call)
-			}
-		})
-	})
-	b.Run("parallel-uncounted", func(b *testing.B) {
-		b.RunParallel(func(pb *testing.PB) {
-			for pb.Next() {
-				host.CheckUncounted(h, ctx, call)
-			}
-		})
-	})
+		ratios = append(ratios, float64(took[1])/float64(took[0]))
+	}
+	slices.Sort(ratios)
+	b.ReportMetric(float64(total[0].Nanoseconds())/float64(b.N*block), "uncounted-ns/call")
+	b.ReportMetric(float64(total[1].Nanoseconds())/float64(b.N*block), "counted-ns/call")
+	b.ReportMetric(ratios[len(ratios)/2], "counted/uncounted")
+	b.ReportMetric(0, "ns/op")
+}
+
+// BenchmarkTakePolicy is the count alone: taking and releasing the
+// current policy, uncontended.
+func BenchmarkTakePolicy(b *testing.B) {
+	h := newHost(b, benchConfig, host.Defaults())
+	for i := 0; i < b.N; i++ {
+		host.TakePolicy(h)
+	}
 }

@@ -11,3 +11,6 @@ func PolicyClosed(h *Host) <-chan struct{} { return h.gen.Load().done }
 func CheckUncounted(h *Host, ctx context.Context, c Call) Decision {
 	return h.check(ctx, h.gen.Load(), c)
 }
+
+// TakePolicy takes and releases the current policy, as every Check does.
+func TakePolicy(h *Host) { h.acquire().release() }
