@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -26,138 +24,157 @@ func init() {
 	}})
 }
 
-// callFile is a call as check reads it: the MCP tool definition exactly as
-// in tools/list, plus optionally the result, to run Observe afterwards.
-type callFile struct {
-	Session   string          `json:"session"`
-	Server    string          `json:"server"`
-	Tool      json.RawMessage `json:"tool"`
-	Arguments json.RawMessage `json:"arguments"`
-	// ServerContext is what is known of the server's paths, against which
-	// path rules resolve relative arguments (absent: nothing is known).
-	ServerContext *host.ServerContext `json:"server_context"`
-	// Result, when present and the call is allowed (or approved), is
-	// observed after the decision: {"text": "...", "isError": false}.
-	Result *struct {
-		Text    string `json:"text"`
-		IsError bool   `json:"isError"`
-	} `json:"result"`
+// checkOptions are check's and explain's flags.
+type checkOptions struct {
+	name      string // "check" or "explain"
+	configs   stringList
+	sessionID string
+	approve   string
+	scope     host.Scope
+	approvals string
+	audit     string
+	files     []string
 }
 
 func runCheck(e *env, name string, args []string) int {
-	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	fs.SetOutput(e.stderr)
-	var configs stringList
-	fs.Var(&configs, "config", "config file (repeatable; later files override earlier)")
-	sessionID := fs.String("session", "cli", "session for calls that name none")
-	approve := fs.String("approve", "", "answer every rememberable ask as the user would: once, session or always")
-	approveSession := fs.Bool("approve-session", false, "same as --approve=session")
-	approvals := fs.String("approvals", "", "persistent approvals file (for --approve=always)")
-	auditPath := fs.String("audit", "", "append a JSON Lines record per decision to this file")
-	fs.Usage = func() {
-		fmt.Fprintf(e.stderr, "usage: toolwarden %s [--config F]... [--session ID] [--approve-session] [CALL.json ...]\n\n", name)
-		fmt.Fprintln(e.stderr, "Reads calls ({\"session\",\"server\",\"tool\",\"arguments\"}) from files or stdin.")
-		fmt.Fprintln(e.stderr, "Calls in one invocation share a session.")
-		if name == "check" {
-			fmt.Fprintln(e.stderr, "Exit: 0 allow, 10 ask, 20 deny (the strictest decision), 1 bad input or config.")
-		} else {
-			fmt.Fprintln(e.stderr, "Exit: 0 when every call was explained, 1 bad input or config.")
-		}
-		fs.PrintDefaults()
+	o, code, ok := parseCheckFlags(e, name, args)
+	if !ok {
+		return code
 	}
-	if err := fs.Parse(args); err != nil {
-		return exitUsage
-	}
-	if *approveSession {
-		*approve = "session"
-	}
-	var scope host.Scope
-	if *approve != "" {
-		s, err := host.ParseScope(*approve)
-		if err != nil {
-			fmt.Fprintln(e.stderr, "toolwarden:", err)
-			return exitUsage
-		}
-		scope = s
-	}
-
-	cfg, err := loadConfig(configs)
+	calls, err := readCalls(e, o.files)
 	if err != nil {
-		fmt.Fprintln(e.stderr, err)
+		fmt.Fprintf(e.stderr, "toolwarden %s: %v\n", name, err)
 		return exitError
-	}
-	settings := host.Defaults()
-	if *approvals != "" {
-		settings = settings.WithApprovalsFile(*approvals)
-	}
-	if *auditPath != "" {
-		f, err := os.OpenFile(*auditPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
-		if err != nil {
-			fmt.Fprintln(e.stderr, "toolwarden:", err)
-			return exitError
-		}
-		defer f.Close()
-		settings = settings.WithAuditLog(f)
 	}
 	ctx := context.Background()
-	h, err := host.New(ctx, cfg, settings)
+	h, cleanup, err := o.startHost(ctx, e)
 	if err != nil {
-		fmt.Fprintln(e.stderr, "toolwarden:", err)
+		fmt.Fprintf(e.stderr, "toolwarden %s: %v\n", name, err)
 		return exitError
 	}
-	defer h.Close(ctx)
-	for _, w := range h.Warnings() {
-		fmt.Fprintln(e.stderr, "toolwarden: warning:", w)
-	}
-
-	calls, err := readCalls(e, fs.Args())
-	if err != nil {
-		fmt.Fprintln(e.stderr, "toolwarden:", err)
-		return exitError
-	}
-	if len(calls) == 0 {
-		fmt.Fprintln(e.stderr, "toolwarden: no calls given (pass CALL.json files or pipe calls on stdin)")
-		return exitError
-	}
+	defer cleanup()
 	worst := policy.Allow
 	for i, c := range calls {
-		call, err := c.call(*sessionID)
+		d, err := o.decide(ctx, e, h, i, &c)
 		if err != nil {
-			fmt.Fprintf(e.stderr, "toolwarden: %s: %v\n", c.where, err)
+			fmt.Fprintf(e.stderr, "toolwarden %s: %v\n", name, err)
 			return exitError
 		}
-		d := h.Check(ctx, call)
-		approved := ""
-		if d.Decision == policy.Ask && *approve != "" && (d.Rememberable || scope == host.Once) {
-			if err := h.Approve(call.Session, &d, scope); err != nil {
-				fmt.Fprintf(e.stderr, "toolwarden: %s: approve: %v\n", c.where, err)
-				return exitError
-			}
-			approved = scope.String()
-		}
-		var added []string
-		if r := c.file.Result; r != nil && (d.Decision == policy.Allow || approved != "") {
-			added = h.Observe(ctx, call, &d, host.Result{Text: r.Text, IsError: r.IsError})
-		}
-		if name == "explain" {
-			if i > 0 {
-				fmt.Fprintln(e.stdout)
-			}
-			writeExplain(e.stdout, c.where, call, &d, approved, added)
-		} else {
-			b, err := json.Marshal(d)
-			if err != nil {
-				fmt.Fprintln(e.stderr, "toolwarden:", err)
-				return exitError
-			}
-			fmt.Fprintln(e.stdout, string(b))
-		}
-		if d.Decision > worst {
-			worst = d.Decision
-		}
+		worst = max(worst, d)
 	}
-	if name == "explain" {
-		// explain is for people: it succeeds whenever it could explain.
+	return o.exitCode(worst)
+}
+
+func parseCheckFlags(e *env, name string, args []string) (*checkOptions, int, bool) {
+	about := `Reads calls, JSON objects {"session", "server", "tool", "arguments",
+"server_context", "result"}, one after another, from each CALL.json file in turn;
+"-" or no file reads stdin. Calls in one invocation share a session. An empty file,
+an unknown key or bad JSON is an error at file:line:col.`
+	if name == "check" {
+		about += "\nPrints each decision as a JSON line.\nExit: 0 allow, 10 ask, 20 deny (the strictest decision), 1 bad input or config, 2 bad usage."
+	} else {
+		about += "\nPrints a readable trace of every step of each decision.\nExit: 0 when every call was explained, 1 bad input or config, 2 bad usage."
+	}
+	fs := newCmdFlags(e, name, name+" [--config F]... [--session ID] [--approve-session] [CALL.json|-]...", about)
+	o := &checkOptions{name: name}
+	fs.Var(&o.configs, "config", "config file (repeatable; later files override earlier)")
+	fs.StringVar(&o.sessionID, "session", "cli", "session for calls that name none")
+	fs.StringVar(&o.approve, "approve", "", "answer every rememberable ask as the user would: once, session or always")
+	approveSession := fs.Bool("approve-session", false, "same as --approve=session")
+	fs.StringVar(&o.approvals, "approvals", "", "persistent approvals file (for --approve=always)")
+	fs.StringVar(&o.audit, "audit", "", "append a JSON Lines record per decision to this file")
+	files, code, ok := fs.parseInterleaved(args)
+	if !ok {
+		return nil, code, false
+	}
+	o.files = files
+	if *approveSession {
+		o.approve = "session"
+	}
+	if o.approve != "" {
+		s, err := host.ParseScope(o.approve)
+		if err != nil {
+			return nil, fs.usageError("--approve: %v", err), false
+		}
+		o.scope = s
+	}
+	return o, exitOK, true
+}
+
+// startHost builds the host the calls are decided by; cleanup closes it
+// and the audit file.
+func (o *checkOptions) startHost(ctx context.Context, e *env) (*host.Host, func(), error) {
+	cfg, err := loadConfig(o.configs)
+	if err != nil {
+		return nil, nil, err
+	}
+	settings := host.Defaults()
+	if o.approvals != "" {
+		settings = settings.WithApprovalsFile(o.approvals)
+	}
+	var auditFile *os.File
+	if o.audit != "" {
+		if auditFile, err = os.OpenFile(o.audit, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600); err != nil {
+			return nil, nil, err
+		}
+		settings = settings.WithAuditLog(auditFile)
+	}
+	h, err := host.New(ctx, cfg, settings)
+	if err != nil {
+		if auditFile != nil {
+			auditFile.Close()
+		}
+		return nil, nil, err
+	}
+	for _, w := range h.Warnings() {
+		fmt.Fprintf(e.stderr, "toolwarden %s: warning: %v (toolwarden validate reports it as an error)\n", o.name, w)
+	}
+	return h, func() {
+		_ = h.Close(ctx)
+		if auditFile != nil {
+			auditFile.Close()
+		}
+	}, nil
+}
+
+// decide decides call i, approves it when --approve says so, observes its
+// result, and prints the outcome; it returns the decision.
+func (o *checkOptions) decide(ctx context.Context, e *env, h *host.Host, i int, c *sourcedCall) (policy.Verdict, error) {
+	call, err := c.call(o.sessionID)
+	if err != nil {
+		return 0, err
+	}
+	d := h.Check(ctx, call)
+	approved := ""
+	if d.Decision == policy.Ask && o.approve != "" && (d.Rememberable || o.scope == host.Once) {
+		if err := h.Approve(call.Session, &d, o.scope); err != nil {
+			return 0, c.errAt("", err, "approve")
+		}
+		approved = o.scope.String()
+	}
+	var added []string
+	if r := c.file.Result; r != nil && (d.Decision == policy.Allow || approved != "") {
+		added = h.Observe(ctx, call, &d, host.Result{Text: r.Text, IsError: r.IsError})
+	}
+	if o.name == "explain" {
+		if i > 0 {
+			fmt.Fprintln(e.stdout)
+		}
+		writeExplain(e.stdout, c.where, call, &d, approved, added)
+		return d.Decision, nil
+	}
+	b, err := json.Marshal(d)
+	if err != nil {
+		return 0, err
+	}
+	fmt.Fprintln(e.stdout, string(b))
+	return d.Decision, nil
+}
+
+// exitCode is check's verdict as an exit status; explain is for people and
+// succeeds whenever it could explain.
+func (o *checkOptions) exitCode(worst policy.Verdict) int {
+	if o.name == "explain" {
 		return exitOK
 	}
 	switch worst {
@@ -175,70 +192,6 @@ func loadConfig(paths []string) (*config.Config, error) {
 		return config.Default(), nil
 	}
 	return config.Load(paths...)
-}
-
-type sourcedCall struct {
-	where string
-	file  callFile
-}
-
-func (c *sourcedCall) call(defaultSession string) (host.Call, error) {
-	f := &c.file
-	if f.Server == "" {
-		return host.Call{}, errors.New(`call has no "server"`)
-	}
-	if len(f.Tool) == 0 {
-		return host.Call{}, errors.New(`call has no "tool" (the MCP tool definition as in tools/list)`)
-	}
-	tool, err := host.ParseTool(f.Tool)
-	if err != nil {
-		return host.Call{}, err
-	}
-	args := f.Arguments
-	if len(args) == 0 || string(args) == "null" {
-		args = json.RawMessage(`{}`)
-	} else if t := bytes.TrimSpace(args); len(t) == 0 || t[0] != '{' {
-		return host.Call{}, errors.New(`"arguments" must be a JSON object`)
-	}
-	s := f.Session
-	if s == "" {
-		s = defaultSession
-	}
-	return host.Call{Session: s, Server: f.Server, Tool: tool, Arguments: args, Context: f.ServerContext}, nil
-}
-
-// readCalls reads a stream of call objects from each file, or from stdin.
-func readCalls(e *env, files []string) ([]sourcedCall, error) {
-	var out []sourcedCall
-	read := func(name string, r io.Reader) error {
-		dec := json.NewDecoder(r)
-		for n := 1; ; n++ {
-			var f callFile
-			err := dec.Decode(&f)
-			if err == io.EOF {
-				return nil
-			}
-			if err != nil {
-				return fmt.Errorf("%s: call %d: %w", name, n, err)
-			}
-			out = append(out, sourcedCall{where: fmt.Sprintf("%s#%d", name, n), file: f})
-		}
-	}
-	if len(files) == 0 {
-		return out, read("stdin", e.stdin)
-	}
-	for _, name := range files {
-		f, err := os.Open(name)
-		if err != nil {
-			return nil, err
-		}
-		err = read(name, f)
-		f.Close()
-		if err != nil {
-			return nil, err
-		}
-	}
-	return out, nil
 }
 
 // writeExplain prints a decision as a human reads it: one line per step.

@@ -73,7 +73,7 @@ func TestCheckRejectsMalformedCalls(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			code, out, stderr := runCLI(t, in, "check")
-			if code != exitError || out != "" || !strings.HasPrefix(stderr, "toolwarden: ") {
+			if code != exitError || out != "" || !strings.HasPrefix(stderr, "toolwarden check: <stdin>:1:") {
 				t.Fatalf("exit %d out %q stderr %q", code, out, stderr)
 			}
 		})

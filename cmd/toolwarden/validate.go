@@ -1,42 +1,45 @@
 package main
 
 import (
+	"context"
 	"errors"
-	"flag"
 	"fmt"
+	"log/slog"
+	"regexp"
+	"strconv"
 
 	"github.com/toolwarden/toolwarden/host/config"
+	"github.com/toolwarden/toolwarden/host/plugin"
+	"github.com/toolwarden/toolwarden/host/policy"
 )
 
 func init() {
-	register(command{name: "validate", summary: "check config files and report errors and warnings", run: runValidate})
+	register(command{name: "validate", summary: "check config files and load their plugins; report errors and warnings", run: runValidate})
 }
 
-// runValidate loads the layers as every other command would and prints what
-// is wrong with them, errors first, one per line (warnings prefixed
-// "warning: "), then a one-line summary on success. Exit 1 on any error;
-// warnings alone exit 0, since the config loads and means what Codex means.
+// runValidate loads the layers as every other command would, compiles the
+// rules and loads every enabled plugin, and prints what is wrong, errors
+// first, one per line (warnings prefixed "warning: "), then a one-line
+// summary on success. Exit 1 on any error; warnings alone exit 0, since the
+// config loads and means what Codex means.
 func runValidate(e *env, args []string) int {
-	fs := flag.NewFlagSet("validate", flag.ContinueOnError)
-	fs.SetOutput(e.stderr)
+	fs := newCmdFlags(e, "validate", "validate [--config F]...",
+		`Loads the config files as layers, as wrap, proxy, check and hook do, compiles the
+rules, and compiles and describes every enabled [policies.<name>] plugin (with the
+plugin's config, so a config the plugin refuses is caught here). Reports errors and
+warnings as file:line:col, errors first, on stderr; "ok: ..." on stdout when the
+config is usable. A plugin that does not load is an error: the others would answer
+every call with its on_error verdict (deny unless set).
+
+With no --config, checks the embedded default.
+Exit: 0 valid (warnings alone included), 1 errors, 2 bad usage.`)
 	var configs stringList
 	fs.Var(&configs, "config", "config file (repeatable; later files override earlier)")
-	fs.Usage = func() {
-		fmt.Fprintln(e.stderr, "usage: toolwarden validate [--config F]...")
-		fmt.Fprintln(e.stderr)
-		fmt.Fprintln(e.stderr, "Loads the config files as layers and reports errors and warnings as file:line:col.")
-		fmt.Fprintln(e.stderr, "With no --config, checks the embedded default. Exit: 0 valid, 1 errors.")
-		fs.PrintDefaults()
+	if code, ok := fs.parse(args); !ok {
+		return code
 	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return exitOK
-		}
-		return exitUsage
-	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(e.stderr, "toolwarden validate: unexpected argument %q (give config files with --config)\n", fs.Arg(0))
-		return exitUsage
+	if code, ok := fs.noArgs("give config files with --config"); !ok {
+		return code
 	}
 
 	cfg, err := config.Load(configs...)
@@ -51,10 +54,72 @@ func runValidate(e *env, args []string) int {
 		}
 		return exitError
 	}
+	var errs []string
+	if _, err := policy.Compile(cfg); err != nil {
+		errs = append(errs, fmt.Sprintf("toolwarden validate: the rules do not compile: %v", err))
+	}
+	for _, d := range loadPolicies(context.Background(), e, cfg) {
+		errs = append(errs, d.String())
+	}
+	for _, s := range errs {
+		fmt.Fprintln(e.stderr, s)
+	}
 	for _, w := range cfg.Warnings {
 		fmt.Fprintln(e.stderr, w.String())
+	}
+	if len(errs) > 0 {
+		return exitError
 	}
 	fmt.Fprintf(e.stdout, "ok: %d file(s), %d apps, %d servers, %d policies\n",
 		len(configs), len(cfg.Apps), len(cfg.Servers), len(cfg.Policies))
 	return exitOK
+}
+
+// loadPolicies loads every enabled [policies.*] plugin as a host would
+// (read or resolve the module, check its ABI, compile it through the disk
+// cache, instantiate it and send describe with its config) and returns an
+// error at the policy's [policies.<name>] entry for each that fails.
+// TOOLWARDEN_PLUGIN_CACHE names the compile cache, as for toolwarden plugin.
+func loadPolicies(ctx context.Context, e *env, cfg *config.Config) []config.Diagnostic {
+	var enabled []*config.Policy
+	for _, p := range cfg.Policies {
+		if config.Bool(p.Enabled, true) {
+			enabled = append(enabled, p)
+		}
+	}
+	if len(enabled) == 0 {
+		return nil
+	}
+	// A plugin's own log lines are not diagnostics; its load error is.
+	opts := plugin.Options{Logger: slog.New(slog.DiscardHandler), CacheDir: e.getenv("TOOLWARDEN_PLUGIN_CACHE")}
+	rt, err := plugin.NewRuntime(ctx, opts)
+	if err != nil {
+		return []config.Diagnostic{{Pos: enabled[0].Pos, Path: "policies", Message: fmt.Sprintf("cannot start the plugin runtime: %v", err)}}
+	}
+	defer rt.Close(ctx)
+	var out []config.Diagnostic
+	for _, p := range enabled {
+		if _, err := plugin.Load(ctx, rt, p, nil); err != nil {
+			msg := err.Error()
+			if f := (*plugin.Fault)(nil); errors.As(err, &f) {
+				msg = f.Msg // without the `plugin "<name>": ` the path already says
+			}
+			out = append(out, config.Diagnostic{
+				Pos:     p.Pos,
+				Path:    "policies." + tomlKey(p.Name),
+				Message: fmt.Sprintf("plugin does not load: %s; until it does, it answers every call it covers with its on_error verdict", msg),
+			})
+		}
+	}
+	return out
+}
+
+var bareKey = regexp.MustCompile(`^[A-Za-z0-9_-]+$`)
+
+// tomlKey writes a key as TOML (and the config's diagnostics) would.
+func tomlKey(k string) string {
+	if bareKey.MatchString(k) {
+		return k
+	}
+	return strconv.Quote(k)
 }

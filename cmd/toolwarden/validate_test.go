@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -95,7 +96,7 @@ builtin = "trifecta"
 			name:       "a stray argument is a usage error",
 			args:       []string{good},
 			wantCode:   2,
-			wantStderr: `toolwarden validate: unexpected argument "` + good + `" (give config files with --config)` + "\n",
+			wantStderr: `toolwarden validate: unexpected argument "` + good + `"; give config files with --config (see: toolwarden validate --help)` + "\n",
 		},
 	}
 	for _, tt := range tests {
@@ -118,11 +119,40 @@ func TestValidateAcceptsARealCodexConfig(t *testing.T) {
 	}
 }
 
-func TestValidateHelpExitsZero(t *testing.T) {
+// TestValidateReportsWhatLoadingWouldFind runs validate on every
+// testdata/validate/*.toml and compares exit status, stdout and stderr with
+// the .golden file beside it. Run with -update to rewrite them after a
+// deliberate change, then review the diff.
+func TestValidateReportsWhatLoadingWouldFind(t *testing.T) {
 	t.Parallel()
-	code, _, stderr := runValidateCLI(t, "-h")
-	if code != 0 || !strings.Contains(stderr, "usage: toolwarden validate [--config F]...") {
-		t.Errorf("exit %d\n%s", code, stderr)
+	files, err := filepath.Glob("testdata/validate/*.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cwd, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, file := range files {
+		t.Run(strings.TrimSuffix(filepath.Base(file), ".toml"), func(t *testing.T) {
+			t.Parallel()
+			code, stdout, stderr := runValidateCLI(t, "--config", file)
+			got := fmt.Sprintf("exit %d\n--- stdout\n%s--- stderr\n%s", code, stdout, stderr)
+			// Resolved plugin paths are absolute; the golden files are not.
+			got = strings.ReplaceAll(got, cwd+string(filepath.Separator), "")
+			checkGolden(t, strings.TrimSuffix(file, ".toml")+".golden", got)
+		})
+	}
+}
+
+func TestValidateFailsWheneverAPluginDoesNotLoad(t *testing.T) {
+	t.Parallel()
+	// Whatever else the golden files say, these must never pass.
+	for _, name := range []string{"readme-snippet", "plugin-config-refused", "plugin-bad-module"} {
+		code, stdout, _ := runValidateCLI(t, "--config", filepath.Join("testdata", "validate", name+".toml"))
+		if code != exitError || stdout != "" {
+			t.Errorf("%s: exit %d, stdout %q; want exit 1 and no ok line", name, code, stdout)
+		}
 	}
 }
 
@@ -136,5 +166,24 @@ func TestStringListKeepsEveryValueInOrder(t *testing.T) {
 	}
 	if s.String() != "a.toml,b.toml,a.toml" || len(s) != 3 {
 		t.Errorf("stringList = %v", s)
+	}
+}
+
+// checkGolden compares got with the golden file, or rewrites the file
+// with -update.
+func checkGolden(t *testing.T, golden, got string) {
+	t.Helper()
+	if *update {
+		if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatalf("%v (run go test -update to create it)", err)
+	}
+	if got != string(want) {
+		t.Errorf("output differs from %s (run go test -update to accept, then review the diff)\n--- got\n%s--- want\n%s", golden, got, want)
 	}
 }

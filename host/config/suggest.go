@@ -84,3 +84,8 @@ func didYouMean(word string, candidates []string) string {
 	}
 	return ""
 }
+
+// Suggest returns the candidate the user most likely meant by word, or ""
+// when none is close enough: the did-you-mean of config diagnostics, for
+// other inputs that name keys (the CLI's call files, for one).
+func Suggest(word string, candidates []string) string { return suggest(word, candidates) }
