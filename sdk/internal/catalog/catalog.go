@@ -43,7 +43,8 @@ type Entry struct {
 	// "toolwarden tools sync: FILE (mcpServers.NAME)".
 	Source   string    `json:"source"`
 	ListedAt time.Time `json:"listed_at"`
-	// Tools are the definitions of tools/list's "tools", byte for byte.
+	// Tools are the definitions of tools/list's "tools" as listed (JSON
+	// whitespace aside).
 	Tools []json.RawMessage `json:"tools"`
 }
 
@@ -117,7 +118,7 @@ func Write(dir string, e *Entry) error {
 	if c.Tools == nil {
 		c.Tools = []json.RawMessage{}
 	}
-	data, err := json.MarshalIndent(&c, "", "  ")
+	data, err := json.Marshal(&c)
 	if err != nil {
 		return fmt.Errorf("catalog entry for %s: %w", e.Server, err)
 	}
