@@ -2,10 +2,11 @@ package main
 
 import (
 	"encoding/json"
-	"flag"
 	"fmt"
+	"io"
 	"log/slog"
 	"regexp"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -17,162 +18,229 @@ func init() {
 	register(command{name: "approvals", summary: "list, revoke, add or reset persistent (\"always\") approvals", run: runApprovals})
 }
 
-func approvalsUsage(e *env) {
-	fmt.Fprintln(e.stderr, "usage: toolwarden approvals list   [--approvals F] [--server S] [--tool T] [--json]")
-	fmt.Fprintln(e.stderr, "       toolwarden approvals revoke [--approvals F] [--server S] [--tool T] [--hash H] [--all]")
-	fmt.Fprintln(e.stderr, "       toolwarden approvals add    [--approvals F] --server S --tool T --hash H [--app A] [--connector C]")
-	fmt.Fprintln(e.stderr, "       toolwarden approvals reset  [--approvals F]")
-	fmt.Fprintln(e.stderr)
-	fmt.Fprintln(e.stderr, "An \"always\" approval covers one tool of one server at one exact definition (its")
-	fmt.Fprintln(e.stderr, "SHA-256 definition hash): a changed tool is asked about again. --hash accepts a")
-	fmt.Fprintln(e.stderr, "prefix of 8 or more hex digits for list and revoke.")
-	fmt.Fprintln(e.stderr)
-	fmt.Fprintln(e.stderr, "Every running wrap and proxy sees a change to the file before its next decision.")
-	fmt.Fprintln(e.stderr, "A file that cannot be read grants nothing; list says why, and reset (or revoke")
-	fmt.Fprintln(e.stderr, "--all) copies it to <file>.bak-<time> before starting an empty one.")
+// approvalsAbout is what every approvals help ends with.
+const approvalsAbout = `An "always" approval covers one tool of one server at one exact definition (its
+SHA-256 definition hash): a changed tool is asked about again. --hash accepts a
+prefix of 8 or more hex digits for list and revoke.
+
+Every running wrap and proxy sees a change to the file before its next decision.
+A file that cannot be read grants nothing; list says why, and reset (or revoke
+--all) copies it to <file>.bak-<time> before starting an empty one.`
+
+// approvalsSub is one subcommand of approvals: its flags beyond --approvals
+// and what it does with the opened file.
+type approvalsSub struct {
+	name, alias string
+	summary     string
+	synopsis    string
+	flags       func(a *approvalsCmd)
+	run         func(a *approvalsCmd, p *session.Persistent) int
+}
+
+var approvalsSubs = []approvalsSub{
+	{
+		name: "list", alias: "ls", summary: "list persistent approvals, or say why the file cannot be used",
+		synopsis: "approvals list   [--approvals F] [--server S] [--tool T] [--hash H] [--json]",
+		flags: func(a *approvalsCmd) {
+			a.filterFlags()
+			a.fs.BoolVar(&a.asJSON, "json", false, "print JSON")
+		},
+		run: approvalsList,
+	},
+	{
+		name: "revoke", alias: "rm", summary: "revoke the approvals a filter matches, or all of them",
+		synopsis: "approvals revoke [--approvals F] [--server S] [--tool T] [--hash H] [--all]",
+		flags: func(a *approvalsCmd) {
+			a.filterFlags()
+			a.fs.BoolVar(&a.all, "all", false, "every approval (needed when no filter is given)")
+		},
+		run: approvalsRevoke,
+	},
+	{
+		name: "add", summary: "approve one tool at one definition, as answering \"always\" would",
+		synopsis: "approvals add    [--approvals F] --server S --tool T --hash H [--app A] [--connector C]",
+		flags: func(a *approvalsCmd) {
+			a.filterFlags()
+			a.fs.StringVar(&a.app, "app", "", "the app (default: the server)")
+			a.fs.StringVar(&a.connector, "connector", "", "the connector id, for connector servers")
+		},
+		run: approvalsAdd,
+	},
+	{
+		name: "reset", summary: "revoke every approval, backing the file up first",
+		synopsis: "approvals reset  [--approvals F]",
+		flags:    func(a *approvalsCmd) {},
+		run: func(a *approvalsCmd, p *session.Persistent) int {
+			return resetApprovals(a.e, p, a.file)
+		},
+	},
+}
+
+// approvalsCmd is one run of an approvals subcommand: its flags and the
+// file it works on.
+type approvalsCmd struct {
+	e                  *env
+	fs                 *cmdFlags
+	path               string
+	server, tool, hash string
+	all, asJSON        bool
+	app, connector     string
+	file               string // path, or the default
+}
+
+func (a *approvalsCmd) filterFlags() {
+	a.fs.StringVar(&a.server, "server", "", "only this server ([mcp_servers.<name>] or wrap's --app)")
+	a.fs.StringVar(&a.tool, "tool", "", "only this tool (its upstream name, without <server>__)")
+	a.fs.StringVar(&a.hash, "hash", "", "only this definition hash (or a prefix of at least 8 hex digits)")
+}
+
+func (a *approvalsCmd) match(g session.Grant) bool {
+	return (a.server == "" || g.Server == a.server) &&
+		(a.tool == "" || g.Tool == a.tool) &&
+		(a.hash == "" || strings.HasPrefix(g.Hash, strings.ToLower(a.hash)))
+}
+
+func approvalsUsage(w io.Writer) {
+	fmt.Fprintf(w, "toolwarden approvals: %s\n\n", commands["approvals"].summary)
+	for i, s := range approvalsSubs {
+		prefix := "       "
+		if i == 0 {
+			prefix = "usage: "
+		}
+		fmt.Fprintf(w, "%stoolwarden %s\n", prefix, s.synopsis)
+	}
+	fmt.Fprintf(w, "\n%s\n\nRun toolwarden approvals <subcommand> --help for its flags.\n", approvalsAbout)
 }
 
 func runApprovals(e *env, args []string) int {
-	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
-		approvalsUsage(e)
-		if len(args) == 0 {
-			return exitUsage
-		}
+	if len(args) == 0 {
+		approvalsUsage(e.stderr)
+		return exitUsage
+	}
+	switch args[0] {
+	case "-h", "--help", "-help", "help":
+		approvalsUsage(e.stdout)
 		return exitOK
 	}
-	sub := args[0]
-	fs := flag.NewFlagSet("approvals "+sub, flag.ContinueOnError)
-	fs.SetOutput(e.stderr)
-	fs.Usage = func() { approvalsUsage(e); fs.PrintDefaults() }
-	path := fs.String("approvals", "", "approvals file (default: "+displayApprovalsPath()+")")
-	server := fs.String("server", "", "only this server ([mcp_servers.<name>] or wrap's --app)")
-	tool := fs.String("tool", "", "only this tool (its upstream name, without <server>__)")
-	hash := fs.String("hash", "", "only this definition hash (or a prefix of at least 8 hex digits)")
-	all := fs.Bool("all", false, "revoke: every approval (needed when no filter is given)")
-	asJSON := fs.Bool("json", false, "list: print JSON")
-	app := fs.String("app", "", "add: the app (default: the server)")
-	connector := fs.String("connector", "", "add: the connector id, for connector servers")
-	if err := fs.Parse(args[1:]); err != nil {
+	i := slices.IndexFunc(approvalsSubs, func(s approvalsSub) bool { return s.name == args[0] || s.alias != "" && s.alias == args[0] })
+	if i < 0 {
+		fmt.Fprintf(e.stderr, "toolwarden approvals: unknown subcommand %q: list, revoke, add or reset (see: toolwarden approvals --help)\n", args[0])
 		return exitUsage
 	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(e.stderr, "toolwarden approvals %s: unexpected argument %q\n", sub, fs.Arg(0))
-		return exitUsage
+	sub := approvalsSubs[i]
+	a := &approvalsCmd{e: e}
+	a.fs = newCmdFlags(e, "approvals "+sub.name, sub.synopsis, approvalsAbout)
+	a.fs.summary = sub.summary
+	a.fs.StringVar(&a.path, "approvals", "", "approvals file (default: "+displayApprovalsPath()+")")
+	sub.flags(a)
+	if code, ok := a.fs.parse(args[1:]); !ok {
+		return code
 	}
-	file := *path
-	if file == "" {
-		p, err := defaultApprovalsPath()
+	if code, ok := a.fs.noArgs(""); !ok {
+		return code
+	}
+	if a.hash != "" && !hexPrefix.MatchString(a.hash) {
+		return a.fs.usageError("--hash %q is not a hex definition hash (or a prefix of at least 8 hex digits)", a.hash)
+	}
+	a.file = a.path
+	if a.file == "" {
+		f, err := defaultApprovalsPath()
 		if err != nil {
 			fmt.Fprintln(e.stderr, "toolwarden approvals:", err)
 			return exitError
 		}
-		file = p
+		a.file = f
 	}
-	if *hash != "" && !hexPrefix.MatchString(*hash) {
-		fmt.Fprintf(e.stderr, "toolwarden approvals: --hash %q is not a hex definition hash (or a prefix of at least 8 hex digits)\n", *hash)
-		return exitUsage
-	}
-	p, err := session.OpenPersistent(file)
+	p, err := session.OpenPersistent(a.file)
 	if err != nil {
 		fmt.Fprintln(e.stderr, "toolwarden approvals:", err)
 		return exitError
 	}
 	// The file's problems are this command's output, not log lines.
 	p.SetLogger(slog.New(slog.DiscardHandler))
-	match := func(g session.Grant) bool {
-		return (*server == "" || g.Server == *server) &&
-			(*tool == "" || g.Tool == *tool) &&
-			(*hash == "" || strings.HasPrefix(g.Hash, strings.ToLower(*hash)))
+	return sub.run(a, p)
+}
+
+func approvalsList(a *approvalsCmd, p *session.Persistent) int {
+	e := a.e
+	grants, err := p.List()
+	if err != nil {
+		fmt.Fprintln(e.stderr, "toolwarden approvals:", err)
+		return exitError
 	}
-
-	switch sub {
-	case "list", "ls":
-		grants, err := p.List()
-		if err != nil {
-			fmt.Fprintln(e.stderr, "toolwarden approvals:", err)
-			return exitError
+	var shown []session.Grant
+	for _, g := range grants {
+		if a.match(g) {
+			shown = append(shown, g)
 		}
-		var shown []session.Grant
-		for _, g := range grants {
-			if match(g) {
-				shown = append(shown, g)
-			}
-		}
-		if *asJSON {
-			if shown == nil {
-				shown = []session.Grant{}
-			}
-			b, _ := json.MarshalIndent(shown, "", "  ")
-			fmt.Fprintln(e.stdout, string(b))
-			return exitOK
-		}
-		if len(shown) == 0 {
-			fmt.Fprintf(e.stdout, "no approvals in %s\n", file)
-			return exitOK
-		}
-		tw := tabwriter.NewWriter(e.stdout, 0, 0, 2, ' ', 0)
-		fmt.Fprintln(tw, "SERVER\tTOOL\tAPP\tDEFINITION\tGRANTED")
-		for _, g := range shown {
-			a := g.App
-			if g.Connector != "" {
-				a += " (connector " + g.Connector + ")"
-			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", g.Server, g.Tool, a, short(g.Hash), g.GrantedAt.Local().Format(time.DateTime))
-		}
-		tw.Flush()
-		return exitOK
-
-	case "revoke", "rm":
-		if *server == "" && *tool == "" && *hash == "" && !*all {
-			fmt.Fprintln(e.stderr, "toolwarden approvals revoke: say what to revoke (--server, --tool, --hash) or pass --all")
-			return exitUsage
-		}
-		if bad := p.Err(); bad != nil {
-			if !*all {
-				fmt.Fprintln(e.stderr, "toolwarden approvals revoke:", bad)
-				fmt.Fprintln(e.stderr, "toolwarden approvals revoke: the file cannot be read, so nothing can be revoked from it selectively; it grants nothing meanwhile. `toolwarden approvals revoke --all` or `toolwarden approvals reset` backs it up and starts an empty one.")
-				return exitError
-			}
-			return resetApprovals(e, p, file)
-		}
-		n, err := p.Revoke(match)
-		if err != nil {
-			fmt.Fprintln(e.stderr, "toolwarden approvals:", err)
-			return exitError
-		}
-		if n == 0 {
-			fmt.Fprintln(e.stderr, "toolwarden approvals revoke: no approval matched")
-			return exitError
-		}
-		fmt.Fprintf(e.stdout, "revoked %d approval(s) from %s\n", n, file)
-		return exitOK
-
-	case "add":
-		if *server == "" || *tool == "" || len(*hash) != 64 {
-			fmt.Fprintln(e.stderr, "toolwarden approvals add: --server, --tool and the full 64-digit --hash are required (toolwarden prints them when a call needs approval)")
-			return exitUsage
-		}
-		a := *app
-		if a == "" {
-			a = *server
-		}
-		k := session.ApprovalKey{App: a, Server: *server, Connector: *connector, Tool: *tool, Hash: strings.ToLower(*hash)}
-		if err := p.Add(k, time.Now().UTC()); err != nil {
-			fmt.Fprintln(e.stderr, "toolwarden approvals:", err)
-			return exitError
-		}
-		fmt.Fprintf(e.stdout, "approved %s/%s at definition %s in %s\n", *server, *tool, short(k.Hash), file)
-		return exitOK
-
-	case "reset":
-		if *server != "" || *tool != "" || *hash != "" {
-			fmt.Fprintln(e.stderr, "toolwarden approvals reset: takes no filter (it revokes every approval); use revoke to remove some")
-			return exitUsage
-		}
-		return resetApprovals(e, p, file)
 	}
-	fmt.Fprintf(e.stderr, "toolwarden approvals: unknown subcommand %q (list, revoke, add or reset)\n", sub)
-	return exitUsage
+	if a.asJSON {
+		if shown == nil {
+			shown = []session.Grant{}
+		}
+		b, _ := json.MarshalIndent(shown, "", "  ")
+		fmt.Fprintln(e.stdout, string(b))
+		return exitOK
+	}
+	if len(shown) == 0 {
+		fmt.Fprintf(e.stdout, "no approvals in %s\n", a.file)
+		return exitOK
+	}
+	tw := tabwriter.NewWriter(e.stdout, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "SERVER\tTOOL\tAPP\tDEFINITION\tGRANTED")
+	for _, g := range shown {
+		app := g.App
+		if g.Connector != "" {
+			app += " (connector " + g.Connector + ")"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", g.Server, g.Tool, app, short(g.Hash), g.GrantedAt.Local().Format(time.DateTime))
+	}
+	tw.Flush()
+	return exitOK
+}
+
+func approvalsRevoke(a *approvalsCmd, p *session.Persistent) int {
+	e := a.e
+	if a.server == "" && a.tool == "" && a.hash == "" && !a.all {
+		return a.fs.usageError("say what to revoke (--server, --tool, --hash) or pass --all")
+	}
+	if bad := p.Err(); bad != nil {
+		if !a.all {
+			fmt.Fprintln(e.stderr, "toolwarden approvals revoke:", bad)
+			fmt.Fprintln(e.stderr, "toolwarden approvals revoke: the file cannot be read, so nothing can be revoked from it selectively; it grants nothing meanwhile. `toolwarden approvals revoke --all` or `toolwarden approvals reset` backs it up and starts an empty one.")
+			return exitError
+		}
+		return resetApprovals(e, p, a.file)
+	}
+	n, err := p.Revoke(a.match)
+	if err != nil {
+		fmt.Fprintln(e.stderr, "toolwarden approvals:", err)
+		return exitError
+	}
+	if n == 0 {
+		fmt.Fprintln(e.stderr, "toolwarden approvals revoke: no approval matched")
+		return exitError
+	}
+	fmt.Fprintf(e.stdout, "revoked %d approval(s) from %s\n", n, a.file)
+	return exitOK
+}
+
+func approvalsAdd(a *approvalsCmd, p *session.Persistent) int {
+	e := a.e
+	if a.server == "" || a.tool == "" || len(a.hash) != 64 {
+		return a.fs.usageError("--server, --tool and the full 64-digit --hash are required (toolwarden prints them when a call needs approval)")
+	}
+	app := a.app
+	if app == "" {
+		app = a.server
+	}
+	k := session.ApprovalKey{App: app, Server: a.server, Connector: a.connector, Tool: a.tool, Hash: strings.ToLower(a.hash)}
+	if err := p.Add(k, time.Now().UTC()); err != nil {
+		fmt.Fprintln(e.stderr, "toolwarden approvals:", err)
+		return exitError
+	}
+	fmt.Fprintf(e.stdout, "approved %s/%s at definition %s in %s\n", a.server, a.tool, short(k.Hash), a.file)
+	return exitOK
 }
 
 // resetApprovals revokes every approval, copying the file aside first
