@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net/http"
 	"os/exec"
 	"strconv"
 	"sync"
@@ -351,7 +352,6 @@ func (c *Client) dial() (*conn, []*host.Tool, error) {
 	if c.spec.URL != "" {
 		h, err := transport.NewStreamableHTTP(c.spec.URL,
 			transport.WithHTTPHeaders(c.spec.Headers),
-			transport.WithContinuousListening(),
 			transport.WithHTTPLogger(c.log))
 		if err != nil {
 			return nil, nil, err
@@ -387,28 +387,14 @@ func (c *Client) dial() (*conn, []*host.Tool, error) {
 		stop()
 		return nil, nil, fmt.Errorf("starting %s: %w", c.spec.Describe(), err)
 	}
+	getHandler := transport.RequestHandler(pingOnly)
 	if httpTr != nil && c.onServerRequest != nil {
 		// In place of mcp-go's handler, which decodes each request into
 		// its types and declares whatever has a handler.
-		httpTr.SetRequestHandler(c.httpServerRequest(declared))
+		getHandler = c.httpServerRequest(declared)
+		httpTr.SetRequestHandler(getHandler)
 	}
-	mc.OnNotification(func(n mcp.JSONRPCNotification) {
-		if cn.dead.Load() {
-			return
-		}
-		switch n.Method {
-		case string(mcp.MethodNotificationToolsListChanged):
-			go c.Refresh()
-		case string(mcp.MethodNotificationProgress):
-			// A stdio server's progress never gets here (the transport
-			// routes it); an HTTP server's does, decoded by mcp-go.
-			if b, err := json.Marshal(n); err == nil {
-				c.progressLine(b)
-			}
-		case mcp.MethodNotificationPromptsListChanged, mcp.MethodNotificationResourcesListChanged, mcp.MethodNotificationResourceUpdated, string(mcp.MethodNotificationMessage):
-			c.notify(n.Method, n.Params)
-		}
-	})
+	mc.OnNotification(func(n mcp.JSONRPCNotification) { c.notification(cn, n) })
 	res, err := mc.Initialize(ctx, mcp.InitializeRequest{Params: mcp.InitializeParams{
 		ProtocolVersion: mcp.LATEST_LEGACY_PROTOCOL_VERSION,
 		ClientInfo:      mcp.Implementation{Name: "toolwarden", Version: c.version},
@@ -421,6 +407,10 @@ func (c *Client) dial() (*conn, []*host.Tool, error) {
 	}
 	cn.instructions = res.Instructions
 	cn.caps = res.Capabilities
+	if httpTr != nil {
+		g := &getStream{c: c, cn: cn, tr: httpTr, version: mc.ProtocolVersion(), handle: getHandler, http: &http.Client{}}
+		go g.listen(life) // see getstream.go
+	}
 	tools, err := c.list(ctx, cn)
 	if err != nil {
 		err = c.startErr("tools/list", ctx, cn, err)
@@ -433,6 +423,26 @@ func (c *Client) dial() (*conn, []*host.Tool, error) {
 // startErr says why what (the handshake or the first list) failed: the
 // server's exit, when its process ended (see ExitedError), else the
 // timeout or the error itself.
+// notification handles what a server sends on its own, from mcp-go's
+// client or from the GET stream (see getstream.go).
+func (c *Client) notification(cn *conn, n mcp.JSONRPCNotification) {
+	if cn.dead.Load() {
+		return
+	}
+	switch n.Method {
+	case string(mcp.MethodNotificationToolsListChanged):
+		go c.Refresh()
+	case string(mcp.MethodNotificationProgress):
+		// A stdio server's progress never gets here (the transport
+		// routes it); an HTTP server's does, decoded by mcp-go.
+		if b, err := json.Marshal(n); err == nil {
+			c.progressLine(b)
+		}
+	case mcp.MethodNotificationPromptsListChanged, mcp.MethodNotificationResourcesListChanged, mcp.MethodNotificationResourceUpdated, string(mcp.MethodNotificationMessage):
+		c.notify(n.Method, n.Params)
+	}
+}
+
 func (c *Client) startErr(what string, ctx context.Context, cn *conn, err error) error {
 	if exited := c.exitedErr(cn.st); exited != nil {
 		return exited
