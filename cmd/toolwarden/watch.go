@@ -124,14 +124,16 @@ func (lc *liveConfig) reload(ctx context.Context, w *fsnotify.Watcher, why strin
 		lc.h.ReloadRefused(lc.configs, err)
 		return
 	}
-	if err := lc.apply(ctx, cfg); err != nil {
-		lc.refuse(err) // the host's audit log has it already
-		return
-	}
+	// Watch what the new config names even if it is refused: a plugin
+	// that is missing now may be built next, and that must be seen.
 	lc.files = watchedFiles(lc.configs, cfg)
 	lc.digest = digestFiles(lc.files)
 	if w != nil {
 		lc.watchDirs(w)
+	}
+	if err := lc.apply(ctx, cfg); err != nil {
+		lc.refuse(err) // the host's audit log has it already
+		return
 	}
 	lc.log.Info("config reloaded", "why", why, "files", lc.configs)
 }
