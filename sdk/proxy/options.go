@@ -82,8 +82,11 @@ func (o Options) WithLogger(l *slog.Logger) Options { o.log = l; return o }
 
 // WithWaitForUpstreams makes Run start every upstream (each within its
 // startup timeout) before it reads its first message, so the first answer
-// already carries the upstream's instructions. Without it Run serves at
-// once and tools/list waits for the upstreams instead.
+// already carries the upstream's instructions. If one cannot start, Run
+// answers the client's initialize with a JSON-RPC error that says why and
+// returns a *StartupError (see startup.go). Without it Run serves at
+// once, tools/list waits for the upstreams instead, and an upstream that
+// cannot start is retried while the others serve.
 func (o Options) WithWaitForUpstreams(on bool) Options { o.waitForUpstreams = on; return o }
 
 // WithWorkers sets how many long-lived goroutines serve the calls that wait
