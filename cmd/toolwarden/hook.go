@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -27,18 +26,27 @@ const maxHookEvent = 8 << 20
 const exitBlock = 2
 
 func runHook(e *env, args []string) int {
-	fs := flag.NewFlagSet("hook", flag.ContinueOnError)
-	fs.SetOutput(e.stderr)
+	fs := newCmdFlags(e, "hook", "hook [--agent claude|gemini|codex] [--config F]... [flags] < EVENT.json",
+		`Reads one hook event (PreToolUse, BeforeTool, PostToolUse...) of the agent from
+stdin, decides the MCP tool call in it by the config, and answers the agent as
+it expects: allowed, asked or blocked, with the reason. Sessions live in
+--state-dir between hook processes; annotations come from the tool catalog
+(toolwarden tools sync) or --tools. Whenever it cannot decide, the call is blocked.
+
+Exit: as the agent expects; 2 blocks the call (so bad usage blocks it too).`)
 	var configs stringList
 	fs.Var(&configs, "config", "config file (repeatable)")
 	agentName := fs.String("agent", "claude", "the agent that runs the hook: claude, gemini or codex")
 	stateDir := fs.String("state-dir", "", "where sessions live between hook processes (default: the user cache dir)")
 	toolsFile := fs.String("tools", "", `tool definitions by server, {"server": [tools/list entries]}, read instead of the tool catalog`)
-	catalogDir := catalogFlag(fs, e)
+	catalogDir := catalogFlag(fs.FlagSet, e)
 	approvals := fs.String("approvals", "", "the \"always\" approvals file wrap and proxy write, read here (default: "+displayApprovalsPath()+")")
 	auditPath := fs.String("audit", "", "append a JSON Lines record per decision to this file")
-	if err := fs.Parse(args); err != nil {
-		return exitUsage
+	if code, ok := fs.parse(args); !ok {
+		return code
+	}
+	if code, ok := fs.noArgs("the event comes on stdin"); !ok {
+		return code
 	}
 	fail := func(format string, a ...any) int {
 		fmt.Fprintf(e.stderr, "toolwarden hook: "+format+" (call blocked)\n", a...)
