@@ -95,6 +95,9 @@ func (f *agentFile) readJSON() error {
 			return fmt.Errorf("%s:%d:%d: %q is not an object of servers (the file was not changed)", f.path, line, col, strings.Join(prefix, "."))
 		}
 		for _, m := range servers.members {
+			if servers.get(m.key) != m.val {
+				continue // a repeated key: the agent reads the last one, and so do we
+			}
 			f.servers = append(f.servers, jsonServer(m.key, m.val, append(append([]string{}, prefix...), m.key)))
 		}
 		return nil
@@ -105,6 +108,9 @@ func (f *agentFile) readJSON() error {
 	// ~/.claude.json keeps per-project servers under projects.<folder>.
 	if projects := root.get("projects"); projects != nil && projects.kind == '{' && strings.HasSuffix(f.path, ".claude.json") {
 		for _, p := range projects.members {
+			if projects.get(p.key) != p.val {
+				continue
+			}
 			if err := collect(p.val.get("mcpServers"), []string{"projects", p.key, "mcpServers"}); err != nil {
 				return err
 			}
