@@ -22,11 +22,16 @@ func init() {
 }
 
 func pluginUsage(w io.Writer) {
-	fmt.Fprintln(w, `usage: toolwarden plugin inspect [--config JSON] [--json] PLUGIN
+	fmt.Fprintln(w, `usage: toolwarden plugin new --lang go|rust|c|assemblyscript|wat [--dir DIR] [--pdk PATH] NAME
+       toolwarden plugin inspect [--config JSON] [--json] PLUGIN
        toolwarden plugin test [--run REGEXP] [-v] PLUGIN CASES.json...
 
 PLUGIN is a .wasm file, or builtin:NAME for a plugin built into toolwarden (`+strings.Join(plugins.Names(), ", ")+`).
 
+new      creates a plugin project in DIR (default ./NAME): the plugin, a README, build.sh
+         (finds the toolchain or says how to get it), cases.json and a config that enforces
+         it. --pdk (Go) builds against a toolwarden checkout. Then: DIR/build.sh and
+         toolwarden plugin test DIR/NAME.wasm DIR/cases.json.
 inspect  checks the module against ABI v1 without running it (exports, imports, signatures),
          then loads it and prints its describe answer. Exit 1 if the plugin is refused.
 test     runs the cases of each CASES.json file (format: pdk/testdata/README.md) and prints a
@@ -39,6 +44,8 @@ func runPlugin(e *env, args []string) int {
 		return exitUsage
 	}
 	switch args[0] {
+	case "new":
+		return runPluginNew(e, args[1:])
 	case "inspect":
 		return runPluginInspect(e, args[1:])
 	case "test":
@@ -47,7 +54,7 @@ func runPlugin(e *env, args []string) int {
 		pluginUsage(e.stdout)
 		return exitOK
 	}
-	fmt.Fprintf(e.stderr, "toolwarden plugin: unknown subcommand %q (inspect or test)\n", args[0])
+	fmt.Fprintf(e.stderr, "toolwarden plugin: unknown subcommand %q (new, inspect or test)\n", args[0])
 	return exitUsage
 }
 
