@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"errors"
-	"flag"
 	"fmt"
 	"io/fs"
 	"os"
@@ -30,8 +29,16 @@ type initFlags struct {
 }
 
 func runInit(e *env, args []string) int {
-	fs := flag.NewFlagSet("init", flag.ContinueOnError)
-	fs.SetOutput(e.stderr)
+	fs := newCmdFlags(e, "init", "init [--config PATH] [--write-agents] [--dry-run] [--force] [--project DIR]",
+		`Writes a commented starter config (destructive and open-world tools asked,
+read-only tools run, the trifecta and argguard plugins on) and finds the MCP
+servers of Claude Code (.mcp.json, ~/.claude.json), Codex (~/.codex/config.toml)
+and Gemini CLI (~/.gemini/settings.json, .gemini/settings.json). It shows, as a
+diff, how each entry would run through "toolwarden wrap", and changes those
+files only with --write-agents, after a backup. An existing config is kept
+unless --force. Running it again changes nothing.
+
+Exit: 0 done, 1 a file could not be read or written (named with file:line:col).`)
 	var f initFlags
 	fs.StringVar(&f.config, "config", "", "where to write the config (default: "+displayInitConfigPath(e)+")")
 	fs.StringVar(&f.project, "project", "", "the project folder whose .mcp.json and .gemini/settings.json are read (default: the current folder)")
@@ -39,25 +46,11 @@ func runInit(e *env, args []string) int {
 	fs.BoolVar(&f.writeAgents, "write-agents", false, "rewrite the agents' MCP server entries to run through toolwarden wrap (a backup of each file is kept)")
 	fs.BoolVar(&f.writeAgents, "rewrite", false, "same as --write-agents")
 	fs.BoolVar(&f.dryRun, "dry-run", false, "write nothing; show what would be written")
-	fs.Usage = func() {
-		fmt.Fprintln(e.stderr, "usage: toolwarden init [--config PATH] [--write-agents] [--dry-run] [--force] [--project DIR]")
-		fmt.Fprintln(e.stderr)
-		fmt.Fprintln(e.stderr, "Writes a commented starter config (destructive and open-world tools asked, read-only")
-		fmt.Fprintln(e.stderr, "tools run, the trifecta and argguard plugins on) and finds the MCP servers of Claude Code")
-		fmt.Fprintln(e.stderr, "(.mcp.json, ~/.claude.json), Codex (~/.codex/config.toml) and Gemini CLI")
-		fmt.Fprintln(e.stderr, "(~/.gemini/settings.json, .gemini/settings.json). It shows, as a diff, how each entry")
-		fmt.Fprintln(e.stderr, "would run through \"toolwarden wrap\", and changes those files only with --write-agents.")
-		fs.PrintDefaults()
+	if code, ok := fs.parse(args); !ok {
+		return code
 	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return exitOK
-		}
-		return exitUsage
-	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(e.stderr, "toolwarden init: unexpected argument %q\n", fs.Arg(0))
-		return exitUsage
+	if code, ok := fs.noArgs(""); !ok {
+		return code
 	}
 	if err := f.resolve(e); err != nil {
 		fmt.Fprintln(e.stderr, "toolwarden init:", err)
