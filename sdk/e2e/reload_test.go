@@ -205,3 +205,46 @@ func runTSWithStderr(t *testing.T, fields map[string]any, steps []tsStep, comman
 	})
 	return res, errb.String()
 }
+
+// toolwarden proxy reloads the same way: its servers stay as they were
+// started, and the policy the edited file sets decides the next call.
+func TestEditingARunningProxysConfigChangesItsNextDecisionAndList(t *testing.T) {
+	t.Parallel()
+	fsBin := npmServer(t, "mcp-server-filesystem")
+	data, _ := filepath.EvalSymlinks(t.TempDir())
+	// A server the config defines is judged as Codex would too: its own
+	// tables set the modes, and disabled_tools hides.
+	server := "[mcp_servers.fs]\ncommand = " + quoteTOML(fsBin) + "\nargs = [" + quoteTOML(data) + "]\n"
+	config := filepath.Join(t.TempDir(), "config.toml")
+	before := server + "[mcp_servers.fs.tools.write_file]\napproval_mode = \"approve\"\n"
+	if err := os.WriteFile(config, []byte(before), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	after := writeFile(t, "after.toml", server+"disabled_tools = [\"list_directory\"]\n[mcp_servers.fs.tools.write_file]\napproval_mode = \"prompt\"\n")
+	a, b := filepath.Join(data, "a.txt"), filepath.Join(data, "b.txt")
+	args := []string{"proxy", "--approvals", filepath.Join(t.TempDir(), "approvals.json"), "--config", config}
+	res, _ := runTSWithStderr(t, map[string]any{"elicitation": false}, []tsStep{
+		{Op: "list"},
+		{Op: "call", Name: "fs__write_file", Arguments: map[string]any{"path": a, "content": "x"}},
+		{Op: "resetListChanged"},
+		saveAs(after, config),
+		{Op: "waitListChanged"},
+		{Op: "list"},
+		{Op: "call", Name: "fs__write_file", Arguments: map[string]any{"path": b, "content": "x"}},
+	}, twBin, args...)
+	r := res.Results
+	if len(r) != 7 {
+		t.Fatalf("results: %+v", r)
+	}
+	for i, x := range r {
+		if x.Thrown != "" {
+			t.Fatalf("step %d (%s) threw: %s", i, x.Op, x.Thrown)
+		}
+	}
+	if !contains(r[0].Tools, "fs__list_directory") || r[1].IsError || !fileExists(a) {
+		t.Fatalf("before the edit: list %v, write %+v", r[0].Tools, r[1])
+	}
+	if contains(r[5].Tools, "fs__list_directory") || !contains(r[5].Tools, "fs__write_file") || !r[6].IsError || fileExists(b) {
+		t.Errorf("after the edit: list %v, write_file %+v", r[5].Tools, r[6])
+	}
+}
