@@ -154,3 +154,29 @@ func TestABrokenAgentFileIsAnErrorThatNamesIt(t *testing.T) {
 		t.Fatalf("errs = %v", errs)
 	}
 }
+
+// Comments are blanked, never anything else: the result has the same
+// length and lines (so JSON errors point where they did), and text
+// without a comment marker is left alone.
+func FuzzStripComments(f *testing.F) {
+	f.Add([]byte(`{"a": "b // not a comment", /* c */ "d": 1} // e`))
+	f.Add([]byte("{\n// x\n\"a\": \"\\\"/*\"}"))
+	f.Add([]byte(`/* unterminated`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		out := hook.StripCommentsForTest(data)
+		if len(out) != len(data) {
+			t.Fatalf("length %d, want %d", len(out), len(data))
+		}
+		for i := range data {
+			if data[i] == '\n' && out[i] != '\n' {
+				t.Fatalf("newline at %d blanked", i)
+			}
+			if out[i] != data[i] && out[i] != ' ' {
+				t.Fatalf("byte %d changed to %q", i, out[i])
+			}
+		}
+		if !strings.Contains(string(data), "/") && string(out) != string(data) {
+			t.Fatal("text without comments changed")
+		}
+	})
+}

@@ -1,0 +1,4 @@
+package hook
+
+// StripCommentsForTest exposes stripComments to the fuzz test.
+var StripCommentsForTest = stripComments
