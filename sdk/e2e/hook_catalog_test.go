@@ -144,3 +144,40 @@ func TestAlwaysApprovedThroughWrapAppliesToHooks(t *testing.T) {
 		}
 	}
 }
+
+// proxy writes one entry per upstream, with the tools' own names (not
+// the <server>__<tool> names its client sees).
+func TestProxyWritesEachUpstreamsListToTheCatalog(t *testing.T) {
+	t.Parallel()
+	fsBin := npmServer(t, "mcp-server-filesystem")
+	memBin := npmServer(t, "mcp-server-memory")
+	dir, _ := filepath.EvalSymlinks(t.TempDir())
+	catalogDir := filepath.Join(t.TempDir(), "catalog")
+	cfg := writeFile(t, "config.toml", `
+[mcp_servers.fs]
+command = "`+fsBin+`"
+args = ["`+dir+`"]
+
+[mcp_servers.memory]
+command = "`+memBin+`"
+env = { MEMORY_FILE_PATH = "`+filepath.Join(dir, "memory.json")+`" }
+`)
+	res := runTSScript(t, map[string]any{"env": map[string]string{"XDG_CONFIG_HOME": t.TempDir(), "TOOLWARDEN_CATALOG": catalogDir}},
+		[]tsStep{{Op: "list"}}, twBin, "proxy", "--config", cfg, "--approvals", filepath.Join(t.TempDir(), "approvals.json"))
+	if len(res.Results) != 1 || !contains(res.Results[0].Tools, "memory__read_graph") {
+		t.Fatalf("list: %+v", res.Results)
+	}
+	for _, name := range []string{"fs.json", "memory.json"} {
+		eventually(t, 10*time.Second, name, func() bool { return fileExists(filepath.Join(catalogDir, name)) })
+	}
+	data, err := os.ReadFile(filepath.Join(catalogDir, "memory.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustContain(t, string(data), `"name":"read_graph"`)
+	mustContain(t, string(data), `"source":"toolwarden proxy: `+memBin)
+	ev := `{"session_id":"p1","cwd":"` + dir + `","permission_mode":"default","hook_event_name":"PreToolUse","tool_name":"mcp__memory__read_graph","tool_input":{}}`
+	if v, why := hookAnswer(t, catalogDir, t.TempDir(), filepath.Join(t.TempDir(), "a.json"), "claude", ev); v != "allow" {
+		t.Fatalf("read_graph: %s (%s)", v, why)
+	}
+}
