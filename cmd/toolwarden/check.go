@@ -34,6 +34,7 @@ type checkOptions struct {
 	approvals string
 	audit     string
 	files     []string
+	observe   observeResultFlag
 }
 
 func runCheck(e *env, name string, args []string) int {
@@ -69,7 +70,9 @@ func parseCheckFlags(e *env, name string, args []string) (*checkOptions, int, bo
 	about := `Reads calls, JSON objects {"session", "server", "tool", "arguments",
 "server_context", "result"}, one after another, from each CALL.json file in turn;
 "-" or no file reads stdin. Calls in one invocation share a session. An empty file,
-an unknown key or bad JSON is an error at file:line:col.`
+an unknown key or bad JSON is an error at file:line:col.
+Each call sends plugins check (and list first, when a policy handles list); observe
+only for an allowed call with a "result", or with --observe-result.`
 	if name == "check" {
 		about += "\nPrints each decision as a JSON line.\nExit: 0 allow, 10 ask, 20 deny (the strictest decision), 1 bad input or config, 2 bad usage."
 	} else {
@@ -83,6 +86,7 @@ an unknown key or bad JSON is an error at file:line:col.`
 	approveSession := fs.Bool("approve-session", false, "same as --approve=session")
 	fs.StringVar(&o.approvals, "approvals", "", "persistent approvals file (for --approve=always)")
 	fs.StringVar(&o.audit, "audit", "", "append a JSON Lines record per decision to this file")
+	fs.Var(&o.observe, "observe-result", observeResultUsage)
 	files, code, ok := fs.parseInterleaved(args)
 	if !ok {
 		return nil, code, false
@@ -153,8 +157,8 @@ func (o *checkOptions) decide(ctx context.Context, e *env, h *host.Host, i int, 
 		approved = o.scope.String()
 	}
 	var added []string
-	if r := c.file.Result; r != nil && (d.Decision == policy.Allow || approved != "") {
-		added = h.Observe(ctx, call, &d, host.Result{Text: r.Text, IsError: r.IsError})
+	if r, ok := o.observe.resultFor(&c.file); ok && (d.Decision == policy.Allow || approved != "") {
+		added = h.Observe(ctx, call, &d, r)
 	}
 	if o.name == "explain" {
 		if i > 0 {
