@@ -35,7 +35,7 @@ func (e *NotFoundError) Unwrap() error { return e.Err }
 // ExitedError: the server's process ended before it completed the MCP
 // handshake (or its first tools/list).
 type ExitedError struct {
-	Command string // the command line
+	Command string // the program, without its arguments (which may hold secrets)
 	Status  string // "exit status 1", "signal: killed"
 	Stderr  string // the last lines it wrote to stderr, if any
 }
@@ -75,7 +75,7 @@ func (c *Client) exitedErr(st *stdioTransport) error {
 	if ps := st.cmd.ProcessState; ps != nil {
 		status = ps.String()
 	}
-	e := &ExitedError{Command: c.spec.Describe(), Status: status}
+	e := &ExitedError{Command: c.spec.Command, Status: status}
 	if st.tail != nil {
 		e.Stderr = st.tail.String()
 	}

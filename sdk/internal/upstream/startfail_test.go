@@ -16,10 +16,11 @@ const hour = time.Hour
 func TestStartFailures(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
-		name    string
-		spec    Spec
-		check   func(t *testing.T, err error)
-		wantAll []string
+		name     string
+		spec     Spec
+		check    func(t *testing.T, err error)
+		wantAll  []string
+		wantNone []string
 	}{
 		{
 			name: "a command that is not installed fails at once, naming the command and PATH",
@@ -34,14 +35,16 @@ func TestStartFailures(t *testing.T) {
 		},
 		{
 			name: "a server that exits before the handshake reports its status and the end of its stderr",
-			spec: Spec{Command: "sh", Args: []string{"-c", "echo 'npm ERR! code E404' >&2; echo 'npm ERR! 404 Not Found - GET https://registry.npmjs.org/@x%2fserver-filesystm' >&2; exit 3"}},
+			spec: Spec{Command: "sh", Args: []string{"-c", "echo 'npm ERR! code E404' >&2; echo 'npm ERR! 404 Not Found - GET https://registry.npmjs.org/@x%2fserver-filesystm' >&2; exit 3", "--api-key=s3cret"}},
 			check: func(t *testing.T, err error) {
 				var ex *ExitedError
 				if !errors.As(err, &ex) || ex.Status != "exit status 3" {
 					t.Errorf("want an ExitedError with exit status 3, got %T %v", err, err)
 				}
 			},
-			wantAll: []string{"exit status 3", "npm ERR! 404 Not Found", "npm ERR! code E404", "before completing the MCP handshake"},
+			wantAll: []string{"exit status 3", "npm ERR! 404 Not Found", "npm ERR! code E404", "before completing the MCP handshake", "sh exited"},
+			// The error reaches the agent; arguments may hold secrets.
+			wantNone: []string{"s3cret"},
 		},
 		{
 			name: "a server that exits at once with status 0 and says nothing is reported too",
@@ -81,6 +84,11 @@ func TestStartFailures(t *testing.T) {
 			for _, w := range tt.wantAll {
 				if !strings.Contains(err.Error(), w) {
 					t.Errorf("error %q does not contain %q", err, w)
+				}
+			}
+			for _, w := range tt.wantNone {
+				if strings.Contains(err.Error(), w) {
+					t.Errorf("error %q contains %q", err, w)
 				}
 			}
 			if c.Err() == nil || !strings.Contains(c.Err().Error(), tt.wantAll[0]) {
