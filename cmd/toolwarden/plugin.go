@@ -2,8 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -18,10 +16,11 @@ import (
 )
 
 func init() {
-	register(command{name: "plugin", summary: "inspect and test WebAssembly policy plugins", run: runPlugin})
+	register(command{name: "plugin", summary: "create, inspect and test WebAssembly policy plugins", run: runPlugin})
 }
 
 func pluginUsage(w io.Writer) {
+	fmt.Fprintf(w, "toolwarden plugin: %s\n\n", commands["plugin"].summary)
 	fmt.Fprintln(w, `usage: toolwarden plugin new --lang go|rust|c|assemblyscript|wat [--dir DIR] [--pdk PATH] NAME
        toolwarden plugin inspect [--config JSON] [--json] PLUGIN
        toolwarden plugin test [--run REGEXP] [-v] PLUGIN CASES.json...
@@ -35,7 +34,45 @@ new      creates a plugin project in DIR (default ./NAME): the plugin, a README,
 inspect  checks the module against ABI v1 without running it (exports, imports, signatures),
          then loads it and prints its describe answer. Exit 1 if the plugin is refused.
 test     runs the cases of each CASES.json file (format: pdk/testdata/README.md) and prints a
-         line per failing case (-v: per case). Exit 1 if any case fails.`)
+         line per failing case (-v: per case). Exit 1 if any case fails.
+
+Run toolwarden plugin <subcommand> --help for its flags.`)
+}
+
+// pluginSubs are the plugin subcommands' help texts.
+var pluginSubs = map[string]struct{ summary, synopsis, about string }{
+	"new": {
+		summary:  "create a buildable plugin project",
+		synopsis: "plugin new --lang go|rust|c|assemblyscript|wat [--dir DIR] [--pdk PATH] NAME",
+		about: `Creates a plugin project in DIR (default ./NAME): the plugin, a README, build.sh
+(finds the toolchain or says how to get it), cases.json and a config that enforces
+it. --pdk (Go) builds against a toolwarden checkout. Then: DIR/build.sh and
+toolwarden plugin test DIR/NAME.wasm DIR/cases.json.`,
+	},
+	"inspect": {
+		summary:  "check a plugin against the ABI and print its describe answer",
+		synopsis: "plugin inspect [--config JSON] [--json] PLUGIN",
+		about: `PLUGIN is a .wasm file, or builtin:NAME for a plugin built into toolwarden.
+Checks the module against ABI v1 without running it (exports, imports, signatures),
+then loads it with --config and prints its describe answer.
+Exit: 0 loaded, 1 refused, 2 bad usage.`,
+	},
+	"test": {
+		summary:  "run a plugin's test cases",
+		synopsis: "plugin test [--run REGEXP] [-v] PLUGIN CASES.json...",
+		about: `PLUGIN is a .wasm file, or builtin:NAME for a plugin built into toolwarden.
+Runs the cases of each CASES.json file (format: pdk/testdata/README.md) and prints a
+line per failing case (-v: per case).
+Exit: 0 every case passed, 1 a case failed or could not run, 2 bad usage.`,
+	},
+}
+
+// newPluginFlags is the flag set of a plugin subcommand.
+func newPluginFlags(e *env, sub string) *cmdFlags {
+	h := pluginSubs[sub]
+	fs := newCmdFlags(e, "plugin "+sub, h.synopsis, h.about)
+	fs.summary = h.summary
+	return fs
 }
 
 func runPlugin(e *env, args []string) int {
@@ -54,7 +91,7 @@ func runPlugin(e *env, args []string) int {
 		pluginUsage(e.stdout)
 		return exitOK
 	}
-	fmt.Fprintf(e.stderr, "toolwarden plugin: unknown subcommand %q (new, inspect or test)\n", args[0])
+	fmt.Fprintf(e.stderr, "toolwarden plugin: unknown subcommand %q: new, inspect or test (see: toolwarden plugin --help)\n", args[0])
 	return exitUsage
 }
 
@@ -96,44 +133,22 @@ func policyName(file string) string {
 	return strings.TrimSuffix(base, ".wasm")
 }
 
-// parseInterleaved parses flags given before, between or after the
-// positional arguments, which it returns.
-func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
-	var pos []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			return nil, err
-		}
-		if fs.NArg() == 0 {
-			return pos, nil
-		}
-		pos = append(pos, fs.Arg(0))
-		args = fs.Args()[1:]
-	}
-}
-
 func runPluginTest(e *env, args []string) int {
-	fs := flag.NewFlagSet("plugin test", flag.ContinueOnError)
-	fs.SetOutput(e.stderr)
+	fs := newPluginFlags(e, "test")
 	run := fs.String("run", "", "run only the cases whose name matches this regexp")
 	verbose := fs.Bool("v", false, "print every case, not only failures")
-	fs.Usage = func() { pluginUsage(e.stderr) }
-	pos, err := parseInterleaved(fs, args)
-	if err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return exitOK
-		}
-		return exitUsage
+	pos, code, ok := fs.parseInterleaved(args)
+	if !ok {
+		return code
 	}
 	if len(pos) < 2 {
-		pluginUsage(e.stderr)
-		return exitUsage
+		return fs.usageError("want PLUGIN and at least one CASES.json")
 	}
+	var err error
 	var filter *regexp.Regexp
 	if *run != "" {
 		if filter, err = regexp.Compile(*run); err != nil {
-			fmt.Fprintf(e.stderr, "toolwarden plugin test: --run: %v\n", err)
-			return exitUsage
+			return fs.usageError("--run: %v", err)
 		}
 	}
 	bin, err := readPlugin(pos[0])

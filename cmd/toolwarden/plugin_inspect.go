@@ -6,8 +6,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"strings"
@@ -57,21 +55,15 @@ func externsJSON(xs []plugin.Extern) []externJSON {
 }
 
 func runPluginInspect(e *env, args []string) int {
-	fs := flag.NewFlagSet("plugin inspect", flag.ContinueOnError)
-	fs.SetOutput(e.stderr)
+	fs := newPluginFlags(e, "inspect")
 	cfgJSON := fs.String("config", "{}", "the policy's config table, as JSON, for describe")
 	asJSON := fs.Bool("json", false, "print the report as JSON")
-	fs.Usage = func() { pluginUsage(e.stderr) }
-	pos, err := parseInterleaved(fs, args)
-	if err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return exitOK
-		}
-		return exitUsage
+	pos, code, ok := fs.parseInterleaved(args)
+	if !ok {
+		return code
 	}
 	if len(pos) != 1 {
-		pluginUsage(e.stderr)
-		return exitUsage
+		return fs.usageError("want one PLUGIN (a .wasm file or builtin:NAME)")
 	}
 	file := pos[0]
 	var cfg map[string]any

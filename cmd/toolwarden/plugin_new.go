@@ -3,8 +3,6 @@ package main
 import (
 	"bufio"
 	"bytes"
-	"errors"
-	"flag"
 	"fmt"
 	"io/fs"
 	"os"
@@ -112,18 +110,13 @@ type projectData struct {
 var langTitles = map[string]string{"go": "Go", "rust": "Rust", "c": "C", "assemblyscript": "AssemblyScript", "wat": "WebAssembly text (WAT)"}
 
 func runPluginNew(e *env, args []string) int {
-	fset := flag.NewFlagSet("plugin new", flag.ContinueOnError)
-	fset.SetOutput(e.stderr)
+	fset := newPluginFlags(e, "new")
 	lang := fset.String("lang", "", "the plugin's language: "+strings.Join(pluginLangs, ", "))
 	dir := fset.String("dir", "", "where to create the project (default: ./NAME); must not exist or be empty")
 	pdkPath := fset.String("pdk", "", "Go: a local checkout of toolwarden to build against (a replace directive in go.mod)")
-	fset.Usage = func() { pluginUsage(e.stderr) }
-	pos, err := parseInterleaved(fset, args)
-	if err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return exitOK
-		}
-		return exitUsage
+	pos, code, ok := fset.parseInterleaved(args)
+	if !ok {
+		return code
 	}
 	fail := func(format string, args ...any) int {
 		fmt.Fprintf(e.stderr, "toolwarden plugin new: "+format+"\n", args...)

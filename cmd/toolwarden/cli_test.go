@@ -1,0 +1,130 @@
+package main
+
+import (
+	"sort"
+	"strings"
+	"testing"
+)
+
+// subcommands are the commands that take a subcommand, and theirs.
+var subcommands = map[string][]string{
+	"approvals": {"list", "revoke", "add", "reset"},
+	"plugin":    {"new", "inspect", "test"},
+	"tools":     {"sync", "list"},
+}
+
+// everyCommand is every command and subcommand line, in order.
+func everyCommand() [][]string {
+	names := make([]string, 0, len(commands))
+	for n := range commands {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	var out [][]string
+	for _, n := range names {
+		out = append(out, []string{n})
+		for _, s := range subcommands[n] {
+			out = append(out, []string{n, s})
+		}
+	}
+	return out
+}
+
+func TestEveryCommandHelpGoesToStdoutAndExitsZero(t *testing.T) {
+	t.Parallel()
+	for _, cmd := range everyCommand() {
+		for _, flag := range []string{"--help", "-h"} {
+			name := strings.Join(cmd, " ")
+			t.Run(name+" "+flag, func(t *testing.T) {
+				t.Parallel()
+				code, stdout, stderr := runCLI(t, "", append(append([]string{}, cmd...), flag)...)
+				if code != exitOK || stderr != "" {
+					t.Fatalf("exit %d, stderr %q; want exit 0 and nothing on stderr", code, stderr)
+				}
+				if !strings.Contains(stdout, "usage: toolwarden "+name) {
+					t.Errorf("no usage line for %q in:\n%s", name, stdout)
+				}
+				// A description, not only a flag dump: the command's summary
+				// (or the subcommand's) heads the help.
+				if !strings.HasPrefix(stdout, "toolwarden "+name+": ") {
+					t.Errorf("help does not start with a description line:\n%s", stdout)
+				}
+				if len(cmd) == 1 && !strings.Contains(stdout, commands[cmd[0]].summary) {
+					t.Errorf("help does not carry the summary %q:\n%s", commands[cmd[0]].summary, stdout)
+				}
+			})
+		}
+	}
+}
+
+func TestEveryCommandRefusesABadFlagWithOneLineAndExitTwo(t *testing.T) {
+	t.Parallel()
+	for _, cmd := range everyCommand() {
+		name := strings.Join(cmd, " ")
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			code, stdout, stderr := runCLI(t, "", append(append([]string{}, cmd...), "--no-such-flag")...)
+			if code != exitUsage || stdout != "" {
+				t.Fatalf("exit %d, stdout %q; want exit 2 and no output", code, stdout)
+			}
+			// One line that names the command and the way to its help; a
+			// command with subcommands takes the flag for an unknown one.
+			if strings.Count(stderr, "\n") != 1 || !strings.HasPrefix(stderr, "toolwarden "+name+": ") ||
+				!strings.HasSuffix(stderr, "toolwarden "+name+" --help)\n") || !strings.Contains(stderr, "no-such-flag") {
+				t.Errorf("stderr %q; want one line: toolwarden %s: ... no-such-flag ... (see: toolwarden %s --help)", stderr, name, name)
+			}
+		})
+	}
+}
+
+func TestTopLevelHelpListsEveryCommandAndVersion(t *testing.T) {
+	t.Parallel()
+	for _, arg := range []string{"help", "--help", "-h"} {
+		code, stdout, stderr := runCLI(t, "", arg)
+		if code != exitOK || stderr != "" {
+			t.Fatalf("%s: exit %d, stderr %q", arg, code, stderr)
+		}
+		for n := range commands {
+			if !strings.Contains(stdout, "\n  "+n+" ") {
+				t.Errorf("%s: command %q not listed:\n%s", arg, n, stdout)
+			}
+		}
+		if !strings.Contains(stdout, "toolwarden --version") || !strings.Contains(stdout, "\n  version ") {
+			t.Errorf("%s: version not in the help:\n%s", arg, stdout)
+		}
+	}
+}
+
+func TestBadUsageAtTheTopLevelExitsTwo(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name       string
+		args       []string
+		wantStderr string
+	}{
+		{"no command prints the help to stderr", nil, "usage: toolwarden <command>"},
+		{"an unknown command points at the help", []string{"wrapp"}, `toolwarden: unknown command "wrapp" (see: toolwarden --help)`},
+		{"an unknown flag points at the help", []string{"--verbose"}, `toolwarden: unknown command "--verbose" (see: toolwarden --help)`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			code, stdout, stderr := runCLI(t, "", tt.args...)
+			if code != exitUsage || stdout != "" || !strings.Contains(stderr, tt.wantStderr) {
+				t.Errorf("exit %d, stdout %q, stderr %q", code, stdout, stderr)
+			}
+		})
+	}
+}
+
+func TestVersionAndDashDashVersionSayTheSame(t *testing.T) {
+	t.Parallel()
+	c1, out1, err1 := runCLI(t, "", "version")
+	c2, out2, err2 := runCLI(t, "", "--version")
+	if c1 != 0 || c2 != 0 || err1 != "" || err2 != "" || out1 != out2 || !strings.HasPrefix(out1, "toolwarden ") {
+		t.Errorf("version: %d %q %q; --version: %d %q %q", c1, out1, err1, c2, out2, err2)
+	}
+	if strings.Contains(out1, "toolwarden dev") {
+		t.Errorf("version is the placeholder, not the build's: %q", out1)
+	}
+}
