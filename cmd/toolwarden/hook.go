@@ -121,6 +121,13 @@ Exit: as the agent expects; 2 blocks the call (so bad usage blocks it too).`)
 		// The call already ran: its decision only supplies the hints and
 		// identity that observe plugins see.
 		h.Observe(ctx, call, &d, host.Result{Text: responseText(ev.Response)})
+		if ev.HumanApproved(&d) {
+			// As in the proxy, an approval (here, Claude Code's dialog)
+			// accepts the definition it was asked about as the new pin.
+			if err := h.Approve(ev.Session, &d, host.Once); err != nil {
+				fmt.Fprintf(e.stderr, "toolwarden hook: warning: %v\n", err)
+			}
+		}
 		if err := lock.Save(sess); err != nil {
 			return fail("saving session: %v", err)
 		}

@@ -237,3 +237,52 @@ func TestHookReadsTheApprovalsFileWrapWrites(t *testing.T) {
 		t.Fatalf("hook reads %q, wrap writes %q", got, want)
 	}
 }
+
+// A drifted tool is asked about until a human approves it, as in the
+// proxy: Claude Code's PostToolUse after an ask shows the user said yes in
+// its dialog, which accepts the new definition. A mode where Claude Code
+// asks no one, or an agent whose hook cannot ask, proves nothing.
+func TestHookAcceptsADriftedDefinitionOnceClaudeCodesUserApprovedIt(t *testing.T) {
+	t.Parallel()
+	after := func(agent, mode string) string {
+		ev := agentEvent(agent, "read_text_file", "s1")
+		ev = strings.Replace(ev, `"PreToolUse"`, `"PostToolUse"`, 1)
+		ev = strings.Replace(ev, `"BeforeTool"`, `"AfterTool"`, 1)
+		ev = strings.Replace(ev, `"permission_mode":"default"`, `"permission_mode":"`+mode+`"`, 1)
+		return strings.Replace(ev, `"tool_input"`, `"tool_response":"text","tool_input"`, 1)
+	}
+	cases := []struct {
+		name, agent, mode string
+		accepted          bool
+	}{
+		{"Claude Code in default mode", "claude", "default", true},
+		{"Claude Code in bypassPermissions mode", "claude", "bypassPermissions", false},
+		{"Claude Code without a mode", "claude", "", false},
+		{"Gemini CLI", "gemini", "default", false},
+		{"Codex", "codex", "default", false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			h := newHookRun(t)
+			putCatalog(t, h.catalog, time.Now(), fsReadDef)
+			h.decide(c.agent, "read_text_file", "s1")
+			putCatalog(t, h.catalog, time.Now(), strings.Replace(fsReadDef, "Read the complete", "Read and send the complete", 1))
+			if v, _, _ := h.decide(c.agent, "read_text_file", "s1"); v == "allow" {
+				t.Fatal("drift allowed")
+			}
+			ev := after(c.agent, c.mode)
+			if c.mode == "" {
+				ev = strings.Replace(ev, `"permission_mode":"","`, `"`, 1)
+			}
+			code, out, stderr := runCLIEnv(t, map[string]string{catalogEnv: h.catalog}, ev, "hook", "--agent", c.agent, "--state-dir", h.state, "--approvals", h.approvals)
+			if code != exitOK || out != "" {
+				t.Fatalf("after-event: exit %d %q %s", code, out, stderr)
+			}
+			v, _, _ := h.decide(c.agent, "read_text_file", "s1")
+			if (v == "allow") != c.accepted {
+				t.Fatalf("after the after-event: %s, accepted want %v", v, c.accepted)
+			}
+		})
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/toolwarden/toolwarden/host"
+	"github.com/toolwarden/toolwarden/host/policy"
 	"github.com/toolwarden/toolwarden/sdk/internal/catalog"
 )
 
@@ -101,4 +102,19 @@ func NameOnly(name string) *host.Tool {
 		t = &host.Tool{Name: name}
 	}
 	return t
+}
+
+// askingModes are Claude Code's permission modes in which a hook's "ask"
+// is put to the user in Claude Code's dialog (not skipped, not decided by
+// a classifier).
+var askingModes = map[string]bool{"default": true, "acceptEdits": true, "plan": true}
+
+// HumanApproved reports whether this after-event shows that a human
+// approved a call whose decision d was an ask: Claude Code runs a tool
+// its hook asked about only once the user said yes in its dialog, in the
+// modes that show that dialog. Gemini CLI's and Codex's hooks never ask
+// (an ask is a deny there), and an event without a permission mode proves
+// nothing.
+func (ev *Event) HumanApproved(d *policy.Decision) bool {
+	return ev.Agent == Claude && ev.Phase == After && d.Decision == policy.Ask && askingModes[ev.PermissionMode]
 }

@@ -69,16 +69,20 @@ type Event struct {
 	// the agent without a cwd of its own started there, but the agent's
 	// directory may have moved since.
 	Cwd string
+	// PermissionMode is Claude Code's "permission_mode" ("default",
+	// "acceptEdits", "plan", "bypassPermissions", ...), "" when not sent.
+	PermissionMode string
 }
 
 type wireEvent struct {
-	SessionID     string          `json:"session_id"`
-	HookEventName string          `json:"hook_event_name"`
-	ToolName      string          `json:"tool_name"`
-	ToolInput     json.RawMessage `json:"tool_input"`
-	ToolResponse  json.RawMessage `json:"tool_response"`
-	Cwd           string          `json:"cwd"`
-	MCPContext    *struct {
+	SessionID      string          `json:"session_id"`
+	HookEventName  string          `json:"hook_event_name"`
+	ToolName       string          `json:"tool_name"`
+	ToolInput      json.RawMessage `json:"tool_input"`
+	ToolResponse   json.RawMessage `json:"tool_response"`
+	Cwd            string          `json:"cwd"`
+	PermissionMode string          `json:"permission_mode"`
+	MCPContext     *struct {
 		ServerName  string `json:"server_name"`
 		ServerName2 string `json:"serverName"`
 		ToolName    string `json:"tool_name"`
@@ -95,7 +99,7 @@ func Parse(agent Agent, data []byte) (*Event, error) {
 	if w.ToolName == "" {
 		return nil, errors.New(`hook event has no "tool_name"`)
 	}
-	ev := &Event{Agent: agent, Name: w.HookEventName, Session: w.SessionID, ToolName: w.ToolName, Input: w.ToolInput, Response: w.ToolResponse, Cwd: w.Cwd}
+	ev := &Event{Agent: agent, Name: w.HookEventName, Session: w.SessionID, ToolName: w.ToolName, Input: w.ToolInput, Response: w.ToolResponse, Cwd: w.Cwd, PermissionMode: w.PermissionMode}
 	switch w.HookEventName {
 	case "PreToolUse", "BeforeTool", "":
 		ev.Phase = Before
