@@ -1,20 +1,19 @@
 package main
 
 import (
+	"regexp"
 	"sort"
 	"strings"
 	"testing"
 )
 
-// subcommands are the commands that take a subcommand, and theirs.
-var subcommands = map[string][]string{
-	"approvals": {"list", "revoke", "add", "reset"},
-	"plugin":    {"new", "inspect", "test"},
-	"tools":     {"sync", "list"},
-}
+// subcommandLine is a usage line that names a subcommand:
+// "usage: toolwarden approvals list [flags]" or "       toolwarden plugin test ...".
+var subcommandLine = regexp.MustCompile(`(?m)^(?:usage:| +) toolwarden ([a-z]+) ([a-z]+)\b`)
 
-// everyCommand is every command and subcommand line, in order.
-func everyCommand() [][]string {
+// everyCommand is every command and every subcommand its help names, in
+// order: a subcommand added later is held to the convention too.
+func everyCommand(t *testing.T) [][]string {
 	names := make([]string, 0, len(commands))
 	for n := range commands {
 		names = append(names, n)
@@ -23,16 +22,35 @@ func everyCommand() [][]string {
 	var out [][]string
 	for _, n := range names {
 		out = append(out, []string{n})
-		for _, s := range subcommands[n] {
-			out = append(out, []string{n, s})
+		_, help, _ := runCLI(t, "", n, "--help")
+		seen := map[string]bool{}
+		for _, m := range subcommandLine.FindAllStringSubmatch(help, -1) {
+			if m[1] == n && !seen[m[2]] {
+				seen[m[2]] = true
+				out = append(out, []string{n, m[2]})
+			}
 		}
 	}
 	return out
 }
 
+func TestEveryCommandWithSubcommandsNamesThemInItsHelp(t *testing.T) {
+	t.Parallel()
+	want := map[string]bool{
+		"approvals list": true, "approvals revoke": true, "approvals add": true, "approvals reset": true,
+		"plugin new": true, "plugin inspect": true, "plugin test": true, "tools sync": true, "tools list": true,
+	}
+	for _, cmd := range everyCommand(t) {
+		delete(want, strings.Join(cmd, " "))
+	}
+	if len(want) > 0 {
+		t.Errorf("subcommands not found in their command's help: %v", want)
+	}
+}
+
 func TestEveryCommandHelpGoesToStdoutAndExitsZero(t *testing.T) {
 	t.Parallel()
-	for _, cmd := range everyCommand() {
+	for _, cmd := range everyCommand(t) {
 		for _, flag := range []string{"--help", "-h"} {
 			name := strings.Join(cmd, " ")
 			t.Run(name+" "+flag, func(t *testing.T) {
@@ -59,7 +77,7 @@ func TestEveryCommandHelpGoesToStdoutAndExitsZero(t *testing.T) {
 
 func TestEveryCommandRefusesABadFlagWithOneLineAndExitTwo(t *testing.T) {
 	t.Parallel()
-	for _, cmd := range everyCommand() {
+	for _, cmd := range everyCommand(t) {
 		name := strings.Join(cmd, " ")
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
