@@ -22,6 +22,13 @@
 //	c.Begin("read_file", args, upstream.ReceiverFunc(func(res json.RawMessage, err error) { ... }))
 //	prompts, err := c.Request(ctx, "prompts/list", nil)
 //
+// A start that fails says why, at once when it can: a *NotFoundError for
+// a command that is not on PATH (before any process exists), an
+// *ExitedError with the exit status and the end of stderr for a server
+// that exits before the handshake, else the startup timeout. An HTTP
+// server's own notifications and requests arrive on the standalone GET
+// stream the client opens after the handshake (getstream.go).
+//
 // FromConfig builds a Spec from an [mcp_servers.<name>] table as Codex
 // would (environment, headers, bearer token, timeouts).
 package upstream
