@@ -111,20 +111,24 @@ func addFolded(f *objFrame, keys []keySpan, k keySpan) (_ []keySpan, clash keySp
 // scanJSON validates the value starting at b[i] (after white space) and
 // returns the index just past it. A TooDeep error is only returned once
 // the whole value has been read, so its end is valid.
+//
+// The grammar is walked by two loops over the same token readers: the
+// strict one carries the key sets of open objects, the loose one carries
+// nothing but the stack of brackets, so that the check the proxy runs on
+// every message pays nothing for rules it does not ask for.
 func scanJSON(b []byte, i int, rules JSONRules) (int, *JSONError) {
-	var closersInline [64]byte
-	closers := closersInline[:0] // the bracket that closes each open level
-	strict := rules.Strict
-	// In Strict mode, the keys of the open objects within MaxDepth,
-	// innermost last: objs[j]'s are keys[objs[j].keyStart:] up to the
-	// next object's, or in objs[j].folded once it has many.
-	var keys []keySpan
-	var objs []objFrame
-	if strict {
-		var keysInline [pairwiseKeys]keySpan
-		var objsInline [4]objFrame
-		keys, objs = keysInline[:0], objsInline[:0]
+	if rules.Strict {
+		return scanStrict(b, i, rules.MaxDepth)
 	}
+	return scanLoose(b, i, rules.MaxDepth)
+}
+
+// scanLoose is scanJSON without Strict. Nesting is tracked on an explicit
+// stack, one byte per level (the bracket that closes it), so depth costs
+// memory, not goroutine stack.
+func scanLoose(b []byte, i, maxDepth int) (int, *JSONError) {
+	var closersInline [64]byte
+	closers := closersInline[:0]
 	tooDeep := -1
 	var fail string
 	i = skipSpace(b, i)
@@ -133,76 +137,105 @@ func scanJSON(b []byte, i int, rules JSONRules) (int, *JSONError) {
 		if i >= len(b) {
 			return i, &JSONError{Offset: i, Msg: "unexpected end"}
 		}
-		switch c := b[i]; {
-		case c == '{' || c == '[':
-			if len(closers) >= rules.MaxDepth && tooDeep < 0 {
+		if c := b[i]; c == '{' || c == '[' {
+			if len(closers) >= maxDepth && tooDeep < 0 {
 				tooDeep = i
 			}
-			closer := byte('}')
-			if c == '[' {
-				closer = ']'
-			}
+			closer := c + 2 // '{'+2 is '}', '['+2 is ']'
 			i = skipSpace(b, i+1)
-			if i < len(b) && b[i] == closer {
-				i++
-				break // an empty container is a whole value
-			}
-			closers = append(closers, closer)
-			if closer == '}' {
-				// Keys are only kept for objects within MaxDepth, so
-				// that a deep document costs one byte a level.
-				if !strict {
-					i, fail = member(b, i)
-				} else {
-					tracked := len(closers) <= rules.MaxDepth
-					if tracked {
-						objs = append(objs, objFrame{keyStart: len(keys)})
+			if i >= len(b) || b[i] != closer {
+				closers = append(closers, closer)
+				if closer == '}' {
+					if i, fail = member(b, i); fail != "" {
+						return i, failAt(b, i, fail)
 					}
-					i, keys, fail = strictMember(b, i, tracked, keys, objs)
 				}
-				if fail != "" {
-					return i, failAt(b, i, fail)
-				}
+				continue
 			}
-			continue
-		case c == '"':
-			if i, fail = scanString(b, i, strict); fail != "" {
-				return i, failAt(b, i, fail)
-			}
-		case c == '-' || c >= '0' && c <= '9':
-			if i, fail = scanNumber(b, i); fail != "" {
-				return i, failAt(b, i, fail)
-			}
-		case c == 't':
-			if i, fail = literal(b, i, "true"); fail != "" {
-				return i, failAt(b, i, fail)
-			}
-		case c == 'f':
-			if i, fail = literal(b, i, "false"); fail != "" {
-				return i, failAt(b, i, fail)
-			}
-		case c == 'n':
-			if i, fail = literal(b, i, "null"); fail != "" {
-				return i, failAt(b, i, fail)
-			}
-		default:
-			return i, &JSONError{Offset: i, Msg: "invalid value"}
+			i++ // an empty container is a whole value
+		} else if i, fail = scalar(b, i, false); fail != "" {
+			return i, failAt(b, i, fail)
 		}
 		// A value ended at i: close containers until the next value starts.
 		for {
 			if len(closers) == 0 {
-				if tooDeep >= 0 {
-					return i, &JSONError{Offset: tooDeep, TooDeep: true, Msg: fmt.Sprintf("nested deeper than %d", rules.MaxDepth)}
-				}
-				return i, nil
+				return i, tooDeepError(tooDeep, maxDepth)
 			}
 			i = skipSpace(b, i)
 			closer := closers[len(closers)-1]
-			if i >= len(b) {
-				return i, &JSONError{Offset: i, Msg: "unexpected end in " + containerName(closer)}
+			if i >= len(b) || b[i] != closer && b[i] != ',' {
+				return i, unexpected(b, i, closer)
 			}
 			if b[i] == closer {
-				if closer == '}' && strict && len(closers) <= rules.MaxDepth {
+				closers = closers[:len(closers)-1]
+				i++
+				continue
+			}
+			i = skipSpace(b, i+1)
+			if closer == '}' {
+				if i, fail = member(b, i); fail != "" {
+					return i, failAt(b, i, fail)
+				}
+			}
+			break
+		}
+	}
+}
+
+// scanStrict is scanJSON with Strict: scanLoose's walk, plus the keys of
+// the open objects within maxDepth, innermost last: objs[j]'s are
+// keys[objs[j].keyStart:] up to the next object's, or in objs[j].folded
+// once it has many. Objects past maxDepth keep no keys, so that a deep
+// document still costs one byte a level.
+func scanStrict(b []byte, i, maxDepth int) (int, *JSONError) {
+	var closersInline [64]byte
+	closers := closersInline[:0]
+	var keysInline [pairwiseKeys]keySpan
+	var objsInline [4]objFrame
+	keys, objs := keysInline[:0], objsInline[:0]
+	tooDeep := -1
+	var fail string
+	i = skipSpace(b, i)
+	for {
+		// A value starts at b[i] (white space skipped).
+		if i >= len(b) {
+			return i, &JSONError{Offset: i, Msg: "unexpected end"}
+		}
+		if c := b[i]; c == '{' || c == '[' {
+			if len(closers) >= maxDepth && tooDeep < 0 {
+				tooDeep = i
+			}
+			closer := c + 2 // '{'+2 is '}', '['+2 is ']'
+			i = skipSpace(b, i+1)
+			if i >= len(b) || b[i] != closer {
+				closers = append(closers, closer)
+				if closer == '}' {
+					tracked := len(closers) <= maxDepth
+					if tracked {
+						objs = append(objs, objFrame{keyStart: len(keys)})
+					}
+					if i, keys, fail = strictMember(b, i, tracked, keys, objs); fail != "" {
+						return i, failAt(b, i, fail)
+					}
+				}
+				continue
+			}
+			i++ // an empty container is a whole value
+		} else if i, fail = scalar(b, i, true); fail != "" {
+			return i, failAt(b, i, fail)
+		}
+		// A value ended at i: close containers until the next value starts.
+		for {
+			if len(closers) == 0 {
+				return i, tooDeepError(tooDeep, maxDepth)
+			}
+			i = skipSpace(b, i)
+			closer := closers[len(closers)-1]
+			if i >= len(b) || b[i] != closer && b[i] != ',' {
+				return i, unexpected(b, i, closer)
+			}
+			if b[i] == closer {
+				if closer == '}' && len(closers) <= maxDepth {
 					keys = keys[:objs[len(objs)-1].keyStart]
 					objs = objs[:len(objs)-1]
 				}
@@ -210,23 +243,51 @@ func scanJSON(b []byte, i int, rules JSONRules) (int, *JSONError) {
 				i++
 				continue
 			}
-			if b[i] != ',' {
-				return i, &JSONError{Offset: i, Msg: "expected , or " + string(closer) + " in " + containerName(closer)}
-			}
 			i = skipSpace(b, i+1)
 			if closer == '}' {
-				if !strict {
-					i, fail = member(b, i)
-				} else {
-					i, keys, fail = strictMember(b, i, len(closers) <= rules.MaxDepth, keys, objs)
-				}
-				if fail != "" {
+				if i, keys, fail = strictMember(b, i, len(closers) <= maxDepth, keys, objs); fail != "" {
 					return i, failAt(b, i, fail)
 				}
 			}
 			break
 		}
 	}
+}
+
+// scalar validates the string, number or literal at b[i] and returns the
+// index just past it, or where it fails and why.
+func scalar(b []byte, i int, strict bool) (int, string) {
+	switch c := b[i]; {
+	case c == '"':
+		return scanString(b, i, strict)
+	case c == '-' || c >= '0' && c <= '9':
+		return scanNumber(b, i)
+	case c == 't':
+		return literal(b, i, "true")
+	case c == 'f':
+		return literal(b, i, "false")
+	case c == 'n':
+		return literal(b, i, "null")
+	}
+	return i, "invalid value"
+}
+
+// tooDeepError is the result of a well-formed value whose first
+// container past maxDepth opens at tooDeep (nil when there is none).
+func tooDeepError(tooDeep, maxDepth int) *JSONError {
+	if tooDeep < 0 {
+		return nil
+	}
+	return &JSONError{Offset: tooDeep, TooDeep: true, Msg: fmt.Sprintf("nested deeper than %d", maxDepth)}
+}
+
+// unexpected is the error for b[i] (or the end) where a container
+// closed by closer wants a comma or its end.
+func unexpected(b []byte, i int, closer byte) *JSONError {
+	if i >= len(b) {
+		return &JSONError{Offset: i, Msg: "unexpected end in " + containerName(closer)}
+	}
+	return &JSONError{Offset: i, Msg: "expected , or " + string(closer) + " in " + containerName(closer)}
 }
 
 func containerName(closer byte) string {
