@@ -87,6 +87,15 @@ func (f *serveFlags) startHost(ctx context.Context, e *env) (*host.Host, *config
 		}
 		return nil, nil, nil, err
 	}
+	// A plugin that does not load fails closed and the config may mislead:
+	// say so where the operator looks, not only in validate.
+	log := f.logger(e)
+	for _, w := range cfg.Warnings {
+		log.Warn("config: " + w.Error())
+	}
+	for _, w := range h.Warnings() {
+		log.Error("policy plugin did not load: every call it covers gets its on_error verdict (deny unless set); toolwarden validate reports it", "err", w)
+	}
 	cleanup := func() {
 		_ = h.Close(context.Background())
 		for _, c := range closers {
