@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+
+	"github.com/toolwarden/toolwarden/host/config"
 )
 
 // defaultAppName names a wrapped server when --app is not given. The name
@@ -27,6 +29,77 @@ func defaultAppName(command string, args []string) string {
 }
 
 var notAppNameChar = regexp.MustCompile(`[^A-Za-z0-9_-]+`)
+
+// wrapAppName picks the name of a server wrapped without --app. A config
+// written for an earlier release may name the server as that release did
+// ("filesystem" for server-filesystem): when the config has tables for
+// that name and none for today's, the older name is kept, with a note, so
+// that a rule written for the server still applies to it. A new default
+// name must never make a user's rule silently stop matching.
+func wrapAppName(cfg *config.Config, command string, args []string) (name, note string) {
+	name = defaultAppName(command, args)
+	old := legacyAppName(command, args)
+	if old == name || cfg == nil || namesTables(cfg, name) || !namesTables(cfg, old) {
+		return name, ""
+	}
+	return old, "the config has tables for \"" + old + "\" (this server's name before toolwarden named it \"" + name + "\"): using \"" + old + "\"; pass --app to choose"
+}
+
+// namesTables reports whether cfg has [apps.<name>] or [mcp_servers.<name>].
+func namesTables(cfg *config.Config, name string) bool {
+	_, app := cfg.Apps[name]
+	_, srv := cfg.Servers[name]
+	return app || srv
+}
+
+// launchers are commands that run another program named by their first
+// non-flag argument; the server is named after that program instead.
+var launchers = map[string]bool{
+	"npx": true, "bunx": true, "pnpx": true, "uvx": true, "pipx": true, "node": true, "deno": true,
+	"bun": true, "python": true, "python3": true, "uv": true, "go": true, "docker": true, "podman": true,
+}
+
+var (
+	versionSuffix = regexp.MustCompile(`@[^/@]*$`)
+	notNameChar   = regexp.MustCompile(`[^A-Za-z0-9_-]+`)
+)
+
+// legacyAppName is the name earlier releases gave a wrapped server: the basename, or for
+// a launcher (npx, uvx, node, docker...) the package or script it runs,
+// minus scope, version, extension and mcp/server affixes.
+// "npx -y @modelcontextprotocol/server-filesystem ~/src" was "filesystem".
+func legacyAppName(command string, args []string) string {
+	name := filepath.Base(command)
+	if launchers[strings.TrimSuffix(name, ".exe")] {
+		for _, a := range args {
+			if strings.HasPrefix(a, "-") || a == "run" || a == "dlx" || a == "x" || a == "tool" {
+				continue
+			}
+			name = a
+			break
+		}
+	}
+	name = versionSuffix.ReplaceAllString(name, "")
+	name = filepath.Base(name)
+	name = strings.TrimSuffix(name, filepath.Ext(name))
+	for _, p := range []string{"mcp-server-", "server-", "mcp-"} {
+		if n, ok := strings.CutPrefix(name, p); ok && n != "" {
+			name = n
+			break
+		}
+	}
+	for _, s := range []string{"-mcp-server", "-mcp", "-server"} {
+		if n, ok := strings.CutSuffix(name, s); ok && n != "" {
+			name = n
+			break
+		}
+	}
+	name = strings.Trim(notNameChar.ReplaceAllString(name, "_"), "_")
+	if name == "" {
+		return "server"
+	}
+	return name
+}
 
 // valueFlags are launcher flags whose value is the next argument, so the
 // value is never mistaken for the package ("docker run -e TOKEN image").

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/toolwarden/toolwarden/host/config"
 )
 
 func TestDefaultAppNameIsThePackageTheCommandRuns(t *testing.T) {
@@ -75,5 +77,34 @@ func writeTestFile(t *testing.T, path, content string) {
 	}
 	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// A config written for the name an earlier release derived keeps applying:
+// a new default name must never make a user's rule silently stop matching.
+func TestWrapAppNameKeepsTheNameAnOlderConfigUses(t *testing.T) {
+	t.Parallel()
+	cmd, args := "npx", []string{"-y", "@modelcontextprotocol/server-filesystem", "/src"}
+	load := func(toml string) *config.Config {
+		cfg, err := config.LoadBytes("c.toml", []byte(toml))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return cfg
+	}
+	cases := []struct {
+		name, toml, want string
+		noted            bool
+	}{
+		{"no tables: today's name", ``, "server-filesystem", false},
+		{"tables for the old name only: the old name", "[apps.filesystem]\nenabled = false\n", "filesystem", true},
+		{"a server table for the old name", "[mcp_servers.filesystem]\ncommand = \"npx\"\n", "filesystem", true},
+		{"tables for both: today's name", "[apps.filesystem]\nenabled = false\n[apps.server-filesystem]\nenabled = true\n", "server-filesystem", false},
+	}
+	for _, c := range cases {
+		got, note := wrapAppName(load(c.toml), cmd, args)
+		if got != c.want || (note != "") != c.noted {
+			t.Errorf("%s: %q (note %q), want %q", c.name, got, note, c.want)
+		}
 	}
 }

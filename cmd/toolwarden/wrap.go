@@ -7,9 +7,6 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"path/filepath"
-	"regexp"
-	"strings"
 	"syscall"
 
 	"github.com/toolwarden/toolwarden/sdk/proxy"
@@ -35,11 +32,6 @@ policy, and asks become approval prompts (MCP elicitation) in the client.`)
 	if len(rest) == 0 {
 		return fs.usageError("no server command given (toolwarden wrap --app NAME -- CMD ARGS...)")
 	}
-	name := *app
-	if name == "" {
-		name = defaultAppName(rest[0], rest[1:])
-	}
-
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	h, cfg, cleanup, err := pf.startHost(ctx, e)
@@ -48,6 +40,14 @@ policy, and asks become approval prompts (MCP elicitation) in the client.`)
 		return exitError
 	}
 	defer cleanup()
+	name := *app
+	if name == "" {
+		var note string
+		name, note = wrapAppName(cfg, rest[0], rest[1:])
+		if note != "" {
+			fmt.Fprintln(e.stderr, "toolwarden wrap:", note)
+		}
+	}
 
 	spec := proxy.Upstream{Name: name, Command: rest[0], Args: rest[1:], Stderr: e.stderr}
 	if s, ok := cfg.Servers[name]; ok {
@@ -69,53 +69,4 @@ policy, and asks become approval prompts (MCP elicitation) in the client.`)
 		return exitError
 	}
 	return exitOK
-}
-
-// launchers are commands that run another program named by their first
-// non-flag argument; the server is named after that program instead.
-var launchers = map[string]bool{
-	"npx": true, "bunx": true, "pnpx": true, "uvx": true, "pipx": true, "node": true, "deno": true,
-	"bun": true, "python": true, "python3": true, "uv": true, "go": true, "docker": true, "podman": true,
-}
-
-var (
-	versionSuffix = regexp.MustCompile(`@[^/@]*$`)
-	notNameChar   = regexp.MustCompile(`[^A-Za-z0-9_-]+`)
-)
-
-// deriveApp names a wrapped server after its command: the basename, or for
-// a launcher (npx, uvx, node, docker...) the package or script it runs,
-// minus scope, version, extension and mcp/server affixes.
-// "npx -y @modelcontextprotocol/server-filesystem ~/src" is "filesystem".
-func deriveApp(command string, args []string) string {
-	name := filepath.Base(command)
-	if launchers[strings.TrimSuffix(name, ".exe")] {
-		for _, a := range args {
-			if strings.HasPrefix(a, "-") || a == "run" || a == "dlx" || a == "x" || a == "tool" {
-				continue
-			}
-			name = a
-			break
-		}
-	}
-	name = versionSuffix.ReplaceAllString(name, "")
-	name = filepath.Base(name)
-	name = strings.TrimSuffix(name, filepath.Ext(name))
-	for _, p := range []string{"mcp-server-", "server-", "mcp-"} {
-		if n, ok := strings.CutPrefix(name, p); ok && n != "" {
-			name = n
-			break
-		}
-	}
-	for _, s := range []string{"-mcp-server", "-mcp", "-server"} {
-		if n, ok := strings.CutSuffix(name, s); ok && n != "" {
-			name = n
-			break
-		}
-	}
-	name = strings.Trim(notNameChar.ReplaceAllString(name, "_"), "_")
-	if name == "" {
-		return "server"
-	}
-	return name
 }

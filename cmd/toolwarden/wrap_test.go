@@ -5,7 +5,7 @@ import (
 	"testing"
 )
 
-func TestDeriveAppNamesTheServerNotTheLauncher(t *testing.T) {
+func TestLegacyAppNameNamesTheServerNotTheLauncher(t *testing.T) {
 	t.Parallel()
 	cases := []struct {
 		cmd  string
@@ -24,8 +24,8 @@ func TestDeriveAppNamesTheServerNotTheLauncher(t *testing.T) {
 	}
 	for _, c := range cases {
 		f := strings.Fields(c.cmd)
-		if got := deriveApp(f[0], f[1:]); got != c.want {
-			t.Errorf("deriveApp(%q) = %q, want %q", c.cmd, got, c.want)
+		if got := legacyAppName(f[0], f[1:]); got != c.want {
+			t.Errorf("legacyAppName(%q) = %q, want %q", c.cmd, got, c.want)
 		}
 	}
 }
