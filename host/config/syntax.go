@@ -21,8 +21,9 @@ const maxSyntaxErrors = 10
 func syntaxDiagnostics(file string, data []byte, err error) []Diagnostic {
 	d := syntaxDiagnostic(file, data, err)
 	out := []Diagnostic{d}
+	seen := map[string]bool{d.Error(): true}
 	src := bytes.Clone(data)
-	for len(out) < maxSyntaxErrors {
+	for {
 		skipped := d.Pos.Line
 		if first, last, ok := openValue(src, d); ok {
 			// The error is the first token after an array or inline table
@@ -41,6 +42,16 @@ func syntaxDiagnostics(file string, data []byte, err error) []Diagnostic {
 			break
 		}
 		d = syntaxDiagnostic(file, src, err)
+		if seen[d.Error()] {
+			// Blanking did not move the parser on (an unterminated string
+			// runs to the end of the file whatever is in it).
+			break
+		}
+		seen[d.Error()] = true
+		if len(out) == maxSyntaxErrors {
+			out = append(out, Diagnostic{Pos: d.Pos, Message: fmt.Sprintf("invalid TOML: more syntax errors follow; %d are reported at most, so fix these and check again", maxSyntaxErrors)})
+			break
+		}
 		d.Message = fmt.Sprintf("invalid TOML (reading on past line %d; may follow from an error above): %s",
 			skipped, strings.TrimPrefix(d.Message, "invalid TOML: "))
 		out = append(out, d)
