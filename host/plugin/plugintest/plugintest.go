@@ -105,7 +105,13 @@ func ReadFile(path string) (*File, error) {
 
 // Parse reads a case file's bytes; name is the file name its errors give.
 func Parse(name string, raw []byte) (*File, error) {
-	if err := checkKeys(name, raw); err != nil {
+	// Syntax first, over the whole file, so that a key error is never
+	// reported for a file that is not JSON at all.
+	err := checkSyntax(name, raw)
+	if err == nil {
+		err = checkKeys(name, raw)
+	}
+	if err != nil {
 		var se *json.SyntaxError
 		if errors.As(err, &se) {
 			line, col := position(raw, int(se.Offset)-1)

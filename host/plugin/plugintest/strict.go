@@ -227,7 +227,7 @@ func (w *walker) report(at int, path, key, hint string, dup bool) {
 
 // position is the 1-based line and column (in bytes) of offset at.
 func position(raw []byte, at int) (line, col int) {
-	at = min(at, len(raw))
+	at = max(0, min(at, len(raw)))
 	before := raw[:at]
 	line = bytes.Count(before, []byte{'\n'}) + 1
 	col = at - (bytes.LastIndexByte(before, '\n') + 1) + 1
@@ -281,6 +281,25 @@ func editDistance(a, b string) int {
 		prev2, prev, cur = prev, cur, prev2
 	}
 	return prev[len(rb)]
+}
+
+// checkSyntax checks that raw is one JSON value and nothing else. Text
+// after the value is an error at its position.
+func checkSyntax(file string, raw []byte) error {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return err
+	}
+	off := int(dec.InputOffset())
+	for off < len(raw) && strings.IndexByte(" \t\r\n", raw[off]) >= 0 {
+		off++
+	}
+	if off < len(raw) {
+		line, col := position(raw, off)
+		return fmt.Errorf("%s:%d:%d: text after the top-level object", file, line, col)
+	}
+	return nil
 }
 
 // decodeStrict decodes a checked file into v, rejecting what is left over.

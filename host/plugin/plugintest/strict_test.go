@@ -61,7 +61,10 @@ func TestCaseFileKeys(t *testing.T) {
 			[]string{`no "event"`}},
 		{"a syntax error says where it is",
 			"{\"cases\":[\n{\"name\":\"x\",}]}",
-			[]string{`t.json:2:12: invalid character '}'`}},
+			[]string{`t.json:2:13: invalid character '}'`}},
+		{"text after the top-level object is an error at its place",
+			"{\"cases\":[]}\n  x",
+			[]string{`t.json:2:3: text after the top-level object`}},
 		{"config and arguments are free",
 			`{"plugin":{"name":"p","config":{"anything":{"goes":1}}},"cases":[{"name":"x","event":"check","call":{"arguments":{"argument":1}},"extra":{"also":1}}]}`, nil},
 	}
