@@ -24,7 +24,7 @@ func init() {
 }
 
 const (
-	toolsSyncSynopsis = "tools sync [--agent claude,gemini,codex] [--config F]... [--project DIR] [--catalog DIR] [--timeout D]"
+	toolsSyncSynopsis = "tools sync [--agent claude,gemini,codex] [--config F]... [--project DIR] [--trust-project] [--catalog DIR] [--timeout D]"
 	toolsListSynopsis = "tools list [--catalog DIR] [SERVER...]"
 	toolsAbout        = `An agent's hook event names an MCP tool but not its annotations. The tool catalog
 (one file per server under the user cache dir, or $TOOLWARDEN_CATALOG) holds each
@@ -32,8 +32,10 @@ server's tool definitions as last listed, so that ` + "`toolwarden hook`" + ` de
 wrap and proxy write it as they list; "tools sync" starts every MCP server the
 agents' own configs name (Claude Code: ~/.claude.json, .mcp.json; Gemini CLI:
 ~/.gemini/settings.json, .gemini/settings.json; Codex: ~/.codex/config.toml) and
-lists it; "tools list" shows what the catalog holds. sync exits 1 when a server
-could not be listed.`
+lists it; "tools list" shows what the catalog holds. The project's own servers
+(.mcp.json, .gemini/settings.json) came with the repository: they are started only
+once the agent was told to trust them, or with --trust-project. sync exits 1 when
+a server could not be listed.`
 )
 
 func toolsUsage(w io.Writer) {
@@ -83,6 +85,7 @@ func runToolsSync(e *env, args []string) int {
 	agents := fs.String("agent", "claude,gemini,codex", "whose MCP configs to read: claude, gemini, codex, comma separated")
 	project := fs.String("project", "", "the project folder whose .mcp.json and .gemini/settings.json count (default: the current folder)")
 	timeout := fs.Duration("timeout", 30*time.Second, "how long one server may take to start and list its tools")
+	trustProject := fs.Bool("trust-project", false, "also start the project's own servers (.mcp.json, .gemini/settings.json) that the agent has not been told to trust")
 	catalogDir := catalogFlag(fs.FlagSet, e)
 	if code, ok := fs.parse(args); !ok {
 		return code
@@ -112,6 +115,19 @@ func runToolsSync(e *env, args []string) int {
 		}
 		return exitOK
 	}
+
+	// A project's own config came with the repository: its servers run
+	// only where the agent itself would run them.
+	var trusted []hook.Server
+	for _, s := range servers {
+		if s.Untrusted != "" && !*trustProject {
+			fmt.Fprintf(e.stdout, "skip %s: %s\n", s.Name, s.Untrusted)
+			fmt.Fprintf(e.stdout, "     from %s\n", s.Source)
+			continue
+		}
+		trusted = append(trusted, s)
+	}
+	servers = trusted
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()

@@ -60,6 +60,11 @@ func syncFixture(t *testing.T) (env map[string]string, project string) {
 	if err := os.WriteFile(filepath.Join(home, ".codex", "config.toml"), codex, 0o600); err != nil {
 		t.Fatal(err)
 	}
+	// Claude Code was told to trust the project's fs server.
+	claude := `{"projects": {"` + project + `": {"enabledMcpjsonServers": ["fs"], "hasTrustDialogAccepted": true}}}`
+	if err := os.WriteFile(filepath.Join(home, ".claude.json"), []byte(claude), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	env = map[string]string{"HOME": home, "NPM_BIN": bin, "PROJECT_DIR": project, "PATH": os.Getenv("PATH"), catalogEnv: filepath.Join(dir, "catalog")}
 	return env, project
 }
@@ -151,5 +156,30 @@ func TestToolsUsage(t *testing.T) {
 		if code, _, _ := runCLIEnv(t, map[string]string{"HOME": t.TempDir()}, "", c.args...); code != c.code {
 			t.Errorf("%s: exit %d, want %d", c.name, code, c.code)
 		}
+	}
+}
+
+// A clone's .mcp.json names the commands sync would run: a server Claude
+// Code was not told to trust is not started (a file it would create stays
+// absent) unless --trust-project says so.
+func TestToolsSyncStartsNoProjectServerTheAgentDoesNotTrust(t *testing.T) {
+	t.Parallel()
+	env, project := syncFixture(t)
+	marker := filepath.Join(t.TempDir(), "ran")
+	mcp := `{"mcpServers": {"fs": {"command": "${NPM_BIN}/mcp-server-filesystem", "args": ["${PROJECT_DIR}"]},
+		"evil": {"command": "sh", "args": ["-c", "touch ` + marker + `"]}}}`
+	if err := os.WriteFile(filepath.Join(project, ".mcp.json"), []byte(mcp), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	code, out, stderr := runCLIEnv(t, env, "", "tools", "sync", "--project", project, "--agent", "claude")
+	if code != exitOK || !strings.Contains(out, "skip evil: ") || !strings.Contains(out, "ok   fs: 14 tools") {
+		t.Fatalf("exit %d\n%s\n%s", code, out, stderr)
+	}
+	if _, err := os.Stat(marker); err == nil {
+		t.Fatal("an untrusted project server was started")
+	}
+	code, out, _ = runCLIEnv(t, env, "", "tools", "sync", "--project", project, "--agent", "claude", "--trust-project", "--timeout", "5s")
+	if _, err := os.Stat(marker); err != nil || code != exitError || !strings.Contains(out, "FAIL evil") {
+		t.Fatalf("--trust-project did not start it: exit %d %v\n%s", code, err, out)
 	}
 }

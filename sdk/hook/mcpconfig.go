@@ -25,6 +25,10 @@ type Server struct {
 	// Err says why it cannot be listed (an unsupported transport, a
 	// missing variable); Spec is then incomplete.
 	Err error
+	// Untrusted, when set, says why a server of the project's own config
+	// (which came with the repository) must not be started: the agent has
+	// not been told to trust it.
+	Untrusted string
 }
 
 // Places says where an agent's config files are, and the environment the
@@ -44,7 +48,9 @@ type Places struct {
 // (mcpServers, then projects[Project].mcpServers) and .mcp.json; Gemini
 // CLI's ~/.gemini/settings.json and .gemini/settings.json; Codex's
 // $CODEX_HOME/config.toml (default ~/.codex). A missing file holds no
-// servers; a file that cannot be read is an error.
+// servers; a file that cannot be read is an error. Servers of the
+// project's own files that the agent was not told to trust are marked
+// Untrusted (see projecttrust.go).
 func (p Places) AgentServers(agent Agent) ([]Server, []error) {
 	switch agent {
 	case Claude:
@@ -58,15 +64,20 @@ func (p Places) AgentServers(agent Agent) ([]Server, []error) {
 		s, err := p.claudeUser(user)
 		out, errs = appendServers(out, errs, s, err)
 		s, err = p.jsonServers(filepath.Join(p.Project, ".mcp.json"), "mcpServers", claudeEntry)
+		s = markUntrusted(s, func(name string) bool { return p.claudeApproved(user, name) },
+			"a server of the project's .mcp.json that Claude Code has not been told to trust (approve it in Claude Code, or pass --trust-project)")
 		out, errs = appendServers(out, errs, s, err)
 		return out, errs
 	case Gemini:
 		var out []Server
 		var errs []error
-		for _, f := range []string{filepath.Join(p.Home, ".gemini", "settings.json"), filepath.Join(p.Project, ".gemini", "settings.json")} {
-			s, err := p.jsonServers(f, "mcpServers", geminiEntry)
-			out, errs = appendServers(out, errs, s, err)
-		}
+		s, err := p.jsonServers(filepath.Join(p.Home, ".gemini", "settings.json"), "mcpServers", geminiEntry)
+		out, errs = appendServers(out, errs, s, err)
+		s, err = p.jsonServers(filepath.Join(p.Project, ".gemini", "settings.json"), "mcpServers", geminiEntry)
+		trusted := p.geminiTrusted()
+		s = markUntrusted(s, func(string) bool { return trusted },
+			"a server of the project's .gemini/settings.json, a folder not trusted in Gemini CLI (~/.gemini/trustedFolders.json; trust it there, or pass --trust-project)")
+		out, errs = appendServers(out, errs, s, err)
 		return out, errs
 	case Codex:
 		dir := filepath.Join(p.Home, ".codex")

@@ -87,6 +87,15 @@ func TestClaudeCodeServersComeFromClaudeJSONAndTheProjectsMCPJSON(t *testing.T) 
 	if ev := m["events"]; ev.Err == nil || !strings.Contains(ev.Err.Error(), "sse") {
 		t.Errorf("an SSE server must say it cannot be listed: %+v", ev)
 	}
+	// A project server runs only once Claude Code was told to trust it.
+	if fs.Untrusted != "" || m["events"].Untrusted == "" {
+		t.Errorf("trust: fs (enabled) %q, events (not enabled) %q", fs.Untrusted, m["events"].Untrusted)
+	}
+	for _, user := range []string{"memory", "docs", "github"} {
+		if m[user].Untrusted != "" {
+			t.Errorf("%s is the user's own, yet untrusted: %q", user, m[user].Untrusted)
+		}
+	}
 	// The project file comes last: where a name is in both, the agent runs
 	// the project's.
 	if servers[len(servers)-1].Source != fs.Source && servers[len(servers)-2].Source != fs.Source {
@@ -108,6 +117,9 @@ func TestGeminiCLIServersComeFromBothSettingsFiles(t *testing.T) {
 	}
 	if fs := m["fs"]; fs.Err != nil || fs.Spec.Dir != filepath.Join(p.Project, "sub") {
 		t.Errorf("fs (cwd relative to the project): %+v", fs)
+	}
+	if m["fs"].Untrusted == "" || m["memory"].Untrusted != "" {
+		t.Errorf("trust without trustedFolders.json: fs %q, memory %q", m["fs"].Untrusted, m["memory"].Untrusted)
 	}
 	if ev := m["events"]; ev.Err == nil {
 		t.Errorf("an SSE url must say it cannot be listed: %+v", ev)
@@ -179,4 +191,63 @@ func FuzzStripComments(f *testing.F) {
 			t.Fatal("text without comments changed")
 		}
 	})
+}
+
+// A project's own servers come with the repository: only the agent's own
+// trust lets them run.
+func TestProjectServersRunOnlyWhereTheAgentTrustsThem(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name    string
+		agent   hook.Agent
+		file    string // under home
+		content func(project string) string
+		trusted bool
+	}{
+		{"Claude Code without any record", hook.Claude, ".claude.json", func(string) string { return `{}` }, false},
+		{"Claude Code with the server enabled", hook.Claude, ".claude.json", func(p string) string {
+			return `{"projects":{"` + p + `":{"enabledMcpjsonServers":["fs"]}}}`
+		}, true},
+		{"Claude Code with all project servers enabled", hook.Claude, ".claude.json", func(p string) string {
+			return `{"projects":{"` + p + `":{"enableAllProjectMcpServers":true}}}`
+		}, true},
+		{"Claude Code with the server disabled", hook.Claude, ".claude.json", func(p string) string {
+			return `{"projects":{"` + p + `":{"enableAllProjectMcpServers":true,"disabledMcpjsonServers":["fs"]}}}`
+		}, false},
+		{"Claude Code with another project enabled", hook.Claude, ".claude.json", func(p string) string {
+			return `{"projects":{"` + p + `-other":{"enabledMcpjsonServers":["fs"]}}}`
+		}, false},
+		{"Gemini CLI without trusted folders", hook.Gemini, ".gemini/trustedFolders.json", func(string) string { return `{}` }, false},
+		{"Gemini CLI with the folder trusted", hook.Gemini, ".gemini/trustedFolders.json", func(p string) string { return `{"` + p + `":"TRUST_FOLDER"}` }, true},
+		{"Gemini CLI with a parent trusted", hook.Gemini, ".gemini/trustedFolders.json", func(p string) string { return `{"` + filepath.Dir(p) + `":"TRUST_FOLDER"}` }, true},
+		{"Gemini CLI with a sibling's parent trusted", hook.Gemini, ".gemini/trustedFolders.json", func(p string) string { return `{"` + filepath.Join(filepath.Dir(p), "x") + `":"TRUST_PARENT"}` }, true},
+		{"Gemini CLI with a look-alike folder trusted", hook.Gemini, ".gemini/trustedFolders.json", func(p string) string { return `{"` + p + `x":"TRUST_FOLDER"}` }, false},
+		{"Gemini CLI with the folder distrusted below a trusted one", hook.Gemini, ".gemini/trustedFolders.json", func(p string) string {
+			return `{"` + filepath.Dir(p) + `":"TRUST_FOLDER","` + p + `":"DO_NOT_TRUST"}`
+		}, false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			home, project := filepath.Join(dir, "home"), filepath.Join(dir, "project")
+			for _, f := range []string{filepath.Join(project, ".mcp.json"), filepath.Join(project, ".gemini", "settings.json"), filepath.Join(home, c.file)} {
+				if err := os.MkdirAll(filepath.Dir(f), 0o700); err != nil {
+					t.Fatal(err)
+				}
+			}
+			servers := `{"mcpServers":{"fs":{"command":"touch","args":["/tmp/should-not-run"]}}}`
+			os.WriteFile(filepath.Join(project, ".mcp.json"), []byte(servers), 0o600)
+			os.WriteFile(filepath.Join(project, ".gemini", "settings.json"), []byte(servers), 0o600)
+			os.WriteFile(filepath.Join(home, c.file), []byte(c.content(project)), 0o600)
+			p := hook.Places{Home: home, Project: project, Getenv: func(string) string { return "" }}
+			s, errs := p.AgentServers(c.agent)
+			if len(errs) != 0 || len(s) != 1 {
+				t.Fatalf("%v %v", s, errs)
+			}
+			if (s[0].Untrusted == "") != c.trusted {
+				t.Fatalf("untrusted %q, want trusted %v", s[0].Untrusted, c.trusted)
+			}
+		})
+	}
 }
