@@ -62,7 +62,9 @@ Exit: 0 loaded, 1 refused, 2 bad usage.`,
 		synopsis: "plugin test [--run REGEXP] [-v] PLUGIN CASES.json...",
 		about: `PLUGIN is a .wasm file, or builtin:NAME for a plugin built into toolwarden.
 Runs the cases of each CASES.json file (format: pdk/testdata/README.md) and prints a
-line per failing case (-v: per case).
+line per failing case (-v: per case). A case is one event, or "steps": list, check
+and observe events played in one session, the labels each adds carried to the next.
+An unknown key anywhere in a file is an error (file:line:col, did you mean ...).
 Exit: 0 every case passed, 1 a case failed or could not run, 2 bad usage.`,
 	},
 }
