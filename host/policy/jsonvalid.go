@@ -375,8 +375,6 @@ func strictMember(b []byte, i int, tracked bool, keys []keySpan, objs []objFrame
 	return skipSpace(b, i+1), keys, ""
 }
 
-// clashMessage says why two keys of one object are refused: readers
-// could take them for one.
 // foldKey maps every rune of s to the least of its case-folding orbit, so
 // that two keys fold to one exactly when bytes.EqualFold says they are
 // equal.
@@ -393,6 +391,8 @@ func foldKey(s string) string {
 	return b.String()
 }
 
+// clashMessage says why two keys of one object are refused: readers
+// could take them for one.
 func clashMessage(a, b keySpan) string {
 	if bytes.Equal(a, b) {
 		return "key " + strconv.Quote(string(b)) + " appears twice in one object"
