@@ -1,6 +1,9 @@
 package main
 
 import (
+	"bytes"
+	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -123,4 +126,37 @@ func TestDashReadsCallsFromStdinBetweenFiles(t *testing.T) {
 	if code != exitError || stderr != "toolwarden check: \"-\" (stdin) is given twice\n" {
 		t.Errorf("stdin twice: exit %d, stderr %q", code, stderr)
 	}
+}
+
+// FuzzParseCalls: whatever the input, the call-file parser does not panic,
+// and every error names a line and column inside the input.
+func FuzzParseCalls(f *testing.F) {
+	f.Add([]byte(goodCall))
+	f.Add([]byte(goodCall + "\n" + goodCall))
+	f.Add([]byte("{\n \"sesion\": 1}"))
+	f.Add([]byte(`{"server": "fs", "server": "x"}`))
+	f.Add([]byte(`{"result": {"text": "a", "isError": "no"}}`))
+	f.Add([]byte(`[1] {"a":`))
+	f.Add([]byte(""))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		src := &callSource{name: "f", data: data}
+		calls, err := parseCalls(src)
+		if err == nil {
+			for _, c := range calls {
+				_, _ = c.call("s")
+			}
+			return
+		}
+		var ce *callError
+		if !errors.As(err, &ce) {
+			t.Fatalf("error %T without a position: %v", err, err)
+		}
+		var line, col int
+		if _, scanErr := fmt.Sscanf(strings.TrimPrefix(ce.pos, "f:"), "%d:%d", &line, &col); scanErr != nil {
+			t.Fatalf("position %q: %v", ce.pos, scanErr)
+		}
+		if line < 1 || line > 1+bytes.Count(data, []byte("\n")) || col < 1 {
+			t.Fatalf("position %q outside the input (%d lines)", ce.pos, 1+bytes.Count(data, []byte("\n")))
+		}
+	})
 }
