@@ -37,6 +37,12 @@ func run(m *testing.M) int {
 		return 1
 	}
 	defer os.RemoveAll(dir)
+	// Every wrap and proxy the tests start writes the tool catalog here,
+	// not into the user's cache.
+	if err := os.Setenv("TOOLWARDEN_CATALOG", filepath.Join(dir, "catalog")); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
 	twBin = filepath.Join(dir, "toolwarden")
 	testServer = filepath.Join(dir, "testserver")
 	for _, b := range []struct{ out, pkg string }{

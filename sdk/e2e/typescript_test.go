@@ -47,7 +47,7 @@ func runTS(t *testing.T, elicitation bool, answers []string, steps []tsStep, com
 func runTSScript(t *testing.T, fields map[string]any, steps []tsStep, command string, args ...string) tsResult {
 	t.Helper()
 	sdk := nodeSDK(t)
-	s := map[string]any{"command": command, "args": args, "steps": steps, "env": map[string]string{"XDG_CONFIG_HOME": t.TempDir()}}
+	s := map[string]any{"command": command, "args": args, "steps": steps, "env": map[string]string{"XDG_CONFIG_HOME": t.TempDir(), "TOOLWARDEN_CATALOG": os.Getenv("TOOLWARDEN_CATALOG")}}
 	for k, v := range fields {
 		s[k] = v
 	}
