@@ -121,8 +121,8 @@ func runToolsSync(e *env, args []string) int {
 	var trusted []hook.Server
 	for _, s := range servers {
 		if s.Untrusted != "" && !*trustProject {
-			fmt.Fprintf(e.stdout, "skip %s: %s\n", s.Name, s.Untrusted)
-			fmt.Fprintf(e.stdout, "     from %s\n", s.Source)
+			fmt.Fprintf(e.stdout, "skip %s: %s\n", policy.OneLine(s.Name), s.Untrusted)
+			fmt.Fprintf(e.stdout, "     from %s\n", policy.OneLine(s.Source))
 			continue
 		}
 		trusted = append(trusted, s)
@@ -137,17 +137,17 @@ func runToolsSync(e *env, args []string) int {
 	for _, r := range results {
 		if r.Err != nil {
 			failed++
-			fmt.Fprintf(e.stdout, "FAIL %s: %s\n", r.Server.Name, policy.OneLine(r.Err.Error()))
-			fmt.Fprintf(e.stdout, "     from %s\n", r.Server.Source)
+			fmt.Fprintf(e.stdout, "FAIL %s: %s\n", policy.OneLine(r.Server.Name), policy.OneLine(r.Err.Error()))
+			fmt.Fprintf(e.stdout, "     from %s\n", policy.OneLine(r.Server.Source))
 			continue
 		}
 		if err := hook.WriteCatalog(dir, r.Entry); err != nil {
 			failed++
-			fmt.Fprintf(e.stdout, "FAIL %s: %v\n", r.Server.Name, err)
+			fmt.Fprintf(e.stdout, "FAIL %s: %s\n", policy.OneLine(r.Server.Name), policy.OneLine(err.Error()))
 			continue
 		}
-		fmt.Fprintf(e.stdout, "ok   %s: %d tools (%s)\n", r.Server.Name, len(r.Entry.Tools), policy.OneLine(strings.Join(r.Entry.Names(), ", ")))
-		fmt.Fprintf(e.stdout, "     from %s\n", r.Server.Source)
+		fmt.Fprintf(e.stdout, "ok   %s: %d tools (%s)\n", policy.OneLine(r.Server.Name), len(r.Entry.Tools), policy.OneLine(strings.Join(r.Entry.Names(), ", ")))
+		fmt.Fprintf(e.stdout, "     from %s\n", policy.OneLine(r.Server.Source))
 	}
 	fmt.Fprintf(e.stdout, "catalog: %s\n", dir)
 	if failed > 0 {
@@ -224,7 +224,7 @@ func warnTwice(e *env, servers []hook.Server) {
 	for _, s := range servers {
 		if prev, ok := seen[s.Name]; ok && prev.Spec.Describe() != s.Spec.Describe() {
 			fmt.Fprintf(e.stderr, "toolwarden tools sync: server %q is configured as %q in %s and as %q in %s; the catalog keeps the latter\n",
-				s.Name, prev.Spec.Describe(), prev.Source, s.Spec.Describe(), s.Source)
+				s.Name, prev.Spec.Describe(), policy.OneLine(prev.Source), s.Spec.Describe(), policy.OneLine(s.Source))
 		}
 		seen[s.Name] = s
 	}
