@@ -7,6 +7,12 @@
 // Agents that cannot ask (Gemini's BeforeTool, Codex's PreToolUse) get a
 // deny that says what needs approval and how to grant it: failing closed is
 // the only safe reading of "ask" there.
+//
+// An event names a tool but carries none of its annotations; the tool
+// catalog (one file per server, written by `toolwarden tools sync`, wrap
+// and proxy) holds the definitions servers listed, and Event.Definition
+// finds the event's tool there. Places reads the agents' own MCP configs,
+// and List lists one of their servers, for `tools sync`.
 package hook
 
 import (
