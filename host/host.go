@@ -66,6 +66,9 @@ const (
 	ForSession
 	// Always remembers it in the persistent approvals file.
 	Always
+	// ForSessionScoped remembers it for the rest of the session, for calls
+	// inside the scopes the decision offers (Decision.Scopes) only.
+	ForSessionScoped
 )
 
 func (s Scope) String() string {
@@ -74,6 +77,8 @@ func (s Scope) String() string {
 		return "session"
 	case Always:
 		return "always"
+	case ForSessionScoped:
+		return "session_scoped"
 	}
 	return "once"
 }
@@ -95,6 +100,7 @@ func ParseScope(s string) (Scope, error) {
 var (
 	ErrNotAsked        = errors.New("decision is not an ask: there is nothing to approve")
 	ErrNotRememberable = errors.New("this ask cannot be remembered (approval mode prompt or writes, or a plugin said so): approve it once")
+	ErrNotScoped       = errors.New("this ask offers no scope to remember it for: approve it once")
 	ErrNoApprovalsFile = errors.New("no approvals file configured: \"always\" is unavailable")
 )
 
@@ -208,7 +214,7 @@ func (h *Host) check(ctx context.Context, g *generation, c Call) Decision {
 		Arguments: c.Arguments,
 		Labels:    s.Labels(),
 		Drifted:   drifted,
-		Approvals: s,
+		Approvals: sessionApprovals{s},
 		Plugins:   g.checkers,
 		Context:   c.Context,
 	}
@@ -333,8 +339,11 @@ func (h *Host) Approve(sessionID string, d *Decision, scope Scope) error {
 	if d.Decision != policy.Ask {
 		return ErrNotAsked
 	}
-	if scope != Once && !d.Rememberable {
+	if (scope == ForSession || scope == Always) && !d.Rememberable {
 		return ErrNotRememberable
+	}
+	if scope == ForSessionScoped && len(d.Scopes) == 0 {
+		return ErrNotScoped
 	}
 	if scope == Always && h.always == nil {
 		return ErrNoApprovalsFile
@@ -345,6 +354,8 @@ func (h *Host) Approve(sessionID string, d *Decision, scope Scope) error {
 	switch scope {
 	case ForSession:
 		s.Remember(key)
+	case ForSessionScoped:
+		s.RememberScoped(scopedApprovals(key, d.Scopes)...) // scoped.go
 	case Always:
 		// Only the file holds it, not the session too: a revoke (from any
 		// process) then takes effect here as well, on the next call.

@@ -34,7 +34,10 @@ const (
 	AllowOnce    Answer = policy.OptionAllowOnce
 	AllowSession Answer = policy.OptionAllowSession
 	AllowAlways  Answer = policy.OptionAlways
-	Deny         Answer = policy.OptionDeny
+	// AllowSessionScoped remembers the approval for this session, for
+	// calls inside the question's Scope only.
+	AllowSessionScoped Answer = policy.OptionAllowSessionScoped
+	Deny               Answer = policy.OptionDeny
 )
 
 // scope is how long an allow lasts; ok is false for Deny and for anything
@@ -47,6 +50,8 @@ func (a Answer) scope() (host.Scope, bool) {
 		return host.ForSession, true
 	case AllowAlways:
 		return host.Always, true
+	case AllowSessionScoped:
+		return host.ForSessionScoped, true
 	}
 	return host.Once, false
 }
@@ -60,6 +65,8 @@ func (a Answer) Title() string {
 		return "Allow for this session"
 	case AllowAlways:
 		return "Always allow (this exact tool definition)"
+	case AllowSessionScoped:
+		return "Allow for this session, inside the question's scope"
 	case Deny:
 		return "Deny"
 	}
@@ -90,6 +97,10 @@ type Question struct {
 	// Drifted says the tool's definition changed since the conversation
 	// first saw it.
 	Drifted bool
+	// Scope describes what AllowSessionScoped remembers ("path under
+	// /repo/docs/**"), when it is among Options: later calls inside it run
+	// without asking, others are asked again.
+	Scope string
 	// Options are the answers allowed, narrowest first; Deny is always
 	// among them. Any other answer denies the call.
 	Options []Answer
@@ -136,6 +147,8 @@ func ParseAnswer(s string) (Answer, error) {
 		return AllowSession, nil
 	case string(AllowAlways):
 		return AllowAlways, nil
+	case "session_scoped", string(AllowSessionScoped):
+		return AllowSessionScoped, nil
 	case "deny", "no":
 		return Deny, nil
 	}

@@ -103,6 +103,8 @@ func parseCheck(out []byte) (policy.PluginVerdict, error) {
 			v.Labels, err = r.labels()
 		case "arguments":
 			v.Arguments, err = r.stringArray(nil, policy.MaxFlagged, checkArgumentName)
+		case "scopes":
+			v.Scopes, err = r.scopes() // output_scope.go
 		default:
 			err = r.skip()
 		}
@@ -110,6 +112,9 @@ func parseCheck(out []byte) (policy.PluginVerdict, error) {
 	})
 	if err == nil && !hasDecision {
 		err = errors.New(`missing "decision"`)
+	}
+	if err == nil {
+		err = checkVerdictScopes(&v)
 	}
 	return v, err
 }

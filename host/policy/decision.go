@@ -98,6 +98,9 @@ type Prompt struct {
 	Message string    `json:"message"`
 	Hints   hints.Set `json:"hints"`
 	Options []string  `json:"options"`
+	// Scope describes the scopes OptionAllowSessionScoped remembers
+	// ("path under /repo/docs/**"), set when it is offered.
+	Scope string `json:"scope,omitempty"`
 	// Incomplete says why the prompt cannot show everything it decides on
 	// (a flagged value cut, keys hidden, arguments that are not an object);
 	// such a prompt offers allow_once and deny only. Empty when it can.
@@ -137,6 +140,15 @@ type Decision struct {
 	// the plugins named them. Prompts show them first and never cut them
 	// without giving up remembering.
 	Flagged []string `json:"flagged,omitempty"`
+	// Scopes are what an OptionAllowSessionScoped answer remembers, set
+	// when the prompt offers it (scope_remember.go).
+	Scopes []ProposedScope `json:"scopes,omitempty"`
+
+	// unremembered are the plugin asks that forbade remembering, and
+	// baseForbids says the baseline's ask did: what a scoped approval may
+	// answer or lift.
+	unremembered []scopedAsk
+	baseForbids  bool
 }
 
 // CheckInput is what a plugin sees for one call (the "check" event).
@@ -168,6 +180,10 @@ type PluginVerdict struct {
 	// Arguments name the arguments the verdict is about: top-level names
 	// ("path") or JSON pointers ("/options/url").
 	Arguments []string
+	// Scopes are what an approval of this ask may be remembered for
+	// (at most MaxScopes), when Remember is false: each covers one of
+	// Arguments (scope_remember.go).
+	Scopes []Scope
 	// Err is set when the plugin failed (trap, timeout, bad output, memory
 	// limit); Verdict is then the plugin's on_error verdict.
 	Err error

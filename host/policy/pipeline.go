@@ -194,6 +194,9 @@ func (r *Rules) Decide(ctx context.Context, in *Input) Decision {
 		d.Reasons = append(d.Reasons[:0], Reason{Source: StepRemembered, Code: CodeRemembered, Message: "approved earlier in this session for this exact definition"})
 		d.Trace = append(d.Trace, Step{Step: StepRemembered, Outcome: "allow", Detail: "session approval matches definition " + shortHash(d.DefinitionHash)})
 	}
+	if d.Decision == Ask && in.Approvals != nil {
+		d.liftScoped(in) // scope_remember.go
+	}
 
 	// Step 7: approval_policy.
 	r.approvalPolicy(&s, in, &d)
@@ -390,6 +393,7 @@ func (r *Rules) runPlugins(ctx context.Context, in *Input, d *Decision) {
 	// An ask raised by plugins over a baseline allow is rememberable unless a
 	// plugin says otherwise; over a baseline ask it keeps the baseline's answer.
 	rememberable := d.Rememberable || !baseAsk
+	d.baseForbids = baseAsk && !d.Rememberable
 	var denies, asks, approvals []Reason
 	var denyArgs, askArgs, approveArgs []string // flagged by each kind of verdict
 	for _, p := range in.Plugins {
@@ -426,6 +430,7 @@ func (r *Rules) runPlugins(ctx context.Context, in *Input, d *Decision) {
 			askArgs = addFlagged(askArgs, v.Arguments)
 			if !v.Remember {
 				rememberable = false
+				d.noteUnremembered(p.Name(), code, &v)
 			}
 		case Allow:
 			if p.CanApprove() && baseAsk {

@@ -5,7 +5,8 @@ import "encoding/json"
 // prompt is what an ask shows. A prompt that cannot show what it decides
 // on (ArgumentsView.Incomplete) offers allow_once and deny only, and the
 // decision stops being rememberable, so that no answer to it can approve
-// later calls the human never saw.
+// later calls the human never saw. An ask whose plugins proposed scopes
+// offers allow_session_scoped instead of the unscoped options.
 func (s *state) prompt(d *Decision, args json.RawMessage) *Prompt {
 	title := "Allow " + d.Tool + " on " + d.Server + "?"
 	if s.tool.Title != "" && s.tool.Title != d.Tool {
@@ -23,9 +24,16 @@ func (s *state) prompt(d *Decision, args json.RawMessage) *Prompt {
 		p.Incomplete = why
 		d.Rememberable = false
 	}
-	if d.Rememberable {
+	switch {
+	case d.Rememberable:
 		p.Options = optionsRememberable
-	} else {
+	case p.Incomplete == "" && d.scopable():
+		// Every ask that forbade remembering proposed scopes covering its
+		// arguments: offer remembering inside them (scope_remember.go).
+		d.offerScopes()
+		p.Options = optionsScoped
+		p.Scope = DescribeScopes(d.Scopes)
+	default:
 		p.Options = optionsOnce
 	}
 	return p
@@ -34,4 +42,5 @@ func (s *state) prompt(d *Decision, args json.RawMessage) *Prompt {
 var (
 	optionsRememberable = []string{OptionAllowOnce, OptionAllowSession, OptionAlways, OptionDeny}
 	optionsOnce         = []string{OptionAllowOnce, OptionDeny}
+	optionsScoped       = []string{OptionAllowOnce, OptionAllowSessionScoped, OptionDeny}
 )

@@ -30,6 +30,9 @@ type Session struct {
 	// copying.
 	labels []string
 
+	// scoped are approvals scoped to arguments (scoped.go).
+	scoped scoped
+
 	calls, asks, denies atomic.Int64
 
 	// always, when set, also answers Remembered ("always" approvals). Its
@@ -140,6 +143,7 @@ func (s *Session) Pinned(server, tool string) (string, bool) {
 }
 
 func (s *Session) dropApprovalsLocked(server, tool string) {
+	s.dropScoped(server, tool)
 	for k := range s.approvals {
 		if k.Server == server && k.Tool == tool {
 			delete(s.approvals, k)

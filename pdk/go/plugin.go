@@ -62,6 +62,11 @@ type Verdict struct {
 	// 256 bytes. Prompts show them first, and a prompt that cannot show one
 	// in full does not offer to remember the approval.
 	Arguments []string
+	// Scopes propose what an approval of an ask that is not remembered
+	// may be remembered for: one per argument in Arguments, at most 4
+	// (scope.go; pdk/ABI.md 5.2).
+	Scopes []Scope
+
 }
 
 // About returns v naming the arguments it is about (see Verdict.Arguments).
@@ -255,6 +260,9 @@ func appendVerdict(b []byte, v *Verdict) []byte {
 	if len(v.Arguments) > 0 {
 		b = append(b, `,"arguments":`...)
 		b = appendStrings(b, v.Arguments)
+	}
+	if len(v.Scopes) > 0 {
+		b = appendScopes(b, v.Scopes) // scope.go
 	}
 	return append(b, '}')
 }

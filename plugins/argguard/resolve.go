@@ -4,6 +4,7 @@ import (
 	"path"
 	"strings"
 
+	"github.com/toolwarden/toolwarden/internal/pathglob"
 	pdk "github.com/toolwarden/toolwarden/pdk/go"
 )
 
@@ -39,10 +40,10 @@ type serverContext struct {
 
 // Why a value could not be resolved; the reason text carries it.
 const (
-	whyCwd   = "the server's working directory is unknown"
-	whyHome  = "the server's home directory is unknown"
-	whyUser  = "another user's home directory is not resolved"
-	whyURI   = "a file URI on another host, or with a bad %-escape"
+	whyCwd   = pathglob.WhyCwd
+	whyHome  = pathglob.WhyHome
+	whyUser  = pathglob.WhyUser
+	whyURI   = pathglob.WhyURI
 	noReason = ""
 )
 
@@ -89,83 +90,6 @@ func readContext(v pdk.Value) serverContext {
 // cleaned), stopping when form returns false. It returns why s cannot be
 // resolved ("" when it can), before calling form at all.
 func (x *serverContext) resolve(s string, form func(string) bool) (why string) {
-	if strings.HasPrefix(s, "/") {
-		form(path.Clean(s))
-		return noReason
-	}
-	if s == "~" || strings.HasPrefix(s, "~/") {
-		if x.home == "" {
-			return whyHome
-		}
-		form(path.Clean(x.home + s[1:]))
-		return noReason
-	}
-	if strings.HasPrefix(s, "~") {
-		return whyUser
-	}
-	if x.cwd == "" {
-		return whyCwd
-	}
-	uri, ok := fileURIPath(s)
-	if !ok {
-		return whyURI
-	}
-	if !form(path.Clean(x.cwd + "/" + s)) {
-		return noReason
-	}
-	for _, b := range x.bases {
-		if !form(path.Clean(b + "/" + s)) {
-			return noReason
-		}
-	}
-	if uri != "" {
-		if !form(path.Clean(uri)) {
-			return noReason
-		}
-		if i := strings.IndexAny(uri, "?#"); i >= 0 {
-			form(path.Clean(uri[:i]))
-		}
-	}
-	return noReason
-}
-
-// fileURIPath returns the percent-decoded path of a file URI
-// ("file:///p", "file://localhost/p"; the scheme in any case), "" for any
-// other string, and false for a file URI whose path cannot be known.
-func fileURIPath(s string) (string, bool) {
-	if len(s) < 7 || !strings.EqualFold(s[:7], "file://") {
-		return "", true
-	}
-	rest := s[7:]
-	if len(rest) >= 9 && strings.EqualFold(rest[:9], "localhost") {
-		rest = rest[9:]
-	}
-	if !strings.HasPrefix(rest, "/") {
-		return "", false
-	}
-	var b []byte
-	for i := 0; i < len(rest); i++ {
-		c := rest[i]
-		if c == '%' {
-			if i+2 >= len(rest) || unhex(rest[i+1]) < 0 || unhex(rest[i+2]) < 0 {
-				return "", false
-			}
-			c = byte(unhex(rest[i+1])<<4 | unhex(rest[i+2]))
-			i += 2
-		}
-		b = append(b, c)
-	}
-	return string(b), true
-}
-
-func unhex(c byte) int {
-	switch {
-	case c >= '0' && c <= '9':
-		return int(c - '0')
-	case c >= 'a' && c <= 'f':
-		return int(c-'a') + 10
-	case c >= 'A' && c <= 'F':
-		return int(c-'A') + 10
-	}
-	return -1
+	c := pathglob.Context{Cwd: x.cwd, Home: x.home, Bases: x.bases}
+	return c.Resolve(s, form)
 }

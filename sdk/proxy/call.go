@@ -493,6 +493,8 @@ func (p *Proxy) answer(ctx context.Context, rt *route, call host.Call, d *host.D
 		scope = host.ForSession
 	case policy.OptionAlways:
 		scope = host.Always
+	case policy.OptionAllowSessionScoped:
+		scope = host.ForSessionScoped
 	default:
 		scope = host.Once
 	}
@@ -509,6 +511,7 @@ func (p *Proxy) binding(call host.Call, d *host.Decision) approval.Binding {
 		Tool:           call.Tool.Name,
 		DefinitionHash: d.DefinitionHash,
 		Arguments:      call.Arguments,
+		Scopes:         approval.ScopesText(d.Scopes),
 	}
 }
 

@@ -40,6 +40,10 @@
 mod abi;
 mod arena;
 mod json;
+pub mod regex;
+mod regex_fold;
+mod regex_vec;
+pub mod shellwords;
 
 pub use abi::run;
 pub use json::{Elements, Kind, Members, MembersBytes, Value, MAX_DEPTH};

@@ -22,8 +22,10 @@ const ElicitationID = "toolwarden.approval"
 var optionTitles = map[string]string{
 	policy.OptionAllowOnce:    "Allow once",
 	policy.OptionAllowSession: "Allow for this session",
-	policy.OptionAlways:       "Always allow (this exact tool definition)",
-	policy.OptionDeny:         "Deny",
+	// The scoped option's title also names its scopes (Question.title).
+	policy.OptionAllowSessionScoped: "Allow for this session for",
+	policy.OptionAlways:             "Always allow (this exact tool definition)",
+	policy.OptionDeny:               "Deny",
 }
 
 // Question is what the human is asked about one call.
@@ -60,6 +62,9 @@ func NewQuestion(tool string, d *policy.Decision, args json.RawMessage, always b
 		}
 		if (o == policy.OptionAllowSession || o == policy.OptionAlways) && !d.Rememberable {
 			continue
+		}
+		if o == policy.OptionAllowSessionScoped && (len(d.Scopes) == 0 || d.Prompt == nil || d.Prompt.Scope == "") {
+			continue // nothing to scope it to: Host.Approve would refuse it
 		}
 		out = append(out, o)
 	}
@@ -103,6 +108,10 @@ func (q *Question) Message() string {
 		b.WriteString("\nThis approval cannot be remembered: the prompt cannot show everything it decides on (")
 		b.WriteString(policy.OneLine(d.Prompt.Incomplete))
 		b.WriteString("), so it applies to this call only.")
+	case slices.Contains(q.Options, policy.OptionAllowSessionScoped):
+		b.WriteString("\nThis approval can be remembered only for calls with ")
+		b.WriteString(policy.OneLine(d.Prompt.Scope))
+		b.WriteString(" (this tool, this exact definition, this session); any other call is asked again.")
 	case !d.Rememberable:
 		b.WriteString("\nThis approval cannot be remembered: it applies to this call only.")
 	}
@@ -123,6 +132,16 @@ func reasons(d *policy.Decision) string {
 	return strings.Join(msgs, "; ")
 }
 
+// title is how the form labels an option. The scoped option names its
+// scopes ("Allow for this session for path under /repo/docs/**"), so the
+// human sees what a later call must match to run unasked.
+func (q *Question) title(o string) string {
+	if o == policy.OptionAllowSessionScoped && q.Decision.Prompt != nil {
+		return optionTitles[o] + " " + policy.OneLine(q.Decision.Prompt.Scope)
+	}
+	return optionTitles[o]
+}
+
 // Params renders the question as a form-mode elicitation: one required
 // string property, "decision", whose values are the options. The options
 // are given both as a titled oneOf (MCP 2025-11-25) and as enum with
@@ -131,8 +150,8 @@ func (q *Question) Params() mcp.ElicitationParams {
 	oneOf := make([]map[string]string, 0, len(q.Options))
 	names := make([]string, 0, len(q.Options))
 	for _, o := range q.Options {
-		oneOf = append(oneOf, map[string]string{"const": o, "title": optionTitles[o]})
-		names = append(names, optionTitles[o])
+		oneOf = append(oneOf, map[string]string{"const": o, "title": q.title(o)})
+		names = append(names, q.title(o))
 	}
 	return mcp.ElicitationParams{
 		Message: q.Message(),

@@ -11,10 +11,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/toolwarden/toolwarden/host/policy"
 	"github.com/toolwarden/toolwarden/sdk/internal/rawjson"
 )
 
@@ -32,6 +34,10 @@ type Binding struct {
 	// its retry still matches, and different arguments never do, down to a
 	// lone surrogate.
 	Arguments json.RawMessage
+	// Scopes are the scopes the question's scoped option remembers
+	// (ScopesText of the decision's), "" when it offers none: an answer
+	// cannot remember a scope other than the one the human was shown.
+	Scopes string
 }
 
 // Errors returned by Redeem. Each says why an answer was refused; all of
@@ -50,6 +56,9 @@ var (
 	// ErrDefinitionChanged: the tool's definition (or the tool, or the
 	// server) differs from the one the user was asked about.
 	ErrDefinitionChanged = errors.New("the tool or its definition changed after the user was asked")
+	// ErrScopeChanged: the scopes the question offered to remember
+	// differ from the ones the retried call's decision offers.
+	ErrScopeChanged = errors.New("the scope offered for remembering changed after the user was asked")
 	// ErrWrongSession: the state was minted for another session.
 	ErrWrongSession = errors.New("the approval belongs to another session")
 )
@@ -80,7 +89,7 @@ type pending struct {
 // bindingParts are per-field digests of a binding, kept only to explain a
 // refused state (which field differs), never to accept one.
 type bindingParts struct {
-	session, definition, arguments [32]byte
+	session, definition, arguments, scopes [32]byte
 }
 
 const (
@@ -172,6 +181,8 @@ func (s *Signer) Redeem(state string, b Binding) error {
 			return ErrWrongSession
 		case p.parts.definition != parts.definition:
 			return ErrDefinitionChanged
+		case p.parts.scopes != parts.scopes:
+			return ErrScopeChanged
 		default:
 			return ErrArgumentsChanged
 		}
@@ -218,6 +229,7 @@ func (s *Signer) mac(payload []byte, p bindingParts) [32]byte {
 	m.Write(p.session[:])
 	m.Write(p.definition[:])
 	m.Write(p.arguments[:])
+	m.Write(p.scopes[:])
 	var out [32]byte
 	m.Sum(out[:0])
 	return out
@@ -248,6 +260,7 @@ func digestParts(b Binding) (bindingParts, error) {
 	var p bindingParts
 	p.session = sum(b.Session)
 	p.definition = sum(b.Server, b.Tool, b.DefinitionHash)
+	p.scopes = sum(b.Scopes)
 	h, err := ArgumentsHash(b.Arguments)
 	if err != nil {
 		return p, err
@@ -299,4 +312,17 @@ func ArgumentsHashHex(args json.RawMessage) string {
 		return ""
 	}
 	return hex.EncodeToString(h[:])
+}
+
+// ScopesText spells the scopes a decision offers to remember, one field
+// per line in a fixed order, for Binding.Scopes.
+func ScopesText(scopes []policy.ProposedScope) string {
+	var b strings.Builder
+	for _, s := range scopes {
+		for _, f := range [...]string{s.Plugin, s.Code, s.Arg, s.Glob, s.Regex} {
+			b.WriteString(strconv.Quote(f))
+			b.WriteByte('\n')
+		}
+	}
+	return b.String()
 }

@@ -1,0 +1,333 @@
+package examples_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/toolwarden/toolwarden/host/config"
+	"github.com/toolwarden/toolwarden/host/plugin"
+	pdk "github.com/toolwarden/toolwarden/pdk/go"
+)
+
+// The kits' helpers (the linear-time regex engine and the shell-word
+// splitter) are held to the shared vectors of pdk/testdata/regex.json and
+// shellwords.json by a small test plugin per kit (pdk/<kit>/vectors), built
+// with the kit's real toolchain and run in the real host. The Go kit's
+// SplitWords and Go's regexp are held to the same vectors in pdk/go.
+
+// helperKits maps a kit to the folder of its vectors plugin.
+var helperKits = []struct{ name, dir string }{
+	{"rust", "pdk/rust/vectors"},
+}
+
+type regexVector struct {
+	Pattern string `json:"pattern"`
+	Input   string `json:"input"`
+	Match   bool   `json:"match"`
+	Error   bool   `json:"error"`
+}
+
+type wordsVector struct {
+	Line  string   `json:"line"`
+	Words []string `json:"words"`
+	Error bool     `json:"error"`
+}
+
+func readVectors(t testing.TB, name string, into any) {
+	t.Helper()
+	raw, err := os.ReadFile(filepath.Join(repoRoot(t), "pdk", "testdata", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(raw, into); err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+}
+
+var (
+	vectorsMu    sync.Mutex
+	vectorsBuilt = map[string]*built{}
+)
+
+// vectorsBuild builds a kit's vectors plugin once per test binary.
+func vectorsBuild(t testing.TB, dir string) *built {
+	vectorsMu.Lock()
+	defer vectorsMu.Unlock()
+	if b, ok := vectorsBuilt[dir]; ok {
+		return b
+	}
+	b := &built{path: filepath.Join(t.TempDir(), "vectors.wasm")}
+	vectorsBuilt[dir] = b
+	cmd := exec.Command(filepath.Join(repoRoot(t), dir, "build.sh"), b.path)
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	err := cmd.Run()
+	var ee *exec.ExitError
+	switch {
+	case errors.As(err, &ee) && ee.ExitCode() == exitMissingToolchain:
+		b.missing, b.err = true, errors.New(strings.TrimSpace(out.String()))
+	case err != nil:
+		b.err = fmt.Errorf("%v:\n%s", err, out.String())
+	default:
+		b.wasm, b.err = os.ReadFile(b.path)
+	}
+	return b
+}
+
+// buildVectors is vectorsBuild for a test: it skips (or fails under
+// TOOLWARDEN_REQUIRE_TOOLCHAINS=1) when the toolchain is missing, as
+// buildExample does.
+func buildVectors(t *testing.T, dir string) []byte {
+	t.Helper()
+	b := vectorsBuild(t, dir)
+	if b.missing {
+		if requireToolchains() {
+			t.Fatalf("%s: toolchain missing and TOOLWARDEN_REQUIRE_TOOLCHAINS=1: %v", dir, b.err)
+		}
+		t.Skipf("SKIP %s: toolchain missing (%v); run scripts/setup.sh", dir, b.err)
+	}
+	if b.err != nil {
+		t.Fatalf("%s: build failed: %v", dir, b.err)
+	}
+	return b.wasm
+}
+
+// vectorsPlugin is a loaded vectors plugin with its patterns.
+type vectorsPlugin struct {
+	p *plugin.Plugin
+}
+
+func loadVectorsPlugin(t testing.TB, rt *plugin.Runtime, bin []byte, patterns []string) *vectorsPlugin {
+	t.Helper()
+	if patterns == nil {
+		patterns = []string{}
+	}
+	list := make([]any, len(patterns))
+	for i, p := range patterns {
+		list[i] = p
+	}
+	p, err := plugin.FromBytes(context.Background(), rt, &config.Policy{
+		Name: "vectors", Config: map[string]any{"patterns": list}, TimeoutMs: 5000,
+	}, bin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(p.Close)
+	return &vectorsPlugin{p: p}
+}
+
+// ask runs one check with the given arguments and returns the verdict's
+// code and reason as the plugin wrote them (before the host trims reasons
+// for display).
+func (v *vectorsPlugin) ask(args map[string]any) (code, reason string, err error) {
+	call, _ := json.Marshal(map[string]any{"tool": map[string]any{"name": "t"}, "arguments": args})
+	input := `{"abi":1,"event":"check","session":{"id":"test","labels":[]},"call":` + string(call) +
+		`,"baseline":{"decision":"ask","mode":"auto","rememberable":true},"time":"2026-01-01T00:00:00Z","plugin":{"name":"vectors","config":{}}}`
+	res, err := v.p.Raw(context.Background(), plugin.EventCheck, []byte(input))
+	if err != nil {
+		return "", "", err
+	}
+	var out struct{ Code, Reason string }
+	if err := json.Unmarshal(res.Output, &out); err != nil {
+		return "", "", fmt.Errorf("output %q: %v", res.Output, err)
+	}
+	return out.Code, out.Reason, nil
+}
+
+// matches asks whether pattern i (as configured) matches input.
+func (v *vectorsPlugin) matches(i int, input string) (match bool, compileErr string, err error) {
+	code, reason, err := v.ask(map[string]any{"pattern": i, "input": input})
+	switch {
+	case err != nil:
+		return false, "", err
+	case code == "match", code == "nomatch":
+		return code == "match", "", nil
+	case code == "error":
+		return false, reason, nil
+	}
+	return false, "", fmt.Errorf("unexpected code %q (%q)", code, reason)
+}
+
+// words asks the plugin to split line.
+func (v *vectorsPlugin) words(line string) (words []string, refusal string, err error) {
+	code, reason, err := v.ask(map[string]any{"line": line})
+	if err != nil {
+		return nil, "", err
+	}
+	switch code {
+	case "error":
+		return nil, reason, nil
+	case "words":
+		words, err = decodeWords(reason)
+		return words, "", err
+	}
+	return nil, "", fmt.Errorf("unexpected code %q (%q)", code, reason)
+}
+
+// decodeWords reads <UTF-8 length>:<word>... as the vectors plugins write it.
+func decodeWords(s string) ([]string, error) {
+	words := []string{}
+	for s != "" {
+		colon := strings.IndexByte(s, ':')
+		n, err := strconv.Atoi(s[:max(colon, 0)])
+		if colon < 0 || err != nil || n > len(s)-colon-1 {
+			return nil, fmt.Errorf("bad word encoding at %q", s)
+		}
+		words = append(words, s[colon+1:colon+1+n])
+		s = s[colon+1+n:]
+	}
+	return words, nil
+}
+
+// TestKitRegexVectors runs pdk/testdata/regex.json through each kit's engine.
+func TestKitRegexVectors(t *testing.T) {
+	var f struct{ Cases []regexVector }
+	readVectors(t, "regex.json", &f)
+	patterns := make([]string, len(f.Cases))
+	for i, c := range f.Cases {
+		patterns[i] = c.Pattern
+	}
+	rt := quietRuntime(t)
+	for _, kit := range helperKits {
+		t.Run(kit.name, func(t *testing.T) {
+			v := loadVectorsPlugin(t, rt, buildVectors(t, kit.dir), patterns)
+			for i, c := range f.Cases {
+				got, compileErr, err := v.matches(i, c.Input)
+				switch {
+				case err != nil:
+					t.Errorf("%q on %q: %v", c.Pattern, c.Input, err)
+				case c.Error && compileErr == "":
+					t.Errorf("%q compiles; Go refuses it", c.Pattern)
+				case !c.Error && compileErr != "":
+					t.Errorf("%q refused: %s", c.Pattern, compileErr)
+				case !c.Error && got != c.Match:
+					t.Errorf("%q on %q: match %v, want %v", c.Pattern, c.Input, got, c.Match)
+				}
+			}
+		})
+	}
+}
+
+// TestKitShellWordsVectors runs pdk/testdata/shellwords.json through each
+// kit's splitter.
+func TestKitShellWordsVectors(t *testing.T) {
+	var f struct{ Cases []wordsVector }
+	readVectors(t, "shellwords.json", &f)
+	rt := quietRuntime(t)
+	for _, kit := range helperKits {
+		t.Run(kit.name, func(t *testing.T) {
+			v := loadVectorsPlugin(t, rt, buildVectors(t, kit.dir), nil)
+			for _, c := range f.Cases {
+				got, refusal, err := v.words(c.Line)
+				switch {
+				case err != nil:
+					t.Errorf("%q: %v", c.Line, err)
+				case c.Error && refusal == "":
+					t.Errorf("%q split into %q; want a refusal", c.Line, got)
+				case !c.Error && refusal != "":
+					t.Errorf("%q refused (%s); want %q", c.Line, refusal, c.Words)
+				case !c.Error && !reflect.DeepEqual(got, c.Words):
+					t.Errorf("%q split into %q; want %q", c.Line, got, c.Words)
+				}
+			}
+		})
+	}
+}
+
+// FuzzKitRegex compares each kit's engine with Go's regexp on any pattern
+// and input: where the kit compiles a pattern, Go must too and both must
+// agree on the match; where Go compiles a pattern the kit may refuse it
+// only as outside its documented subset.
+func FuzzKitRegex(f *testing.F) {
+	var vec struct{ Cases []regexVector }
+	readVectors(f, "regex.json", &vec)
+	for _, c := range vec.Cases {
+		f.Add(c.Pattern, c.Input)
+	}
+	rt := quietRuntime(f)
+	type kitBin struct {
+		name string
+		bin  []byte
+	}
+	var bins []kitBin
+	for _, kit := range helperKits {
+		b := buildOnceVectors(f, kit.dir)
+		if b != nil {
+			bins = append(bins, kitBin{kit.name, b})
+		}
+	}
+	f.Fuzz(func(t *testing.T, pattern, input string) {
+		want, goErr := regexp.Compile(pattern)
+		for _, k := range bins {
+			v := loadVectorsPlugin(t, rt, k.bin, []string{pattern})
+			got, compileErr, err := v.matches(0, input)
+			switch {
+			case err != nil:
+				t.Fatalf("%s: %q on %q: %v", k.name, pattern, input, err)
+			case compileErr == "" && goErr != nil:
+				t.Fatalf("%s compiles %q; Go refuses it: %v", k.name, pattern, goErr)
+			case compileErr == "" && got != want.MatchString(input):
+				t.Fatalf("%s: %q on %q: match %v, Go says %v", k.name, pattern, input, got, !got)
+			}
+		}
+	})
+}
+
+// FuzzKitShellWords compares each kit's splitter with the Go kit's.
+func FuzzKitShellWords(f *testing.F) {
+	var vec struct{ Cases []wordsVector }
+	readVectors(f, "shellwords.json", &vec)
+	for _, c := range vec.Cases {
+		f.Add(c.Line)
+	}
+	rt := quietRuntime(f)
+	var plugins []*vectorsPlugin
+	var names []string
+	for _, kit := range helperKits {
+		if b := buildOnceVectors(f, kit.dir); b != nil {
+			plugins = append(plugins, loadVectorsPlugin(f, rt, b, nil))
+			names = append(names, kit.name)
+		}
+	}
+	f.Fuzz(func(t *testing.T, line string) {
+		want, wantErr := pdk.SplitWords(line)
+		for i, v := range plugins {
+			got, refusal, err := v.words(line)
+			switch {
+			case err != nil:
+				t.Fatalf("%s: %q: %v", names[i], line, err)
+			case (refusal != "") != (wantErr != nil):
+				t.Fatalf("%s: %q: refusal %q, Go kit %v", names[i], line, refusal, wantErr)
+			case wantErr == nil && !reflect.DeepEqual(got, want):
+				t.Fatalf("%s: %q split into %q, Go kit %q", names[i], line, got, want)
+			}
+		}
+	})
+}
+
+// buildOnceVectors is vectorsBuild for fuzz setup: a kit whose toolchain
+// is missing is left out (nil) unless toolchains are required.
+func buildOnceVectors(f *testing.F, dir string) []byte {
+	f.Helper()
+	b := vectorsBuild(f, dir)
+	if b.missing && !requireToolchains() {
+		f.Logf("SKIP %s: toolchain missing (%v)", dir, b.err)
+		return nil
+	}
+	if b.err != nil {
+		f.Fatalf("%s: %v", dir, b.err)
+	}
+	return b.wasm
+}
