@@ -19,9 +19,13 @@ var trifectaWasm []byte
 //go:embed argguard.wasm
 var argguardWasm []byte
 
+//go:embed secrets.wasm
+var secretsWasm []byte
+
 var builtins = map[string][]byte{
 	"trifecta": trifectaWasm,
 	"argguard": argguardWasm,
+	"secrets":  secretsWasm,
 }
 
 // Builtin returns the module bytes of a first-party plugin. The bytes are

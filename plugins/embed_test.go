@@ -10,7 +10,7 @@ import (
 )
 
 func TestBuiltins(t *testing.T) {
-	if got := strings.Join(Names(), ","); got != "argguard,trifecta" {
+	if got := strings.Join(Names(), ","); got != "argguard,secrets,trifecta" {
 		t.Errorf("Names() = %s", got)
 	}
 	for _, n := range Names() {

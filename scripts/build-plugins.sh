@@ -8,7 +8,7 @@
 #                                      and require both builds to be byte-identical and equal
 #                                      to the committed files (slow: rebuilds the standard library)
 #
-# trifecta and argguard are Rust (plugins/<name>/rust/lib.rs and the modules beside it, with
+# trifecta, argguard and secrets are Rust (plugins/<name>/rust/lib.rs and the modules beside it, with
 # pdk/rust); GO_PLUGINS would be Go guests (plugins/<name>/guest, with pdk/go). Each Rust plugin's
 # Go package is its reference implementation. docs/RATIONALE.md ("First-party plugins are small
 # modules") says why.
@@ -26,7 +26,7 @@ set -eu
 PLUGIN_GO=go1.26.8
 PLUGIN_RUSTC=1.63.0
 GO_PLUGINS=""
-RUST_PLUGINS="trifecta argguard"
+RUST_PLUGINS="trifecta argguard secrets"
 PLUGINS="$RUST_PLUGINS $GO_PLUGINS"
 
 cd "$(dirname "$0")/.."
