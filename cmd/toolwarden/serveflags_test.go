@@ -1,11 +1,32 @@
 package main
 
 import (
+	"bytes"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 )
+
+// lockedBuffer is a bytes.Buffer safe for writers on other goroutines.
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
 
 func TestWrapAndProxySayAtStartWhichPluginDidNotLoadAndWhatTheConfigWarns(t *testing.T) {
 	t.Parallel()
@@ -21,7 +42,10 @@ func TestWrapAndProxySayAtStartWhichPluginDidNotLoadAndWhatTheConfigWarns(t *tes
 	} {
 		t.Run(args[0], func(t *testing.T) {
 			t.Parallel()
-			_, _, stderr := runCLI(t, "", args...)
+			// The upstream's goroutines may still log after run returns.
+			var stderrBuf lockedBuffer
+			run(&env{stdin: strings.NewReader(""), stdout: io.Discard, stderr: &stderrBuf, getenv: func(string) string { return "" }}, args)
+			stderr := stderrBuf.String()
 			for _, want := range []string{
 				"policy plugin did not load",
 				"policies.mine",
