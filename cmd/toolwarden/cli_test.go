@@ -113,6 +113,17 @@ func TestTopLevelHelpListsEveryCommandAndVersion(t *testing.T) {
 	}
 }
 
+func TestHelpCommandIsTheCommandsHelp(t *testing.T) {
+	t.Parallel()
+	for _, cmd := range [][]string{{"wrap"}, {"approvals", "list"}} {
+		_, want, _ := runCLI(t, "", append(append([]string{}, cmd...), "--help")...)
+		code, got, stderr := runCLI(t, "", append([]string{"help"}, cmd...)...)
+		if code != exitOK || stderr != "" || got != want {
+			t.Errorf("help %v: exit %d, stderr %q, stdout differs from --help: %v", cmd, code, stderr, got != want)
+		}
+	}
+}
+
 func TestBadUsageAtTheTopLevelExitsTwo(t *testing.T) {
 	t.Parallel()
 	tests := []struct {

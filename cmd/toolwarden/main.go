@@ -55,6 +55,10 @@ func run(e *env, args []string) int {
 	}
 	switch args[0] {
 	case "help", "-h", "-help", "--help":
+		if len(args) > 1 && args[0] == "help" {
+			// toolwarden help wrap is toolwarden wrap --help.
+			return run(e, append(args[1:], "--help"))
+		}
 		usage(e.stdout)
 		return exitOK
 	case "--version", "-version":
@@ -74,7 +78,7 @@ func usage(w io.Writer) {
 	fmt.Fprintln(w, "ask the human, or deny it.")
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "usage: toolwarden <command> [flags] [args]")
-	fmt.Fprintln(w, "       toolwarden <command> --help")
+	fmt.Fprintln(w, "       toolwarden <command> --help    (or: toolwarden help <command>)")
 	fmt.Fprintln(w, "       toolwarden --version")
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "commands:")
