@@ -217,6 +217,7 @@ func (h *Host) check(ctx context.Context, g *generation, c Call) Decision {
 		Approvals: sessionApprovals{s},
 		Plugins:   g.checkers,
 		Context:   c.Context,
+		State:     s,
 	}
 	d := g.decide(ctx, &in)
 	var added []string
@@ -287,19 +288,21 @@ func (h *Host) Observe(ctx context.Context, c Call, d *Decision, r Result) []str
 	in := policy.ObserveInput{
 		Session: c.Session, Labels: s.Labels(), Server: c.Server, App: d.App, Connector: d.Connector,
 		Tool: c.Tool, Arguments: c.Arguments, Hints: d.Hints, Caps: d.Capabilities,
-		Result: text, IsError: r.IsError, Context: c.Context,
+		Result: text, IsError: r.IsError, Context: c.Context, State: s,
 	}
 	var labels []string
+	var states []stateChange
 	for _, o := range g.observers {
 		if !o.Matches(d.App, d.Tool) && (d.Connector == "" || !o.Matches(d.Server, d.Tool)) {
 			continue
 		}
 		res := o.Observe(ctx, &in)
 		labels = append(labels, res.Labels...)
+		states = observedState(states, o.Name(), &res)
 	}
 	added := s.AddLabels(labels...)
 	if h.audit != nil {
-		h.audit.Write(audit.Record{Time: h.now(), Event: "observe", Session: c.Session, Decision: observed{Server: c.Server, Tool: c.Tool.Name, IsError: r.IsError}, Labels: added})
+		h.audit.Write(audit.Record{Time: h.now(), Event: "observe", Session: c.Session, Decision: observed{Server: c.Server, Tool: c.Tool.Name, IsError: r.IsError, State: states}, Labels: added})
 	}
 	return added
 }
@@ -308,6 +311,8 @@ type observed struct {
 	Server  string `json:"server"`
 	Tool    string `json:"tool"`
 	IsError bool   `json:"is_error"`
+	// State lists the plugin states this observation changed.
+	State []stateChange `json:"state,omitempty"`
 }
 
 // Relay is a request a server made of the client that a proxy relayed

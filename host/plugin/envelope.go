@@ -141,7 +141,11 @@ func (in *instance) appendSession(b []byte, id string, labels []string) []byte {
 		b = appendString(b, l)
 	}
 	clear(in.labels) // do not keep the caller's strings alive
-	return append(b, `]}`...)
+	b = append(b, `]}`...)
+	if in.state != nil {
+		b = appendState(b, *in.state)
+	}
+	return b
 }
 
 func appendCall(b []byte, server, app, connector string, tool *hints.Tool, args []byte, h *hints.Set, caps hints.Capabilities) []byte {

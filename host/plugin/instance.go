@@ -15,6 +15,7 @@ import (
 	"github.com/tetratelabs/wazero/sys"
 
 	"github.com/toolwarden/toolwarden/host/plugin/internal/instrument"
+	"github.com/toolwarden/toolwarden/host/session"
 )
 
 // instance is one instantiation of a plugin. It runs one event at a time and
@@ -55,6 +56,10 @@ type instance struct {
 	timeBuf []byte
 
 	memo memo
+
+	// state, when set, is written into the envelope being built (a
+	// stateful plugin's session state, state.go).
+	state *session.PluginState
 
 	// retire: the instance works but must not be reused (its deadline
 	// fired as it returned, or its memory is near the cap).

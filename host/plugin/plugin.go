@@ -48,7 +48,9 @@ type Plugin struct {
 	tail   []byte
 	desc   Description
 	events uint8 // bit per Event the plugin handles
-	pool   *pool
+	// stateful: the plugin asked for session state (state.go).
+	stateful bool
+	pool     *pool
 
 	loadErr *Fault
 }
@@ -205,6 +207,12 @@ func (p *Plugin) start(ctx context.Context, bin []byte) error {
 		p.pool.discard(in)
 		return fmt.Errorf("describe: bad output: %v", err)
 	}
+	stateful, err := parseDescribeState(out)
+	if err != nil {
+		p.pool.discard(in)
+		return fmt.Errorf("describe: bad output: %v", err)
+	}
+	p.stateful = stateful
 	p.pool.put(in)
 	p.desc = desc
 	for _, e := range desc.Events {
@@ -344,6 +352,9 @@ func (p *Plugin) Check(ctx context.Context, c *policy.CheckInput) policy.PluginV
 	if !p.Handles(EventCheck) {
 		return policy.PluginVerdict{Verdict: policy.Abstain}
 	}
+	if p.stateful && c.State != nil {
+		return p.checkStateful(ctx, c)
+	}
 	in, f := p.acquire(ctx)
 	if f != nil {
 		return p.failVerdict(f)
@@ -386,6 +397,9 @@ func (in *instance) check(ctx context.Context, input []byte) (policy.PluginVerdi
 func (p *Plugin) Observe(ctx context.Context, o *policy.ObserveInput) policy.ObserveResult {
 	if !p.Handles(EventObserve) {
 		return policy.ObserveResult{}
+	}
+	if p.stateful && o.State != nil {
+		return p.observeStateful(ctx, o)
 	}
 	in, f := p.acquire(ctx)
 	if f != nil {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/toolwarden/toolwarden/host/config"
 	"github.com/toolwarden/toolwarden/host/hints"
+	"github.com/toolwarden/toolwarden/host/session"
 )
 
 // Verdict is an outcome: allow, ask, deny, or (plugins only) abstain.
@@ -90,6 +91,10 @@ type Step struct {
 	Detail string `json:"detail,omitempty"`
 	// Elapsed is set for plugin steps.
 	Elapsed time.Duration `json:"elapsed_ns,omitempty"`
+	// StateUpdate and State are a stateful plugin's update of its session
+	// state at this check and the state after it (pdk/ABI.md section 12).
+	StateUpdate *session.StateUpdate `json:"state_update,omitempty"`
+	State       *session.PluginState `json:"state,omitempty"`
 }
 
 // Prompt is what an ask shows a human.
@@ -168,6 +173,8 @@ type CheckInput struct {
 	Rememberable bool
 	// Context is what is known of the server's paths; nil when nothing is.
 	Context *ServerContext
+	// State holds the session's plugin states; nil when there is none.
+	State StateStore
 }
 
 // PluginVerdict is one plugin's answer.
@@ -187,6 +194,10 @@ type PluginVerdict struct {
 	// Err is set when the plugin failed (trap, timeout, bad output, memory
 	// limit); Verdict is then the plugin's on_error verdict.
 	Err error
+	// StateUpdate and State are set when a stateful plugin changed its
+	// session state: what it asked for and the state after.
+	StateUpdate *session.StateUpdate
+	State       *session.PluginState
 }
 
 // Checker is one configured plugin as the pipeline sees it (step 5).
@@ -221,12 +232,17 @@ type ObserveInput struct {
 	IsError bool
 	// Context is what is known of the server's paths; nil when nothing is.
 	Context *ServerContext
+	// State holds the session's plugin states; nil when there is none.
+	State StateStore
 }
 
 // ObserveResult is a plugin's answer to observe: labels to add to the session.
 type ObserveResult struct {
 	Labels []string
 	Err    error
+	// StateUpdate and State: as in PluginVerdict.
+	StateUpdate *session.StateUpdate
+	State       *session.PluginState
 }
 
 // Observer is a plugin that handles the observe event.
@@ -249,6 +265,8 @@ type ListInput struct {
 	// without an entry is shown with no hints: the spec's pessimistic
 	// defaults.
 	Hints []hints.Set
+	// State holds the session's plugin states; nil when there is none.
+	State StateStore
 }
 
 // Lister is a plugin that handles the list event and may hide tools.

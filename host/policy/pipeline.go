@@ -32,6 +32,9 @@ type Input struct {
 	// Context is what is known of the server's paths (for plugins); nil
 	// when nothing is.
 	Context *ServerContext
+	// State holds the session's plugin states (for stateful plugins); nil
+	// when there is none.
+	State StateStore
 }
 
 // Step names, in pipeline order.
@@ -387,7 +390,7 @@ func (r *Rules) runPlugins(ctx context.Context, in *Input, d *Decision) {
 	ci := CheckInput{
 		Session: in.Session, Labels: in.Labels, Server: d.Server, App: d.App, Connector: d.Connector,
 		Tool: in.Tool, Arguments: in.Arguments, Hints: d.Hints, Caps: d.Capabilities,
-		Baseline: d.Decision, Mode: d.Mode, Rememberable: d.Rememberable, Context: in.Context,
+		Baseline: d.Decision, Mode: d.Mode, Rememberable: d.Rememberable, Context: in.Context, State: in.State,
 	}
 	baseAsk := d.Decision == Ask
 	// An ask raised by plugins over a baseline allow is rememberable unless a
@@ -402,7 +405,8 @@ func (r *Rules) runPlugins(ctx context.Context, in *Input, d *Decision) {
 		}
 		start := time.Now()
 		v := p.Check(ctx, &ci)
-		st := Step{Step: StepPlugin, Outcome: v.Verdict.String(), Source: p.Name(), Elapsed: time.Since(start)}
+		st := Step{Step: StepPlugin, Outcome: v.Verdict.String(), Source: p.Name(), Elapsed: time.Since(start),
+			StateUpdate: v.StateUpdate, State: v.State}
 		code, msg := v.Code, v.Reason
 		if v.Err != nil {
 			code, msg = CodePluginError, v.Err.Error()

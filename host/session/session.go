@@ -33,6 +33,9 @@ type Session struct {
 	// scoped are approvals scoped to arguments (scoped.go).
 	scoped scoped
 
+	// plugins holds each stateful plugin's state (pluginstate.go).
+	plugins map[string]*PluginSlot
+
 	calls, asks, denies atomic.Int64
 
 	// always, when set, also answers Remembered ("always" approvals). Its

@@ -20,6 +20,8 @@ type State struct {
 	Approvals []ApprovalKey `json:"approvals,omitempty"`
 	Labels    []string      `json:"labels,omitempty"`
 	Counters  Counters      `json:"counters"`
+	// Plugins is each plugin's state (counters and entries), by policy name.
+	Plugins map[string]PluginState `json:"plugins,omitempty"`
 }
 
 // PinState is one pinned definition.
@@ -34,6 +36,7 @@ func (s *Session) Snapshot() State {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	st := State{Version: 1, ID: s.id, Labels: append([]string(nil), s.labels...), Counters: s.Counters()}
+	st.Plugins = s.pluginStatesLocked()
 	for k, h := range s.pins {
 		st.Pins = append(st.Pins, PinState{Server: k.server, Tool: k.tool, Hash: h})
 	}
@@ -65,6 +68,7 @@ func (s *Session) Restore(st State) {
 	}
 	s.labels = nil
 	s.labelSet = map[string]struct{}{}
+	s.restorePluginsLocked(st.Plugins)
 	s.mu.Unlock()
 	s.AddLabels(st.Labels...)
 	s.calls.Store(st.Counters.Calls)

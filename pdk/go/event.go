@@ -20,6 +20,7 @@ type envelope struct {
 	labels  Value
 	sessOK  bool
 	labOK   bool
+	state   State // session state and its changes (state.go)
 }
 
 func (e *envelope) reset(in Value) {

@@ -67,6 +67,7 @@ type Verdict struct {
 	// (scope.go; pdk/ABI.md 5.2).
 	Scopes []Scope
 
+	state []stateOp // session state changes (state.go)
 }
 
 // About returns v naming the arguments it is about (see Verdict.Arguments).
@@ -104,6 +105,8 @@ type Plugin struct {
 	Observe func(*Observe) []string
 	// List returns the names of tools to hide.
 	List func(*List) []string
+	// State asks the host for per-session state (state.go).
+	State bool
 
 	configured bool
 	configErr  error
@@ -165,6 +168,7 @@ func (p *Plugin) Handle(event uint32, in []byte) (code uint32, out []byte) {
 	}
 	e := &p.env
 	e.reset(root)
+	p.beginState()
 	if !p.configured {
 		p.configure(e.get("plugin").Get("config"))
 	}
@@ -180,6 +184,7 @@ func (p *Plugin) Handle(event uint32, in []byte) (code uint32, out []byte) {
 		}
 		p.check.envelope = e
 		v := p.Check(&p.check)
+		e.state.takeVerdict(&v)
 		out = appendVerdict(out, &v)
 	case EventObserve:
 		if p.Observe == nil {
@@ -196,6 +201,7 @@ func (p *Plugin) Handle(event uint32, in []byte) (code uint32, out []byte) {
 	default:
 		return CodeNotHandled, out
 	}
+	out = p.withState(event, out)
 	p.out = out
 	return CodeOK, out
 }
