@@ -79,7 +79,9 @@ func (c *config) named(name, v string) uint32 {
 		len(v) == awsSecretSize && run(v, 0, isB64) == len(v) {
 		return c.found(AWSSecretKey, v)
 	}
-	if contains(v, "://") || !mixed(v) || dotted(v) || !highEntropy(v) {
+	// A value that is a secret of a known format is reported as that
+	// (GITHUB_TOKEN=ghp_...: a GitHub token, not also a named secret).
+	if contains(v, "://") || !mixed(v) || dotted(v) || !highEntropy(v) || c.scan(v) != 0 {
 		return 0
 	}
 	return c.found(NamedSecret, v)

@@ -297,7 +297,7 @@ impl Config {
         {
             return self.found(AWS_SECRET_KEY, v);
         }
-        if contains(v, b"://") || !mixed(v) || dotted(v) || !high_entropy(v) {
+        if contains(v, b"://") || !mixed(v) || dotted(v) || !high_entropy(v) || self.scan(v) != 0 {
             return 0;
         }
         self.found(NAMED_SECRET, v)
