@@ -50,7 +50,7 @@ func TestSecrets(t *testing.T) {
 		{name: "an allow-listed token is not a secret", event: pdk.EventObserve, cfg: `{"allow":[` + q(gh.Token) + `]}`, text: gh.Text, want: ``},
 		{name: "a disabled kind is not looked for", event: pdk.EventObserve, cfg: `{"disable":["jwt"]}`, text: jwt.Text, want: ``},
 		{name: "a configured prefix is a kind of its own", event: pdk.EventObserve,
-			cfg: `{"prefixes":[{"prefix":"acme_live_","kind":"acme_key","min_length":24}]}`,
+			cfg:  `{"prefixes":[{"prefix":"acme_live_","kind":"acme_key","min_length":24}]}`,
 			text: "ACME=acme_live_" + strings.Repeat("x1", 12), want: `{"labels":["secret_seen","secret_seen:acme_key"]}`},
 		{name: "a configured prefix with too short a tail is not", event: pdk.EventObserve,
 			cfg: `{"prefixes":[{"prefix":"acme_live_","kind":"acme_key","min_length":24}]}`, text: "acme_live_" + strings.Repeat("x", 23), want: ``},
