@@ -89,6 +89,13 @@ Exit: as the agent expects; 2 blocks the call (so bad usage blocks it too).`)
 		return fail("%v", err)
 	}
 	defer h.Close(ctx)
+	for _, w := range cfg.Warnings {
+		fmt.Fprintf(e.stderr, "toolwarden hook: %s\n", w.String())
+	}
+	for _, w := range h.Warnings() {
+		// The plugin answers with its on_error verdict; say why.
+		fmt.Fprintf(e.stderr, "toolwarden hook: warning: policy plugin did not load: %v (toolwarden validate reports it)\n", w)
+	}
 
 	dir := *stateDir
 	if dir == "" {
