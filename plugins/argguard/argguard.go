@@ -78,6 +78,9 @@ type rule struct {
 	re       *regexp.Regexp
 	code     string
 	reason   string
+	// remember is what an ask_glob rule proposes to remember an approval
+	// for (scope.go): rememberDir, rememberExact or rememberNone.
+	remember string
 	// flagged names the argument in the verdict's "arguments" (nil when
 	// the host could not read it as a name: see flaggable).
 	flagged []string
@@ -152,10 +155,12 @@ func parseRule(i int, v pdk.Value) (rule, error) {
 			r.code = str(key, v)
 		case "reason":
 			r.reason = str(key, v)
+		case "remember":
+			r.remember = str(key, v)
 		default:
 			d, ok := matcherKeys[key]
 			if !ok {
-				err = pdk.ConfigError(at+"."+key, "unknown key (want tool, app, arg, code, reason, or one of deny_glob, ask_glob, allow_glob, deny_regex, ask_regex, allow_regex)")
+				err = pdk.ConfigError(at+"."+key, "unknown key (want tool, app, arg, code, reason, remember, or one of deny_glob, ask_glob, allow_glob, deny_regex, ask_regex, allow_regex)")
 				return false
 			}
 			if r.kind != "" {
@@ -192,7 +197,7 @@ func parseRule(i int, v pdk.Value) (rule, error) {
 	if r.code != "" && !validCode(r.code) {
 		return r, pdk.ConfigError(at+".code", "want [a-z0-9_.:-]{1,64}")
 	}
-	return r, nil
+	return r, checkRemember(at, &r)
 }
 
 // flaggable reports whether the host takes arg as the name of a flagged
@@ -273,7 +278,11 @@ func Check(rules []rule, c *pdk.Check) pdk.Verdict {
 		}
 		reason += " matches " + best.kind + " " + pdk.Quote(best.pattern)
 	}
-	return pdk.Verdict{Decision: best.decision, Code: code, Reason: reason, Arguments: best.flagged}
+	v := pdk.Verdict{Decision: best.decision, Code: code, Reason: reason, Arguments: best.flagged}
+	if sc, ok := proposeScope(rules, best, bestHit, tool, app, args, &ctx); ok {
+		v.Scopes = []pdk.Scope{sc}
+	}
+	return v
 }
 
 // hit is the value that matched a rule and how: through a path it

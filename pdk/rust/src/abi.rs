@@ -186,6 +186,26 @@ fn handle<C: 'static>(p: &'static Plugin<C>, event: u32, input: &'static [u8], o
                         }
                         out.byte(b']');
                     }
+                    if !v.scopes.is_empty() {
+                        out.push(b",\"scopes\":[");
+                        for (i, sc) in v.scopes.iter().enumerate() {
+                            if i > 0 {
+                                out.byte(b',');
+                            }
+                            out.push(b"{\"arg\":");
+                            json::write_string(out, sc.arg);
+                            if !sc.glob.is_empty() {
+                                out.push(b",\"glob\":");
+                                json::write_string(out, sc.glob);
+                            }
+                            if !sc.regex.is_empty() {
+                                out.push(b",\"regex\":");
+                                json::write_string(out, sc.regex);
+                            }
+                            out.byte(b'}');
+                        }
+                        out.byte(b']');
+                    }
                     out.byte(b'}');
                     crate::OK
                 }

@@ -87,20 +87,35 @@ pub struct Verdict<'a> {
     /// The arguments the verdict is about: top-level names ("path") or
     /// JSON pointers ("/options/url"). Prompts show them first.
     pub arguments: &'a [&'a str],
+    /// Scopes an approval of an ask that is not remembered may be
+    /// remembered for: one per argument in `arguments`, at most 4
+    /// (pdk/ABI.md 5.2).
+    pub scopes: &'a [Scope<'a>],
+}
+
+/// An argument scope proposed with an ask: later calls of the same tool
+/// definition whose argument at `arg` (a JSON pointer) matches `glob` (an
+/// absolute path glob) or `regex` (RE2) are not asked again once the human
+/// approves it. Set exactly one of `glob` and `regex`; leave the other "".
+#[derive(Clone, Copy, Debug)]
+pub struct Scope<'a> {
+    pub arg: &'a str,
+    pub glob: &'a str,
+    pub regex: &'a str,
 }
 
 impl<'a> Verdict<'a> {
     pub const fn abstain() -> Self {
-        Verdict { decision: Decision::Abstain, code: "", reason: "", remember: false, labels: &[], arguments: &[] }
+        Verdict { decision: Decision::Abstain, code: "", reason: "", remember: false, labels: &[], arguments: &[], scopes: &[] }
     }
     pub const fn allow(code: &'a str, reason: &'a str) -> Self {
-        Verdict { decision: Decision::Allow, code, reason, remember: false, labels: &[], arguments: &[] }
+        Verdict { decision: Decision::Allow, code, reason, remember: false, labels: &[], arguments: &[], scopes: &[] }
     }
     pub const fn ask(code: &'a str, reason: &'a str) -> Self {
-        Verdict { decision: Decision::Ask, code, reason, remember: false, labels: &[], arguments: &[] }
+        Verdict { decision: Decision::Ask, code, reason, remember: false, labels: &[], arguments: &[], scopes: &[] }
     }
     pub const fn deny(code: &'a str, reason: &'a str) -> Self {
-        Verdict { decision: Decision::Deny, code, reason, remember: false, labels: &[], arguments: &[] }
+        Verdict { decision: Decision::Deny, code, reason, remember: false, labels: &[], arguments: &[], scopes: &[] }
     }
     pub const fn remember(mut self, remember: bool) -> Self {
         self.remember = remember;
@@ -112,6 +127,10 @@ impl<'a> Verdict<'a> {
     }
     pub const fn arguments(mut self, arguments: &'a [&'a str]) -> Self {
         self.arguments = arguments;
+        self
+    }
+    pub const fn scopes(mut self, scopes: &'a [Scope<'a>]) -> Self {
+        self.scopes = scopes;
         self
     }
 }

@@ -25,6 +25,7 @@ mod fold;
 mod glob;
 mod regex;
 mod resolve;
+mod scope;
 mod vec;
 
 use regex::Regex;
@@ -62,6 +63,9 @@ struct Rule {
     re: Regex,
     code: &'static str,
     reason: &'static str,
+    /// What an ask_glob rule proposes to remember an approval for
+    /// (scope.rs): "dir", "exact" or "none".
+    remember: &'static str,
     /// Whether the verdict names arg in its "arguments" (see flaggable).
     flag: bool,
     /// The default reason around the value: `argument "path" = ` and
@@ -116,6 +120,7 @@ fn rule(i: usize, v: Value<'static>, alloc: Alloc<'static>) -> Result<Rule, Erro
         re: Regex::EMPTY,
         code: "",
         reason: "",
+        remember: "",
         before: b"",
         after: b"",
         flag: false,
@@ -127,10 +132,11 @@ fn rule(i: usize, v: Value<'static>, alloc: Alloc<'static>) -> Result<Rule, Erro
             "arg" => &mut r.arg,
             "code" => &mut r.code,
             "reason" => &mut r.reason,
+            "remember" => &mut r.remember,
             _ => {
                 let (k, d) = match MATCHERS.iter().find(|m| m.0 == key) {
                     Some(&m) => m,
-                    None => return Err(fail(&[at, ".", key, ": unknown key (want tool, app, arg, code, reason, or one of deny_glob, ask_glob, allow_glob, deny_regex, ask_regex, allow_regex)"])),
+                    None => return Err(fail(&[at, ".", key, ": unknown key (want tool, app, arg, code, reason, remember, or one of deny_glob, ask_glob, allow_glob, deny_regex, ask_regex, allow_regex)"])),
                 };
                 if !r.kind.is_empty() {
                     return Err(fail(&[at, ": has both ", r.kind, " and ", k, "; give each rule one matcher"]));
@@ -174,6 +180,7 @@ fn rule(i: usize, v: Value<'static>, alloc: Alloc<'static>) -> Result<Rule, Erro
     if !r.code.is_empty() && !valid_code(r.code.as_bytes()) {
         return Err(fail(&[at, ".code: want [a-z0-9_.:-]{1,64}"]));
     }
+    scope::check_remember(&mut r).map_err(|msg| fail(&[at, ".remember: ", msg]))?;
     let mut w = Writer::new(alloc, 16 + 6 * r.arg.len());
     w.put(b"argument ");
     w.quote(r.arg.as_bytes(), b"");
@@ -229,7 +236,8 @@ fn check<'a>(cfg: &'static Config, ev: &Event<'a>) -> Result<Verdict<'a>, Error<
     let alloc = ev.alloc();
     let mut ctx: Option<Context<'a>> = None; // read when a path first needs it
     let mut best: Option<(&'static Rule, Hit<'a>)> = None;
-    for r in cfg.rules {
+    let mut best_i = 0;
+    for (i, r) in cfg.rules.iter().enumerate() {
         if matches!(best, Some((b, _)) if r.decision as u8 <= b.decision as u8) {
             continue; // cannot beat what already matched
         }
@@ -243,6 +251,7 @@ fn check<'a>(cfg: &'static Config, ev: &Event<'a>) -> Result<Verdict<'a>, Error<
         let (h, ok) = matches(r, v, &mut ctx, ev, alloc);
         if ok {
             best = Some((r, h));
+            best_i = i;
         }
     }
     let (r, h) = match best {
@@ -256,6 +265,10 @@ fn check<'a>(cfg: &'static Config, ev: &Event<'a>) -> Result<Verdict<'a>, Error<
         (code, _) => code,
     };
     let reason = if !r.reason.is_empty() { r.reason } else { default_reason(r, &h, alloc) };
+    let scopes = match scope::propose(cfg.rules, best_i, &h, tool, app, args, &mut ctx, ev, alloc) {
+        Some(sc) => scope::one(sc, alloc),
+        None => &[],
+    };
     Ok(Verdict {
         decision: r.decision,
         code,
@@ -263,6 +276,7 @@ fn check<'a>(cfg: &'static Config, ev: &Event<'a>) -> Result<Verdict<'a>, Error<
         remember: false,
         labels: &[],
         arguments: if r.flag { core::slice::from_ref(&r.arg) } else { &[] },
+        scopes,
     })
 }
 
