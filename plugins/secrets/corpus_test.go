@@ -50,8 +50,10 @@ func TestDetectionCorpus(t *testing.T) {
 
 	// Negatives.
 	var docs []doc
+	// This plugin's own tests hold secret-shaped fixtures on purpose.
 	docs = append(docs, readTree(t, "../..", func(p string) bool {
-		return !strings.Contains(p, "node_modules") && !strings.HasPrefix(p, "../../.git/")
+		return !strings.Contains(p, "node_modules") && !strings.HasPrefix(p, "../../plugins/secrets/") &&
+			!strings.HasSuffix(p, "secrets_module_test.go") && !strings.HasSuffix(p, "e2e/secrets_test.go")
 	})...)
 	repo := len(docs)
 	docs = append(docs, readTree(t, "../../scripts/npm", func(string) bool { return true })...)
