@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The test command: sets up toolchains and npm packages, then vets and runs
+# The test command: sets up toolchains and npm packages, then vets, lints (staticcheck) and runs
 # every test with the race detector. In CI (CI=true) a missing toolchain is a
 # failure, not a skip.
 set -euo pipefail
@@ -9,4 +9,7 @@ if [ "${CI:-}" = "true" ]; then
   export TOOLWARDEN_REQUIRE_TOOLCHAINS=1
 fi
 go vet ./...
+gobin="$(go env GOBIN)"
+[ -n "$gobin" ] || gobin="$(go env GOPATH)/bin"
+"$gobin/staticcheck" ./...
 go test -race -count=1 ./... "$@"

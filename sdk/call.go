@@ -175,7 +175,7 @@ func arguments(p mcp.CallToolParams) (json.RawMessage, error) {
 	default:
 		b, err := json.Marshal(a)
 		if err != nil {
-			return nil, fmt.Errorf("cannot be encoded (%v)", err)
+			return nil, fmt.Errorf("cannot be encoded (%w)", err)
 		}
 		raw = b
 	}

@@ -276,7 +276,7 @@ func writeWithBackup(path string, old, data []byte, mode fs.FileMode) (string, e
 func initConfigPath(e *env) (string, error) {
 	dir, err := userConfigDir(e.getenv)
 	if err != nil {
-		return "", fmt.Errorf("no user config folder (%v); pass --config", err)
+		return "", fmt.Errorf("no user config folder (%w); pass --config", err)
 	}
 	return filepath.Join(dir, "toolwarden", "config.toml"), nil
 }

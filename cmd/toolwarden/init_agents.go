@@ -163,7 +163,7 @@ func (f *agentFile) readTOML() error {
 		if errors.As(err, &pe) {
 			return fmt.Errorf("%s:%d:%d: %s (the file was not changed)", f.path, pe.Position.Line, pe.Position.Col, pe.Message)
 		}
-		return fmt.Errorf("%s: %v (the file was not changed)", f.path, err)
+		return fmt.Errorf("%s: %w (the file was not changed)", f.path, err)
 	}
 	f.tspans = tomlSpans(string(f.src))
 	servers, _ := doc["mcp_servers"].(map[string]any)

@@ -174,7 +174,7 @@ func syncPlaces(e *env, project string) (hook.Places, error) {
 	home := e.getenv("HOME")
 	if home == "" {
 		if home, err = os.UserHomeDir(); err != nil {
-			return hook.Places{}, fmt.Errorf("no home folder (%v): set HOME", err)
+			return hook.Places{}, fmt.Errorf("no home folder (%w): set HOME", err)
 		}
 	}
 	return hook.Places{Home: home, Project: project, Getenv: e.getenv, Environ: os.Environ()}, nil
