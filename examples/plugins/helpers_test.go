@@ -30,6 +30,7 @@ import (
 // helperKits maps a kit to the folder of its vectors plugin.
 var helperKits = []struct{ name, dir string }{
 	{"rust", "pdk/rust/vectors"},
+	{"c", "pdk/c/vectors"},
 }
 
 type regexVector struct {

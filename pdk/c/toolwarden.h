@@ -1013,6 +1013,916 @@ write:
 	return code;
 }
 
+/* ------------------------------------------------------------------ */
+/* Numbers                                                              */
+
+/* tw_int64 reads a number whose value is an integer within int64, in any
+ * JSON form (3, -3, 3.0, 3e2, 300e-2); false for anything else (a fraction,
+ * out of range, not a number). Exact: no floating point is involved. */
+TW__API bool tw_int64(tw_value v, int64_t *out) {
+	if (tw_kind_of(v) != TW_NUMBER) return false;
+	const uint8_t *p = v.p, *e = tw__skip_number(v.p, v.end);
+	if (!e) return false;
+	bool neg = *p == '-';
+	if (neg) p++;
+	/* The significant digits (leading zeros dropped, trailing zeros counted
+	 * in nzero until a nonzero digit follows them) and the power of ten
+	 * that scales them. */
+	uint32_t ndig = 0, nzero = 0;
+	int64_t exp10 = 0;
+	uint64_t mant = 0;
+	bool frac = false;
+	for (; p < e && *p != 'e' && *p != 'E'; p++) {
+		if (*p == '.') {
+			frac = true;
+			continue;
+		}
+		if (frac) exp10--;
+		if (*p == '0' && ndig == 0) continue;
+		if (*p == '0') {
+			nzero++;
+			continue;
+		}
+		/* A nonzero digit: the zeros before it are significant. */
+		for (; nzero; nzero--) {
+			if (mant > UINT64_MAX / 10) return false;
+			mant *= 10;
+			ndig++;
+		}
+		if (mant > (UINT64_MAX - 9) / 10) return false;
+		mant = mant * 10 + (uint64_t)(*p - '0');
+		ndig++;
+	}
+	exp10 += nzero; /* trailing zeros scale instead */
+	if (p < e) {
+		p++;
+		bool eneg = *p == '-';
+		if (*p == '+' || *p == '-') p++;
+		int64_t x = 0;
+		for (; p < e; p++)
+			if (x < 100000) x = x * 10 + (*p - '0');
+		exp10 += eneg ? -x : x;
+	}
+	if (mant == 0) {
+		*out = 0;
+		return true;
+	}
+	for (; exp10 < 0; exp10++) {
+		if (mant % 10) return false;
+		mant /= 10;
+	}
+	for (; exp10 > 0; exp10--) {
+		if (mant > UINT64_MAX / 10) return false;
+		mant *= 10;
+	}
+	if (neg ? mant > (uint64_t)1 << 63 : mant >= (uint64_t)1 << 63) return false;
+	*out = neg ? (int64_t)(0 - mant) : (int64_t)mant;
+	return true;
+}
+
+/* tw_number reads a number as a double; false for anything else, or a
+ * magnitude past the largest double. Correctly rounded (as Go's
+ * strconv.ParseFloat) when the number has at most 15 significant digits
+ * and a decimal exponent within +-22 after them, which covers the numbers a
+ * policy compares against; otherwise within a few units in the last place. */
+TW__API bool tw_number(tw_value v, double *out) {
+	static const double pow10[23] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,  1e10, 1e11,
+	                                 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+	if (tw_kind_of(v) != TW_NUMBER) return false;
+	const uint8_t *p = v.p, *e = tw__skip_number(v.p, v.end);
+	if (!e) return false;
+	bool neg = *p == '-';
+	if (neg) p++;
+	uint64_t mant = 0;
+	uint32_t ndig = 0;
+	int64_t exp10 = 0;
+	bool frac = false;
+	for (; p < e && *p != 'e' && *p != 'E'; p++) {
+		if (*p == '.') {
+			frac = true;
+			continue;
+		}
+		if (ndig == 0 && *p == '0') {
+			if (frac) exp10--;
+			continue;
+		}
+		if (ndig < 19) {
+			mant = mant * 10 + (uint64_t)(*p - '0');
+			ndig++;
+			if (frac) exp10--;
+		} else if (!frac) {
+			exp10++; /* a digit past 19 significant ones only scales */
+		}
+	}
+	if (p < e) {
+		p++;
+		bool eneg = *p == '-';
+		if (*p == '+' || *p == '-') p++;
+		int64_t x = 0;
+		for (; p < e; p++)
+			if (x < 100000) x = x * 10 + (*p - '0');
+		exp10 += eneg ? -x : x;
+	}
+	double d = (double)mant;
+	if (mant == 0) {
+		d = 0;
+	} else if (mant < (uint64_t)1 << 53 && exp10 >= -22 && exp10 <= 22) {
+		/* Both operands are exact, so the one rounding is IEEE's. */
+		d = exp10 < 0 ? d / pow10[-exp10] : d * pow10[exp10];
+	} else {
+		if (exp10 > 400) exp10 = 400;
+		if (exp10 < -400) exp10 = -400;
+		for (; exp10 >= 22; exp10 -= 22) d *= 1e22;
+		for (; exp10 <= -22 && d != 0; exp10 += 22) d /= 1e22;
+		if (exp10 < 0 && exp10 > -22) d /= pow10[-exp10];
+		if (exp10 > 0) d *= pow10[exp10];
+	}
+	if (d > 1.7976931348623157e308) return false;
+	*out = neg ? -d : d;
+	return true;
+}
+
+/* ------------------------------------------------------------------ */
+/* Shell words                                                          */
+
+/* tw_split_words splits a command line into words as POSIX sh splits a
+ * simple command, without expanding anything (the rules of the Go kit's
+ * SplitWords; vectors in pdk/testdata/shellwords.json):
+ *   - words are separated by unquoted spaces and tabs;
+ *   - '...' keeps everything up to the next ' as is;
+ *   - "..." keeps everything up to the next unescaped ", where a backslash
+ *     escapes only $ ` " \ and newline (and is otherwise kept);
+ *   - an unquoted backslash escapes the next byte;
+ *   - backslash-newline is removed (a line continuation), quoted or not;
+ *   - an unquoted # at the start of a word starts a comment to the line's end;
+ *   - $, `, ~, * and the like are kept as written.
+ * It refuses what sh would not run as one simple command: an unquoted
+ * | & ; < > ( ) and a newline followed by anything but blanks; also an
+ * unterminated quote and a trailing backslash. On success *words is an
+ * arena array of *n words; on refusal *error says why and where. */
+TW__API bool tw_split_words(tw_str line, tw_str **words, uint32_t *n, tw_str *error) {
+	const uint8_t *s = (const uint8_t *)line.ptr;
+	uint32_t len = line.len;
+	tw_buf word = {0, 0, 0}, list = {0, 0, 0};
+	bool in_word = false;
+	uint32_t count = 0;
+	const char *why = 0;
+	uint32_t at = 0;
+#define TW__END_WORD()                                                                  \
+	do {                                                                            \
+		if (in_word) {                                                          \
+			tw_str w = {word.len ? word.ptr : "", word.len};                     \
+			tw_buf_add(&list, &w, sizeof w);                                      \
+			count++;                                                        \
+			word = (tw_buf){0, 0, 0};                                             \
+			in_word = false;                                                \
+		}                                                                       \
+	} while (0)
+	for (uint32_t i = 0; i < len && !why; i++) {
+		uint8_t c = s[i];
+		if (c == '#' && !in_word) {
+			/* a comment, up to the newline */
+			while (i + 1 < len && s[i + 1] != '\n') i++;
+			continue;
+		}
+		switch (c) {
+		case ' ':
+		case '\t':
+			TW__END_WORD();
+			break;
+		case '\n':
+			TW__END_WORD();
+			for (uint32_t j = i + 1; j < len; j++)
+				if (s[j] != ' ' && s[j] != '\t' && s[j] != '\n') {
+					why = "newline: the line holds more than one command";
+					at = i;
+					break;
+				}
+			i = len;
+			break;
+		case '|':
+		case '&':
+		case ';':
+		case '<':
+		case '>':
+		case '(':
+		case ')':
+			why = "unquoted | & ; < > ( or ): the line is not a simple command (quote it to mean the character)";
+			at = i;
+			break;
+		case '\\':
+			if (i + 1 == len) {
+				why = "trailing backslash";
+				at = i;
+				break;
+			}
+			i++;
+			if (s[i] != '\n') {
+				tw_buf_add(&word, &s[i], 1);
+				in_word = true;
+			}
+			break;
+		case '\'': {
+			uint32_t j = i + 1;
+			while (j < len && s[j] != '\'') j++;
+			if (j == len) {
+				why = "unterminated single quote";
+				at = i;
+				break;
+			}
+			tw_buf_add(&word, s + i + 1, j - i - 1);
+			in_word = true;
+			i = j;
+			break;
+		}
+		case '"': {
+			uint32_t start = i;
+			for (i++;; i++) {
+				if (i == len) {
+					why = "unterminated double quote";
+					at = start;
+					break;
+				}
+				uint8_t d = s[i];
+				if (d == '"') break;
+				if (d == '\\' && i + 1 < len) {
+					uint8_t x = s[i + 1];
+					if (x == '$' || x == '`' || x == '"' || x == '\\') {
+						d = x;
+						i++;
+					} else if (x == '\n') {
+						i++;
+						continue;
+					}
+				}
+				tw_buf_add(&word, &d, 1);
+			}
+			in_word = true;
+			break;
+		}
+		default:
+			tw_buf_add(&word, &c, 1);
+			in_word = true;
+		}
+	}
+	if (why) {
+		if (error) {
+			tw_buf b = {0, 0, 0};
+			tw_buf_cstr(&b, "shell words: ");
+			tw_buf_cstr(&b, why);
+			tw_buf_cstr(&b, " (at byte ");
+			char digits[10];
+			int k = 10;
+			do digits[--k] = (char)('0' + at % 10);
+			while ((at /= 10) != 0);
+			tw_buf_add(&b, digits + k, (uint32_t)(10 - k));
+			tw_buf_byte(&b, ')');
+			*error = tw_buf_done(&b);
+		}
+		return false;
+	}
+	TW__END_WORD();
+#undef TW__END_WORD
+	*words = (tw_str *)list.ptr;
+	*n = count;
+	return true;
+}
+
+/* ------------------------------------------------------------------ */
+/* Regular expressions                                                  */
+
+/* tw_regex_compile compiles a pattern in Go's RE2 syntax (regexp.Compile),
+ * restricted to the subset every kit supports:
+ *   literals (UTF-8), escaped punctuation, \t \n \r \f \v \a; . (not \n);
+ *   classes [...] and [^...] with ranges, escapes and \d \w \s \D \W \S;
+ *   \d \w \s \D \W \S (ASCII, as in Go); ^ $ (start and end of the text);
+ *   groups (...) and (?:...); alternation |; * + ? {n} {n,} {n,m} and their
+ *   lazy forms; the flag i in (?i), (?-i), (?i:...), (?-i:...).
+ * What Go refuses is refused here too; what Go accepts beyond the subset
+ * (\pL, \b, \x41, [[:alpha:]], (?s), (?P<n>...), non-ASCII letters under
+ * (?i), ...) is refused as unsupported. The vectors every kit passes are
+ * pdk/testdata/regex.json.
+ *
+ * tw_regex_match answers whether the pattern matches anywhere in s, in time
+ * linear in s (a Thompson NFA simulation: no backtracking, whatever the
+ * pattern), reading s as UTF-8 as Go does (an invalid byte is U+FFFD). A
+ * regex compiled in configure lives for the instance; matching allocates
+ * its scratch space in the event's arena. */
+typedef struct tw_regex tw_regex;
+
+enum { TW__RX_MAX_INSTS = 100000, TW__RX_MAX_DEPTH = 100, TW__RX_MAX_REPEAT = 1000 };
+
+enum { TW__N_CLASS, TW__N_ANY, TW__N_BEGIN, TW__N_END, TW__N_EMPTY, TW__N_CAT, TW__N_ALT, TW__N_REPEAT };
+
+typedef struct tw__rnode {
+	uint8_t op;
+	int32_t min, max;  /* REPEAT (max -1: unbounded) */
+	uint32_t a, n;     /* CLASS: ranges [a, a+n) pairs; CAT/ALT: kids [a, a+n) in the kid pool; REPEAT: a = sub */
+} tw__rnode;
+
+typedef enum { TW__I_CLASS, TW__I_ANY, TW__I_BEGIN, TW__I_END, TW__I_JMP, TW__I_SPLIT, TW__I_MATCH } tw__iop;
+
+typedef struct tw__inst {
+	uint8_t op;
+	uint32_t x, y; /* CLASS: ranges [x, x+y); JMP: x; SPLIT: x, y */
+} tw__inst;
+
+struct tw_regex {
+	const tw__inst *prog;
+	uint32_t n;
+	const uint32_t *ranges;
+};
+
+typedef struct tw__rparser {
+	const uint8_t *s, *e;
+	bool fold;
+	tw_buf nodes, ranges, kids;
+	const char *err;
+	tw_str err_at;
+	uint32_t depth;
+} tw__rparser;
+
+TW__API uint32_t tw__rx_rune(const uint8_t *s, const uint8_t *e, uint32_t *size) {
+	/* As Go's utf8.DecodeRune: an invalid or short sequence is U+FFFD, one byte. */
+	uint32_t b0 = s[0];
+	*size = 1;
+	if (b0 < 0x80) return b0;
+	uint32_t need, lo = 0x80, hi = 0xBF, r;
+	if (b0 >= 0xC2 && b0 <= 0xDF) need = 1, r = b0 & 0x1F;
+	else if (b0 == 0xE0) need = 2, lo = 0xA0, r = 0;
+	else if ((b0 >= 0xE1 && b0 <= 0xEC) || b0 == 0xEE || b0 == 0xEF) need = 2, r = b0 & 0xF;
+	else if (b0 == 0xED) need = 2, hi = 0x9F, r = 0xD;
+	else if (b0 == 0xF0) need = 3, lo = 0x90, r = 0;
+	else if (b0 >= 0xF1 && b0 <= 0xF3) need = 3, r = b0 & 7;
+	else if (b0 == 0xF4) need = 3, hi = 0x8F, r = 4;
+	else return 0xFFFD;
+	if ((uint32_t)(e - s) <= need || s[1] < lo || s[1] > hi) return 0xFFFD;
+	r = r << 6 | (s[1] & 0x3F);
+	for (uint32_t i = 2; i <= need; i++) {
+		if ((s[i] & 0xC0) != 0x80) return 0xFFFD;
+		r = r << 6 | (s[i] & 0x3F);
+	}
+	*size = need + 1;
+	return r;
+}
+
+TW__API bool tw__rx_fail(tw__rparser *p, const char *err, const uint8_t *from, const uint8_t *to) {
+	if (!p->err) {
+		p->err = err;
+		p->err_at = (tw_str){(const char *)from, (uint32_t)(to - from)};
+	}
+	return false;
+}
+
+TW__API uint32_t tw__rx_node(tw__rparser *p, tw__rnode n) {
+	tw_buf_add(&p->nodes, &n, sizeof n);
+	return p->nodes.len / sizeof n - 1;
+}
+
+static inline tw__rnode *tw__rx_at(tw__rparser *p, uint32_t i) { return (tw__rnode *)p->nodes.ptr + i; }
+
+/* Ranges are built in a scratch list (pairs lo, hi), then cleaned
+ * (sorted, merged) and copied to the pool. */
+typedef struct tw__rset {
+	uint32_t *r;
+	uint32_t n, cap;
+} tw__rset;
+
+TW__API void tw__rset_add(tw__rset *s, uint32_t lo, uint32_t hi) {
+	if (s->n + 2 > s->cap) {
+		uint32_t cap = s->cap ? s->cap * 2 : 16;
+		uint32_t *r = tw_alloc(cap * 4);
+		if (s->n) memcpy(r, s->r, s->n * 4);
+		s->r = r;
+		s->cap = cap;
+	}
+	s->r[s->n++] = lo;
+	s->r[s->n++] = hi;
+}
+
+TW__API void tw__rset_clean(tw__rset *s) {
+	/* insertion sort by lo (classes are small), then merge */
+	for (uint32_t i = 2; i < s->n; i += 2)
+		for (uint32_t j = i; j >= 2 && s->r[j - 2] > s->r[j]; j -= 2) {
+			uint32_t lo = s->r[j], hi = s->r[j + 1];
+			s->r[j] = s->r[j - 2], s->r[j + 1] = s->r[j - 1];
+			s->r[j - 2] = lo, s->r[j - 1] = hi;
+		}
+	uint32_t w = 0;
+	for (uint32_t i = 0; i < s->n; i += 2) {
+		if (w && s->r[i] <= s->r[w - 1] + 1) {
+			if (s->r[i + 1] > s->r[w - 1]) s->r[w - 1] = s->r[i + 1];
+			continue;
+		}
+		s->r[w++] = s->r[i];
+		s->r[w++] = s->r[i + 1];
+	}
+	s->n = w;
+}
+
+TW__API void tw__rset_negate(tw__rset *s) {
+	tw__rset_clean(s);
+	tw__rset out = {0, 0, 0};
+	uint32_t next = 0;
+	for (uint32_t i = 0; i < s->n; i += 2) {
+		if (s->r[i] > next) tw__rset_add(&out, next, s->r[i] - 1);
+		next = s->r[i + 1] + 1;
+	}
+	if (next <= 0x10FFFF) tw__rset_add(&out, next, 0x10FFFF);
+	*s = out;
+}
+
+/* Adds the case variants of ASCII letters in s, as Go's simple folding
+ * does for them (k and s also fold to the Kelvin sign and the long s). */
+TW__API void tw__rset_fold(tw__rset *s) {
+	uint32_t n = s->n;
+	for (uint32_t c = 'a'; c <= 'z'; c++) {
+		bool in = false;
+		for (uint32_t i = 0; i < n && !in; i += 2)
+			in = (s->r[i] <= c && c <= s->r[i + 1]) || (s->r[i] <= c - 32 && c - 32 <= s->r[i + 1]) ||
+			     (c == 'k' && s->r[i] <= 0x212A && 0x212A <= s->r[i + 1]) ||
+			     (c == 's' && s->r[i] <= 0x17F && 0x17F <= s->r[i + 1]);
+		if (!in) continue;
+		tw__rset_add(s, c, c);
+		tw__rset_add(s, c - 32, c - 32);
+		if (c == 'k') tw__rset_add(s, 0x212A, 0x212A);
+		if (c == 's') tw__rset_add(s, 0x17F, 0x17F);
+	}
+}
+
+TW__API uint32_t tw__rx_class_node(tw__rparser *p, tw__rset *s) {
+	tw__rset_clean(s);
+	uint32_t a = p->ranges.len / 8; /* in pairs */
+	tw_buf_add(&p->ranges, s->r, s->n * 4);
+	return tw__rx_node(p, (tw__rnode){TW__N_CLASS, 0, 0, a, s->n / 2});
+}
+
+/* The Perl classes \d \s \w, and whether a letter names one (upper case:
+ * negated). */
+TW__API bool tw__rx_perl(uint8_t c, tw__rset *s, bool fold) {
+	tw__rset g = {0, 0, 0};
+	switch (c | 0x20) {
+	case 'd': tw__rset_add(&g, '0', '9'); break;
+	case 's':
+		tw__rset_add(&g, '\t', '\n');
+		tw__rset_add(&g, '\f', '\r');
+		tw__rset_add(&g, ' ', ' ');
+		break;
+	case 'w':
+		tw__rset_add(&g, '0', '9');
+		tw__rset_add(&g, 'A', 'Z');
+		tw__rset_add(&g, '_', '_');
+		tw__rset_add(&g, 'a', 'z');
+		break;
+	default: return false;
+	}
+	if (fold) tw__rset_fold(&g);
+	if (c < 'a') tw__rset_negate(&g);
+	for (uint32_t i = 0; i < g.n; i += 2) tw__rset_add(s, g.r[i], g.r[i + 1]);
+	return true;
+}
+
+/* tw__rx_escape reads the escape at p->s (after the backslash) as one
+ * character; false (with the error set) if it is not one. */
+TW__API bool tw__rx_escape(tw__rparser *p, const uint8_t *bs, uint32_t *r) {
+	if (p->s >= p->e) return tw__rx_fail(p, "trailing backslash at end of expression", bs, p->e);
+	uint8_t c = *p->s;
+	switch (c) {
+	case 't': *r = '\t'; break;
+	case 'n': *r = '\n'; break;
+	case 'r': *r = '\r'; break;
+	case 'f': *r = '\f'; break;
+	case 'v': *r = '\v'; break;
+	case 'a': *r = 7; break;
+	default:
+		if (c < 0x80 && !((c >= '0' && c <= '9') || ((c | 0x20) >= 'a' && (c | 0x20) <= 'z'))) {
+			*r = c;
+			break;
+		}
+		uint32_t size;
+		tw__rx_rune(p->s, p->e, &size);
+		return tw__rx_fail(p, "invalid or unsupported escape sequence", bs, p->s + size);
+	}
+	p->s++;
+	return true;
+}
+
+/* A literal character under the current flags. */
+TW__API bool tw__rx_char(tw__rparser *p, uint32_t r, tw__rset *s, const uint8_t *from) {
+	if (p->fold && r >= 0x80)
+		return tw__rx_fail(p, "unsupported: a non-ASCII character under (?i)", from, p->s);
+	tw__rset_add(s, r, r);
+	if (p->fold) tw__rset_fold(s);
+	return true;
+}
+
+TW__API bool tw__rx_class(tw__rparser *p, uint32_t *node) {
+	const uint8_t *open = p->s++;
+	tw__rset s = {0, 0, 0};
+	bool neg = false;
+	if (p->s < p->e && *p->s == '^') neg = true, p->s++;
+	bool first = true;
+	for (;;) {
+		if (p->s >= p->e) return tw__rx_fail(p, "missing closing ]", open, p->e);
+		if (*p->s == ']' && !first) break;
+		first = false;
+		const uint8_t *at = p->s;
+		if (*p->s == '[' && p->s + 1 < p->e && p->s[1] == ':') {
+			for (const uint8_t *q = p->s + 2; q + 1 < p->e; q++)
+				if (q[0] == ':' && q[1] == ']')
+					return tw__rx_fail(p, "unsupported: POSIX classes such as [:alpha:]", at, q + 2);
+		}
+		if (*p->s == '\\' && p->s + 1 < p->e && tw__rx_perl(p->s[1], &s, p->fold)) {
+			p->s += 2;
+			continue;
+		}
+		uint32_t lo, hi, size;
+		if (*p->s == '\\') {
+			p->s++;
+			if (!tw__rx_escape(p, at, &lo)) return false;
+		} else {
+			lo = tw__rx_rune(p->s, p->e, &size);
+			p->s += size;
+		}
+		hi = lo;
+		if (p->s + 1 < p->e && *p->s == '-' && p->s[1] != ']') {
+			p->s++;
+			const uint8_t *h = p->s;
+			if (*p->s == '\\') {
+				p->s++;
+				if (!tw__rx_escape(p, h, &hi)) return false;
+			} else {
+				hi = tw__rx_rune(p->s, p->e, &size);
+				p->s += size;
+			}
+			if (hi < lo) return tw__rx_fail(p, "invalid character class range", at, p->s);
+		}
+		if (p->fold && hi >= 0x80) return tw__rx_fail(p, "unsupported: a non-ASCII character under (?i)", at, p->s);
+		tw__rset one = {0, 0, 0};
+		tw__rset_add(&one, lo, hi);
+		if (p->fold) tw__rset_fold(&one);
+		for (uint32_t i = 0; i < one.n; i += 2) tw__rset_add(&s, one.r[i], one.r[i + 1]);
+	}
+	p->s++; /* ] */
+	if (neg) tw__rset_negate(&s);
+	*node = tw__rx_class_node(p, &s);
+	return true;
+}
+
+/* tw__rx_int reads a repeat count as Go's parseInt does: digits, no
+ * leading zero; a count past 1000 saturates (and is refused by the caller). */
+TW__API bool tw__rx_int(const uint8_t **q, const uint8_t *e, int32_t *n) {
+	const uint8_t *d = *q;
+	if (d >= e || *d < '0' || *d > '9') return false;
+	if (e - d >= 2 && d[0] == '0' && d[1] >= '0' && d[1] <= '9') return false;
+	int32_t x = 0;
+	for (; d < e && *d >= '0' && *d <= '9'; d++)
+		if (x <= TW__RX_MAX_REPEAT) x = x * 10 + (*d - '0');
+	*q = d;
+	*n = x;
+	return true;
+}
+
+/* Reads {n}, {n,} or {n,m} at p->s as Go's parseRepeat does; false (p->s
+ * unmoved) if the text is not a repeat, in which case { is a literal.
+ * *bad: a repeat Go refuses (a count past 1000, or n > m). */
+TW__API bool tw__rx_repeat_op(tw__rparser *p, int32_t *min, int32_t *max, bool *bad) {
+	const uint8_t *q = p->s + 1, *e = p->e;
+	if (!tw__rx_int(&q, e, min) || q >= e) return false;
+	if (*q != ',') {
+		*max = *min;
+	} else {
+		q++;
+		if (q >= e) return false;
+		if (*q == '}') *max = -1;
+		else if (!tw__rx_int(&q, e, max)) return false;
+	}
+	if (q >= e || *q != '}') return false;
+	p->s = q + 1;
+	*bad = *min > TW__RX_MAX_REPEAT || *max > TW__RX_MAX_REPEAT || (*max >= 0 && *min > *max);
+	return true;
+}
+
+TW__API bool tw__rx_alt(tw__rparser *p, uint32_t *node);
+
+/* A concatenation up to | or ) or the end. */
+TW__API bool tw__rx_concat(tw__rparser *p, uint32_t *node) {
+	tw_buf items = {0, 0, 0};
+	bool have = false;       /* a last item to repeat */
+	bool last_repeat = false; /* the previous token was a repetition */
+	while (p->s < p->e && *p->s != '|' && *p->s != ')') {
+		const uint8_t *at = p->s;
+		uint8_t c = *p->s;
+		uint32_t n = 0;
+		bool repeat = false;
+		int32_t min = 0, max = 0;
+		if (c == '*' || c == '+' || c == '?') {
+			p->s++;
+			min = c == '+' ? 1 : 0;
+			max = c == '?' ? 1 : -1;
+			repeat = true;
+		} else if (c == '{') {
+			bool bad;
+			if (tw__rx_repeat_op(p, &min, &max, &bad)) {
+				if (bad) return tw__rx_fail(p, "invalid repeat count", at, p->s);
+				repeat = true;
+			}
+		}
+		if (repeat) {
+			if (p->s < p->e && *p->s == '?') p->s++; /* lazy: the same for "does it match" */
+			if (!have) return tw__rx_fail(p, "missing argument to repetition operator", at, p->s);
+			if (last_repeat) return tw__rx_fail(p, "invalid nested repetition operator", at, p->s);
+			uint32_t *last = (uint32_t *)items.ptr + items.len / 4 - 1;
+			*last = tw__rx_node(p, (tw__rnode){TW__N_REPEAT, min, max, *last, 0});
+			last_repeat = true;
+			continue;
+		}
+		last_repeat = false;
+		if (c == '(') {
+			if (++p->depth > TW__RX_MAX_DEPTH) return tw__rx_fail(p, "unsupported: groups nested too deeply", at, p->s + 1);
+			p->s++;
+			bool saved = p->fold, scoped = false;
+			if (p->s < p->e && *p->s == '?') {
+				const uint8_t *q = p->s + 1;
+				bool neg = false, setf = false;
+				if (q < p->e && *q == '-') neg = true, q++;
+				if (q < p->e && *q == 'i') setf = true, q++;
+				if (q < p->e && (*q == ')' || *q == ':') && (setf || (!neg && *q == ':'))) {
+					if (setf) p->fold = !neg;
+					if (*q == ')') {
+						/* (?i): the flag holds to the end of the group around it */
+						p->s = q + 1;
+						p->depth--;
+						continue;
+					}
+					p->s = q + 1;
+					scoped = true;
+				} else {
+					return tw__rx_fail(p, "unsupported group or flags (the subset has (?:...), (?i), (?-i), (?i:...))", at, q < p->e ? q + 1 : q);
+				}
+			}
+			if (!tw__rx_alt(p, &n)) return false;
+			if (p->s >= p->e) return tw__rx_fail(p, "missing closing )", at, p->e);
+			p->s++;
+			if (scoped) p->fold = saved;
+			p->depth--;
+		} else if (c == '[') {
+			if (!tw__rx_class(p, &n)) return false;
+		} else if (c == '.') {
+			p->s++;
+			n = tw__rx_node(p, (tw__rnode){TW__N_ANY, 0, 0, 0, 0});
+		} else if (c == '^') {
+			p->s++;
+			n = tw__rx_node(p, (tw__rnode){TW__N_BEGIN, 0, 0, 0, 0});
+		} else if (c == '$') {
+			p->s++;
+			n = tw__rx_node(p, (tw__rnode){TW__N_END, 0, 0, 0, 0});
+		} else if (c == '\\') {
+			tw__rset s = {0, 0, 0};
+			p->s++;
+			if (p->s < p->e && tw__rx_perl(*p->s, &s, p->fold)) {
+				p->s++;
+			} else {
+				uint32_t r;
+				if (!tw__rx_escape(p, at, &r)) return false;
+				tw__rset_add(&s, r, r);
+				if (p->fold) tw__rset_fold(&s);
+			}
+			n = tw__rx_class_node(p, &s);
+		} else {
+			tw__rset s = {0, 0, 0};
+			uint32_t size, r = tw__rx_rune(p->s, p->e, &size);
+			p->s += size;
+			if (!tw__rx_char(p, r, &s, at)) return false;
+			n = tw__rx_class_node(p, &s);
+		}
+		tw_buf_add(&items, &n, 4);
+		have = true;
+	}
+	uint32_t k = p->kids.len / 4;
+	tw_buf_add(&p->kids, items.ptr, items.len);
+	*node = tw__rx_node(p, (tw__rnode){TW__N_CAT, 0, 0, k, items.len / 4});
+	return true;
+}
+
+TW__API bool tw__rx_alt(tw__rparser *p, uint32_t *node) {
+	tw_buf items = {0, 0, 0};
+	bool fold = p->fold;
+	for (;;) {
+		uint32_t n;
+		if (!tw__rx_concat(p, &n)) return false;
+		tw_buf_add(&items, &n, 4);
+		if (p->s < p->e && *p->s == '|') {
+			p->s++;
+			continue;
+		}
+		break;
+	}
+	p->fold = fold; /* (?i) inside a group ends with it */
+	uint32_t k = p->kids.len / 4;
+	tw_buf_add(&p->kids, items.ptr, items.len);
+	*node = tw__rx_node(p, (tw__rnode){TW__N_ALT, 0, 0, k, items.len / 4});
+	return true;
+}
+
+typedef struct tw__rcomp {
+	tw__rparser *p;
+	tw_buf out;
+	bool big;
+} tw__rcomp;
+
+TW__API uint32_t tw__rx_emit(tw__rcomp *c, uint8_t op, uint32_t x, uint32_t y) {
+	tw__inst in = {op, x, y};
+	if (c->out.len / sizeof in >= TW__RX_MAX_INSTS) {
+		c->big = true;
+		return 0;
+	}
+	tw_buf_add(&c->out, &in, sizeof in);
+	return c->out.len / sizeof in - 1;
+}
+
+static inline tw__inst *tw__rx_inst(tw__rcomp *c, uint32_t i) { return (tw__inst *)c->out.ptr + i; }
+static inline uint32_t tw__rx_pc(tw__rcomp *c) { return c->out.len / sizeof(tw__inst); }
+
+TW__API void tw__rx_compile(tw__rcomp *c, uint32_t ni) {
+	if (c->big) return;
+	tw__rnode n = *tw__rx_at(c->p, ni);
+	const uint32_t *kids = (const uint32_t *)c->p->kids.ptr + n.a;
+	switch (n.op) {
+	case TW__N_CLASS: tw__rx_emit(c, TW__I_CLASS, n.a, n.n); break;
+	case TW__N_ANY: tw__rx_emit(c, TW__I_ANY, 0, 0); break;
+	case TW__N_BEGIN: tw__rx_emit(c, TW__I_BEGIN, 0, 0); break;
+	case TW__N_END: tw__rx_emit(c, TW__I_END, 0, 0); break;
+	case TW__N_CAT:
+		for (uint32_t i = 0; i < n.n; i++) tw__rx_compile(c, ((const uint32_t *)c->p->kids.ptr)[n.a + i]);
+		break;
+	case TW__N_ALT: {
+		if (n.n == 1) {
+			tw__rx_compile(c, kids[0]);
+			break;
+		}
+		/* split L1, next; L1: kid; jmp end; next: ... */
+		uint32_t jumps[64], nj = 0;
+		tw_buf more = {0, 0, 0};
+		for (uint32_t i = 0; i < n.n; i++) {
+			uint32_t kid = ((const uint32_t *)c->p->kids.ptr)[n.a + i];
+			uint32_t split = 0;
+			if (i + 1 < n.n) split = tw__rx_emit(c, TW__I_SPLIT, 0, 0);
+			if (c->big) return;
+			if (i + 1 < n.n) tw__rx_inst(c, split)->x = tw__rx_pc(c);
+			tw__rx_compile(c, kid);
+			if (i + 1 < n.n) {
+				uint32_t j = tw__rx_emit(c, TW__I_JMP, 0, 0);
+				if (c->big) return;
+				if (nj < 64) jumps[nj++] = j;
+				else tw_buf_add(&more, &j, 4);
+				tw__rx_inst(c, split)->y = tw__rx_pc(c);
+			}
+		}
+		uint32_t end = tw__rx_pc(c);
+		for (uint32_t i = 0; i < nj; i++) tw__rx_inst(c, jumps[i])->x = end;
+		for (uint32_t i = 0; i < more.len / 4; i++) tw__rx_inst(c, ((uint32_t *)more.ptr)[i])->x = end;
+		break;
+	}
+	case TW__N_REPEAT: {
+		for (int32_t i = 0; i < n.min; i++) tw__rx_compile(c, n.a);
+		if (n.max < 0) {
+			/* L: split body, end; body; jmp L */
+			uint32_t l = tw__rx_emit(c, TW__I_SPLIT, 0, 0);
+			if (c->big) return;
+			tw__rx_inst(c, l)->x = l + 1;
+			tw__rx_compile(c, n.a);
+			tw__rx_emit(c, TW__I_JMP, l, 0);
+			if (c->big) return;
+			tw__rx_inst(c, l)->y = tw__rx_pc(c);
+		} else {
+			for (int32_t i = n.min; i < n.max; i++) {
+				uint32_t l = tw__rx_emit(c, TW__I_SPLIT, 0, 0);
+				if (c->big) return;
+				tw__rx_inst(c, l)->x = l + 1;
+				tw__rx_compile(c, n.a);
+				if (c->big) return;
+				tw__rx_inst(c, l)->y = tw__rx_pc(c);
+			}
+		}
+		break;
+	}
+	}
+}
+
+TW__API bool tw__rx_utf8_ok(const uint8_t *s, const uint8_t *e) {
+	while (s < e) {
+		uint32_t size, r = tw__rx_rune(s, e, &size);
+		if (r == 0xFFFD && size == 1 && !(e - s >= 3 && s[0] == 0xEF && s[1] == 0xBF && s[2] == 0xBD)) return false;
+		s += size;
+	}
+	return true;
+}
+
+/* tw_regex_compile: NULL and *error (with Go's wording where Go refuses the
+ * pattern too: "error parsing regexp: missing closing ): `(a`") when the
+ * pattern is refused. */
+TW__API tw_regex *tw_regex_compile(tw_str pattern, tw_str *error) {
+	const uint8_t *s = (const uint8_t *)pattern.ptr;
+	tw__rparser p = {s, s + pattern.len, false, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}, 0, {0, 0}, 0};
+	uint32_t root = 0;
+	if (!tw__rx_utf8_ok(s, s + pattern.len)) {
+		tw__rx_fail(&p, "invalid UTF-8", s, s + pattern.len);
+	} else if (tw__rx_alt(&p, &root) && p.s < p.e) {
+		tw__rx_fail(&p, "unexpected )", s, p.e); /* Go quotes the whole pattern */
+	}
+	tw__rcomp c = {&p, {0, 0, 0}, false};
+	if (!p.err) {
+		tw__rx_compile(&c, root);
+		tw__rx_emit(&c, TW__I_MATCH, 0, 0);
+		if (c.big) tw__rx_fail(&p, "unsupported: pattern too large (counted repeats such as {1000} are expanded)", s, p.e);
+	}
+	if (p.err) {
+		if (error) {
+			tw_buf b = {0, 0, 0};
+			tw_buf_cstr(&b, "error parsing regexp: ");
+			tw_buf_cstr(&b, p.err);
+			tw_buf_cstr(&b, ": `");
+			tw_buf_str(&b, p.err_at);
+			tw_buf_byte(&b, '`');
+			*error = tw_buf_done(&b);
+		}
+		return NULL;
+	}
+	tw_regex *re = tw_alloc(sizeof *re);
+	re->prog = (const tw__inst *)c.out.ptr;
+	re->n = tw__rx_pc(&c);
+	re->ranges = (const uint32_t *)p.ranges.ptr;
+	return re;
+}
+
+/* Adds pc and what it reaches without consuming to the list, once per
+ * step (mark holds the step that last added each instruction). */
+TW__API bool tw__rx_add(const tw_regex *re, uint32_t pc0, uint32_t *list, uint32_t *n, uint32_t *mark, uint32_t gen,
+                        uint32_t *stack, uint32_t pos, uint32_t len) {
+	uint32_t sp = 0;
+	stack[sp++] = pc0;
+	while (sp) {
+		uint32_t pc = stack[--sp];
+		if (mark[pc] == gen) continue;
+		mark[pc] = gen;
+		const tw__inst *in = &re->prog[pc];
+		switch (in->op) {
+		case TW__I_MATCH: return true;
+		case TW__I_JMP: stack[sp++] = in->x; break;
+		case TW__I_SPLIT:
+			stack[sp++] = in->y;
+			stack[sp++] = in->x;
+			break;
+		case TW__I_BEGIN:
+			if (pos == 0) stack[sp++] = pc + 1;
+			break;
+		case TW__I_END:
+			if (pos == len) stack[sp++] = pc + 1;
+			break;
+		default: list[(*n)++] = pc;
+		}
+	}
+	return false;
+}
+
+TW__API bool tw_regex_match(const tw_regex *re, tw_str text) {
+	if (!re) return false;
+	const uint8_t *s = (const uint8_t *)text.ptr;
+	uint32_t len = text.len, n = re->n;
+	/* Every instruction enters a list at most once per step; the walk's
+	 * stack holds at most two entries per instruction it visits. */
+	uint32_t *mark = tw_alloc((5 * n + 2) * 4);
+	uint32_t *lists[2] = {mark + n, mark + 2 * n}, *stack = mark + 3 * n, counts[2] = {0, 0};
+	memset(mark, 0xFF, n * 4);
+	uint32_t gen = 0, cur = 0;
+	for (uint32_t pos = 0;;) {
+		/* A new thread starts at every position ("matches anywhere"), in
+		 * the same step as the threads already in the list. */
+		if (tw__rx_add(re, 0, lists[cur], &counts[cur], mark, gen, stack, pos, len)) return true;
+		if (pos >= len) return false;
+		uint32_t size, r = tw__rx_rune(s + pos, s + len, &size);
+		uint32_t nxt = cur ^ 1;
+		counts[nxt] = 0;
+		gen++;
+		for (uint32_t i = 0; i < counts[cur]; i++) {
+			uint32_t pc = lists[cur][i];
+			const tw__inst *in = &re->prog[pc];
+			bool ok;
+			if (in->op == TW__I_ANY) {
+				ok = r != '\n';
+			} else {
+				ok = false;
+				const uint32_t *rg = re->ranges + 2 * in->x;
+				for (uint32_t k = 0; k < in->y && !ok; k++) ok = rg[2 * k] <= r && r <= rg[2 * k + 1];
+			}
+			if (ok && tw__rx_add(re, pc + 1, lists[nxt], &counts[nxt], mark, gen, stack, pos + size, len)) return true;
+		}
+		pos += size;
+		cur = nxt;
+	}
+}
+
 /* TOOLWARDEN_PLUGIN(.name = ..., .version = ..., .configure = ..., .check =
  * ..., .observe = ..., .list = ...) defines the plugin's exports. Use it
  * once, at file scope. */
