@@ -99,6 +99,12 @@ func loadPolicies(ctx context.Context, e *env, cfg *config.Config) []config.Diag
 	defer rt.Close(ctx)
 	var out []config.Diagnostic
 	for _, p := range enabled {
+		// A data file's problem is reported at the data key, pointing into
+		// the data file itself, rather than as a plugin that does not load.
+		if _, err := plugin.ReadData(p.Data); err != nil {
+			out = append(out, config.Diagnostic{Pos: p.DataPos, Path: "policies." + tomlKey(p.Name) + ".data", Message: err.Error()})
+			continue
+		}
 		if _, err := plugin.Load(ctx, rt, p, nil); err != nil {
 			msg := err.Error()
 			if f := (*plugin.Fault)(nil); errors.As(err, &f) {

@@ -440,6 +440,7 @@ func (l *loader) policy(p, name string, t map[string]any) *Policy {
 		"on_error":      func(p string, v any) { pol.OnError = l.enum(p, v, "on_error verdict", onErrorVerdicts...) },
 		"can_approve":   func(p string, v any) { pol.CanApprove = l.bool(p, v) },
 		"enabled":       func(p string, v any) { pol.Enabled = l.boolPtr(p, v) },
+		"data":          func(p string, v any) { pol.Data, pol.DataPos = l.dataPath(p, v) },
 	})
 	_, hasWasm := t["wasm"]
 	_, hasBuiltin := t["builtin"]

@@ -263,6 +263,10 @@ type Policy struct {
 	CanApprove    bool
 	Enabled       *bool // nil: true
 	Pos           Position
+	// Data is the policy's data file (absolute; "" for none) and DataPos
+	// where the config names it (policydata.go).
+	Data    string
+	DataPos Position
 }
 
 // Severity of a Diagnostic.

@@ -15,9 +15,13 @@ const (
 	EventList     Event = 1
 	EventCheck    Event = 2
 	EventObserve  Event = 3
+	// EventInit hands a fresh instance its policy data file, once, before
+	// any other event but describe (data.go). Only plugins that list
+	// "init" in describe get it.
+	EventInit Event = 4
 )
 
-var eventNames = [...]string{"describe", "list", "check", "observe"}
+var eventNames = [...]string{"describe", "list", "check", "observe", "init"}
 
 func (e Event) String() string {
 	if int(e) < len(eventNames) {

@@ -318,8 +318,8 @@ func (in *instance) describe(ctx context.Context) ([]byte, uint32, *Fault) {
 // callWithin is call with a deadline of d instead of the plugin's timeout.
 func (in *instance) callWithin(ctx context.Context, ev Event, input []byte, d time.Duration) ([]byte, uint32, *Fault) {
 	p := in.p
-	if len(input) > maxInput {
-		return nil, 0, p.fault(FaultInputTooLarge, "input exceeds "+strconv.Itoa(maxInput>>10)+" KiB", nil)
+	if len(input) > inputLimit(ev) {
+		return nil, 0, p.fault(FaultInputTooLarge, "input exceeds "+strconv.Itoa(inputLimit(ev)>>10)+" KiB", nil)
 	}
 	fromParent := false
 	if dl, ok := ctx.Deadline(); ok {

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/toolwarden/toolwarden/host/config"
@@ -44,13 +45,17 @@ type Plugin struct {
 
 	mod    *module
 	config []byte // the config table as JSON
-	head   [4][]byte
+	head   [5][]byte
 	tail   []byte
 	desc   Description
 	events uint8 // bit per Event the plugin handles
 	// stateful: the plugin asked for session state (state.go).
 	stateful bool
-	pool     *pool
+	// data is the policy's data file, delivered by init (data.go); inits
+	// counts the deliveries.
+	data  []byte
+	inits atomic.Int64
+	pool  *pool
 
 	loadErr *Fault
 }
@@ -164,6 +169,9 @@ func (p *Plugin) load(ctx context.Context, pol *config.Policy, resolve Resolver)
 	} else if p.config, err = json.Marshal(pol.Config); err != nil {
 		return fmt.Errorf("config: %w", err)
 	}
+	if p.data, err = ReadData(pol.Data); err != nil {
+		return err
+	}
 	return p.start(ctx, bin)
 }
 
@@ -213,13 +221,19 @@ func (p *Plugin) start(ctx context.Context, bin []byte) error {
 		return fmt.Errorf("describe: bad output: %v", err)
 	}
 	p.stateful = stateful
-	p.pool.put(in)
 	p.desc = desc
 	for _, e := range desc.Events {
 		if ev, ok := ParseEvent(e); ok && ev != EventDescribe {
 			p.events |= 1 << ev
 		}
 	}
+	if p.wantsInit() {
+		if err := in.initInstance(ctx); err != nil {
+			p.pool.discard(in)
+			return err
+		}
+	}
+	p.pool.put(in)
 	return nil
 }
 
@@ -262,6 +276,9 @@ func FromBytes(ctx context.Context, rt *Runtime, pol *config.Policy, bin []byte)
 		} else {
 			p.config, err = json.Marshal(pol.Config)
 		}
+	}
+	if err == nil {
+		p.data, err = ReadData(pol.Data)
 	}
 	if err == nil {
 		err = p.start(ctx, bin)

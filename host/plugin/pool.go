@@ -98,6 +98,12 @@ func (pl *pool) create(ctx context.Context) (*instance, error) {
 			}
 			return fail(errors.New("describe: " + codeMessage(code, nil)))
 		}
+		if pl.p.wantsInit() {
+			if err := in.initInstance(ctx); err != nil {
+				in.close()
+				return fail(err)
+			}
+		}
 	}
 	pl.mu.Lock()
 	if pl.live == nil {

@@ -107,6 +107,10 @@ type Plugin struct {
 	List func(*List) []string
 	// State asks the host for per-session state (state.go).
 	State bool
+	// Data, if set, is called once per instance, before its first check,
+	// observe or list, with the policy's data file (JSON; null when the
+	// policy has none). An error fails the instance (data.go).
+	Data func(data Value) error
 
 	configured bool
 	configErr  error
@@ -186,6 +190,8 @@ func (p *Plugin) Handle(event uint32, in []byte) (code uint32, out []byte) {
 		v := p.Check(&p.check)
 		e.state.takeVerdict(&v)
 		out = appendVerdict(out, &v)
+	case EventInit:
+		return p.init(e, out)
 	case EventObserve:
 		if p.Observe == nil {
 			return CodeNotHandled, out
@@ -231,7 +237,7 @@ func (p *Plugin) appendDescribe(b []byte) []byte {
 	for _, e := range [...]struct {
 		name string
 		on   bool
-	}{{"list", p.List != nil}, {"check", p.Check != nil}, {"observe", p.Observe != nil}} {
+	}{{"list", p.List != nil}, {"check", p.Check != nil}, {"observe", p.Observe != nil}, {"init", p.Data != nil}} {
 		if !e.on {
 			continue
 		}
