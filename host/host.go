@@ -83,7 +83,7 @@ func (s Scope) String() string {
 	return "once"
 }
 
-// ParseScope reads "once", "session" or "always".
+// ParseScope reads "once", "session", "session_scoped" or "always".
 func ParseScope(s string) (Scope, error) {
 	switch s {
 	case "once":
@@ -92,8 +92,10 @@ func ParseScope(s string) (Scope, error) {
 		return ForSession, nil
 	case "always":
 		return Always, nil
+	case "session_scoped":
+		return ForSessionScoped, nil
 	}
-	return Once, fmt.Errorf("unknown approval scope %q (want once, session or always)", s)
+	return Once, fmt.Errorf("unknown approval scope %q (want once, session, session_scoped or always)", s)
 }
 
 // Errors returned by Approve.
@@ -218,6 +220,7 @@ func (h *Host) check(ctx context.Context, g *generation, c Call) Decision {
 		Plugins:   g.checkers,
 		Context:   c.Context,
 		State:     s,
+		NoTrace:   h.settings.noTrace,
 	}
 	d := g.decide(ctx, &in)
 	var added []string
@@ -407,6 +410,7 @@ type Settings struct {
 	logger            *slog.Logger
 	plugins           []Plugin
 	maxResult         int
+	noTrace           bool
 }
 
 // Defaults returns the default settings: no audit log, no persistent
@@ -439,3 +443,8 @@ func (s Settings) WithPlugin(p Plugin) Settings {
 
 // WithResultLimit bounds the result text plugins see in Observe.
 func (s Settings) WithResultLimit(n int) Settings { s.maxResult = n; return s }
+
+// WithoutTrace leaves Decision.Trace empty, and the audit log's trace with
+// it, for callers that never show the trace: Check then skips building it
+// (see BenchmarkCheckTrace for what that saves).
+func (s Settings) WithoutTrace() Settings { s.noTrace = true; return s }

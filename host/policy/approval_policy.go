@@ -19,6 +19,9 @@ package policy
 // Denies (hidden tools, plugins) stay denies under every value.
 func (r *Rules) approvalPolicy(s *state, in *Input, d *Decision) {
 	if d.Decision != Ask || !r.never {
+		if in.NoTrace {
+			return
+		}
 		detail := r.policy
 		if r.elicitationsOff {
 			detail = "granular with mcp_elicitations = false: server elicitations are declined, tool calls are still asked (Codex)"

@@ -35,6 +35,9 @@ type Input struct {
 	// State holds the session's plugin states (for stateful plugins); nil
 	// when there is none.
 	State StateStore
+	// NoTrace leaves Decision.Trace empty, for callers that never show it:
+	// the steps' strings are then not built at all.
+	NoTrace bool
 }
 
 // Step names, in pipeline order.
@@ -152,18 +155,28 @@ func (r *Rules) Visible(server string, tool *hints.Tool, drifted bool) (bool, Re
 // Decide runs the whole pipeline for one call. It does no I/O of its own;
 // plugins are called through the Checker interface.
 func (r *Rules) Decide(ctx context.Context, in *Input) Decision {
-	d := Decision{Trace: make([]Step, 0, 8)}
+	var d Decision
+	traced := !in.NoTrace
+	if traced {
+		d.Trace = make([]Step, 0, 8)
+	}
 	var s state
 	r.prepare(&s, in.Server, in.Tool, in.Drifted, &d)
-	d.Trace = append(d.Trace, s.hintsStep(), capsStep(d.Capabilities))
+	if traced {
+		d.Trace = append(d.Trace, s.hintsStep(), capsStep(d.Capabilities))
+	}
 
 	// Step 3: visibility.
 	ok, reason, step := s.visibility()
-	d.Trace = append(d.Trace, step)
+	if traced {
+		d.Trace = append(d.Trace, step)
+	}
 	if !ok {
 		d.Decision, d.Hidden = Deny, true
 		d.Reasons = []Reason{reason}
-		d.Trace = append(d.Trace, Step{Step: StepDecision, Outcome: "deny", Detail: "hidden tools are never prompted"})
+		if traced {
+			d.Trace = append(d.Trace, Step{Step: StepDecision, Outcome: "deny", Detail: "hidden tools are never prompted"})
+		}
 		return d
 	}
 
@@ -171,8 +184,10 @@ func (r *Rules) Decide(ctx context.Context, in *Input) Decision {
 	if err := CheckArguments(in.Arguments); err != nil {
 		d.Decision = Deny
 		d.Reasons = []Reason{{Source: StepArguments, Code: CodeInvalidArguments, Message: err.Error()}}
-		d.Trace = append(d.Trace, Step{Step: StepArguments, Outcome: "invalid", Detail: err.Error()},
-			Step{Step: StepDecision, Outcome: "deny"})
+		if traced {
+			d.Trace = append(d.Trace, Step{Step: StepArguments, Outcome: "invalid", Detail: err.Error()},
+				Step{Step: StepDecision, Outcome: "deny"})
+		}
 		return d
 	}
 
@@ -180,7 +195,9 @@ func (r *Rules) Decide(ctx context.Context, in *Input) Decision {
 	mode, modeSrc := s.mode()
 	base, rememberable, code, msg, modeSrc, mode := s.floorBaseline(mode, modeSrc)
 	d.Mode = mode
-	d.Trace = append(d.Trace, Step{Step: StepApprovalMode, Outcome: base.String(), Source: modeSrc, Detail: msg})
+	if traced {
+		d.Trace = append(d.Trace, Step{Step: StepApprovalMode, Outcome: base.String(), Source: modeSrc, Detail: msg})
+	}
 	d.Decision, d.Rememberable = base, rememberable
 	d.Reasons = make([]Reason, 1, 2)
 	d.Reasons[0] = Reason{Source: StepApprovalMode, Code: code, Message: msg}
@@ -195,7 +212,9 @@ func (r *Rules) Decide(ctx context.Context, in *Input) Decision {
 		in.Approvals.Remembered(d.App, d.Server, d.Connector, d.Tool, d.DefinitionHash) {
 		d.Decision = Allow
 		d.Reasons = append(d.Reasons[:0], Reason{Source: StepRemembered, Code: CodeRemembered, Message: "approved earlier in this session for this exact definition"})
-		d.Trace = append(d.Trace, Step{Step: StepRemembered, Outcome: "allow", Detail: "session approval matches definition " + shortHash(d.DefinitionHash)})
+		if traced {
+			d.Trace = append(d.Trace, Step{Step: StepRemembered, Outcome: "allow", Detail: "session approval matches definition " + shortHash(d.DefinitionHash)})
+		}
 	}
 	if d.Decision == Ask && in.Approvals != nil {
 		d.liftScoped(in) // scope_remember.go
@@ -208,6 +227,10 @@ func (r *Rules) Decide(ctx context.Context, in *Input) Decision {
 		d.Prompt = s.prompt(&d, in.Arguments)
 	} else {
 		d.Rememberable = false
+	}
+	if !traced {
+		d.Trace = nil // a step appended by a rarer path stays unseen too
+		return d
 	}
 	d.Trace = append(d.Trace, Step{Step: StepDecision, Outcome: d.Decision.String()})
 	return d
@@ -414,15 +437,17 @@ func (r *Rules) runPlugins(ctx context.Context, in *Input, d *Decision) {
 		if code == "" {
 			code = "plugin_" + v.Verdict.String()
 		}
-		switch {
-		case v.Verdict == Abstain && v.Err == nil && msg == "":
-			st.Detail = "no opinion"
-		case msg != "":
-			st.Detail = code + ": " + msg
-		default:
-			st.Detail = code
+		if !in.NoTrace {
+			switch {
+			case v.Verdict == Abstain && v.Err == nil && msg == "":
+				st.Detail = "no opinion"
+			case msg != "":
+				st.Detail = code + ": " + msg
+			default:
+				st.Detail = code
+			}
+			d.Trace = append(d.Trace, st)
 		}
-		d.Trace = append(d.Trace, st)
 		d.Labels = append(d.Labels, v.Labels...)
 		reason := Reason{Source: StepPlugin + ":" + p.Name(), Code: code, Message: msg}
 		switch v.Verdict {
