@@ -34,8 +34,9 @@
 //
 // All rules are evaluated; the verdict is the strongest match (deny > ask >
 // allow), from the first rule with that decision, and names the rule's
-// argument in its "arguments". Asks are never rememberable: an approval
-// would cover every later argument.
+// argument in its "arguments". Asks are never rememberable as a whole: an
+// approval would cover every later argument. An ask_glob ask proposes a
+// scope instead (scope.go; the rule's "remember": "dir", "exact", "none").
 //
 // The module toolwarden ships (plugins/argguard.wasm) is built from the
 // Rust source in rust/ (lib.rs, with a linear-time engine for Go's regexp

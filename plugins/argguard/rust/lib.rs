@@ -12,7 +12,8 @@
 //! a JSON pointer when it starts with '/'), one matcher (deny_, ask_ or
 //! allow_ with _glob or _regex) and optional code and reason. The verdict is
 //! the strongest match (deny > ask > allow), from the first rule with that
-//! decision, and names the rule's argument; asks are never rememberable.
+//! decision, and names the rule's argument; asks are never rememberable as
+//! a whole, and an ask_glob ask proposes a scope instead (scope.rs).
 //! Globs judge the paths the server may resolve a value to (resolve.rs).
 //!
 //! Regexps are Go's syntax, matched in linear time by regex.rs, which says
