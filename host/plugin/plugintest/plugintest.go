@@ -20,6 +20,7 @@ import (
 
 	"github.com/toolwarden/toolwarden/host/config"
 	"github.com/toolwarden/toolwarden/host/plugin"
+	"github.com/toolwarden/toolwarden/host/session"
 )
 
 // File is a case file (pdk/testdata/README.md).
@@ -63,8 +64,10 @@ type Case struct {
 	Extra  map[string]json.RawMessage `json:"extra"`
 	Expect Expect                     `json:"expect"`
 	// Steps, instead of one event, play several in one session: labels
-	// the plugin adds are carried to the next step (scenario.go).
-	Steps []Step `json:"steps"`
+	// the plugin adds are carried to the next step (scenario.go), and so is
+	// a stateful plugin's state, which State starts (state.go).
+	Steps []Step          `json:"steps"`
+	State json.RawMessage `json:"state"`
 }
 
 // Repeat is Times copies of Repeat (see Case.Expand).
@@ -82,11 +85,13 @@ type Expect struct {
 	Labels         *[]string `json:"labels"`
 	// SessionLabels is the session's labels after the event, as a set:
 	// what a scenario carries to its next step.
-	SessionLabels *[]string       `json:"session_labels"`
-	Hide          *[]string       `json:"hide"`
-	NotHandled    bool            `json:"not_handled"`
-	Error         json.RawMessage `json:"error"` // true, or a substring of the fault
-	Describe      *struct {
+	SessionLabels *[]string `json:"session_labels"`
+	// State is a stateful plugin's state after a step of a scenario.
+	State      *session.PluginState `json:"state"`
+	Hide       *[]string            `json:"hide"`
+	NotHandled bool                 `json:"not_handled"`
+	Error      json.RawMessage      `json:"error"` // true, or a substring of the fault
+	Describe   *struct {
 		Name    *string   `json:"name"`
 		Version *string   `json:"version"`
 		Events  *[]string `json:"events"`
@@ -212,8 +217,8 @@ func caseEvent(raw json.RawMessage) (plugin.Event, string, error) {
 
 // parts are the members of an envelope that a case or a step gives.
 type parts struct {
-	Session, Call, Baseline, Result, Server, App, Tools, Time json.RawMessage
-	Extra                                                     map[string]json.RawMessage
+	Session, State, Call, Baseline, Result, Server, App, Tools, Time json.RawMessage
+	Extra                                                            map[string]json.RawMessage
 }
 
 func (tc *Case) parts() *parts {
@@ -238,6 +243,7 @@ func buildInput(tc *parts, name string, pluginJSON []byte) []byte {
 	b.WriteString(`{"abi":1,"event":` + strconv.Quote(name))
 	if name != "describe" {
 		member("session", tc.Session, `{"id":"test","labels":[]}`)
+		member("state", tc.State, "")
 	}
 	switch name {
 	case "check":

@@ -31,16 +31,16 @@ type Step struct {
 // scenarioEvents are the events a step may play: the ones a session sees.
 var scenarioEvents = []string{"list", "check", "observe"}
 
-// session is what a scenario carries from step to step: the case's
+// scenarioSession is what a scenario carries from step to step: the case's
 // session object with its labels kept up to date. Other members of the
 // case's session are sent unchanged with every step.
-type session struct {
+type scenarioSession struct {
 	members map[string]json.RawMessage
 	labels  []string
 }
 
-func newSession(raw json.RawMessage) (*session, error) {
-	s := &session{members: map[string]json.RawMessage{}}
+func newSession(raw json.RawMessage) (*scenarioSession, error) {
+	s := &scenarioSession{members: map[string]json.RawMessage{}}
 	if len(raw) == 0 {
 		raw = json.RawMessage(`{"id":"test","labels":[]}`)
 	}
@@ -61,7 +61,7 @@ func newSession(raw json.RawMessage) (*session, error) {
 
 // add adds labels, keeping them sorted and without duplicates, as the
 // host sends them (ABI.md section 4).
-func (s *session) add(labels []string) {
+func (s *scenarioSession) add(labels []string) {
 	s.labels = append(s.labels, labels...)
 	slices.Sort(s.labels)
 	s.labels = slices.Compact(s.labels)
@@ -71,7 +71,7 @@ func (s *session) add(labels []string) {
 	s.members["labels"], _ = json.Marshal(s.labels)
 }
 
-func (s *session) json() json.RawMessage {
+func (s *scenarioSession) json() json.RawMessage {
 	b, _ := json.Marshal(s.members)
 	return b
 }
@@ -85,24 +85,37 @@ func runScenario(ctx context.Context, p *plugin.Plugin, tc *Case, pluginJSON []b
 	if err != nil {
 		return []string{err.Error()}
 	}
+	st, err := newScenarioState(p, s, tc.State)
+	if err != nil {
+		return []string{err.Error()}
+	}
 	var call json.RawMessage
 	for i := range tc.Steps {
-		st := &tc.Steps[i]
-		ev, name, err := caseEvent(st.Event)
+		step := &tc.Steps[i]
+		ev, name, err := caseEvent(step.Event)
 		label := fmt.Sprintf("step %d (%s", i+1, name)
-		if st.Name != "" {
-			label += ": " + st.Name
+		if step.Name != "" {
+			label += ": " + step.Name
 		}
 		label += ")"
 		if err != nil {
 			return []string{label + ": " + err.Error()}
 		}
-		if len(st.Call) > 0 {
-			call = st.Call
+		if len(step.Call) > 0 {
+			call = step.Call
 		}
-		in := &parts{Session: s.json(), Call: call, Baseline: st.Baseline, Result: st.Result,
-			Server: st.Server, App: st.App, Tools: st.Tools, Time: st.Time, Extra: st.Extra}
+		in := &parts{Session: s.json(), Call: call, Baseline: step.Baseline, Result: step.Result,
+			Server: step.Server, App: step.App, Tools: step.Tools, Time: step.Time, Extra: step.Extra}
+		stateful := st != nil && (ev == plugin.EventCheck || ev == plugin.EventObserve)
+		if stateful {
+			in.State = st.json()
+		}
 		res, err := p.Raw(ctx, ev, buildInput(in, name, pluginJSON))
+		if err == nil && stateful {
+			// The host applies a state update whole or not at all; one it
+			// refuses fails the event, as here.
+			err = st.apply(res.Output)
+		}
 		if err == nil {
 			// What the host adds: observe's labels and a check verdict's.
 			switch ev {
@@ -112,7 +125,11 @@ func runScenario(ctx context.Context, p *plugin.Plugin, tc *Case, pluginJSON []b
 				s.add(res.Verdict.Labels)
 			}
 		}
-		if problems := checkExpect(ev, &st.Expect, res, err, s.labels); len(problems) > 0 {
+		problems := checkExpect(ev, &step.Expect, res, err, s.labels)
+		if step.Expect.State != nil {
+			problems = append(problems, st.check(step.Expect.State)...)
+		}
+		if len(problems) > 0 {
 			for j := range problems {
 				problems[j] = label + ": " + problems[j]
 			}
@@ -140,6 +157,12 @@ func (f *File) validate(file string) error {
 		if len(tc.Steps) == 0 {
 			if len(tc.Event) == 0 {
 				bad("%s: no \"event\" (or \"steps\")", where)
+			}
+			if len(tc.State) > 0 {
+				bad("%s: \"state\" is the plugin state a scenario starts with; it needs \"steps\"", where)
+			}
+			if tc.Expect.State != nil {
+				bad("%s: expect: \"state\" is checked in the steps of a scenario", where)
 			}
 			checkExpectValues(&tc.Expect, where+": expect", bad)
 			continue

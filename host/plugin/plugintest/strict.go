@@ -52,9 +52,12 @@ var callShape = envelope(map[string]*shape{
 	"arguments": free,
 })
 
+var stateShape = obj(map[string]*shape{"counters": free, "entries": free})
+
 var expectShape = obj(map[string]*shape{
 	"decision": free, "code": free, "remember": free, "reason_contains": free, "labels": free,
 	"session_labels": free, "hide": free, "not_handled": free, "error": free,
+	"state":    stateShape,
 	"describe": obj(map[string]*shape{"name": free, "version": free, "events": free}),
 })
 
@@ -85,6 +88,7 @@ var fileShape = func() *shape {
 		"session": envelope(map[string]*shape{"id": free, "labels": free}),
 		"expand":  {values: obj(map[string]*shape{"repeat": free, "times": free})},
 		"steps":   {elem: obj(step)},
+		"state":   stateShape,
 	} {
 		c[k] = v
 	}
