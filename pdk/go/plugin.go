@@ -53,7 +53,7 @@ type Verdict struct {
 	Reason string
 	// Remember: may an approval of this ask be remembered for the session?
 	// The host remembers per tool, not per argument, so leave it false when
-	// asking because of arguments.
+	// asking because of arguments, and propose Scopes instead.
 	Remember bool
 	// Labels are session labels to add.
 	Labels []string
