@@ -103,6 +103,9 @@ func TestPluginStateIsInTheTraceAndTheAuditLog(t *testing.T) {
 	if step == nil || step.State == nil || step.State.Counters["calls"] != 1 || step.StateUpdate.Add["calls"] != 1 {
 		t.Fatalf("the trace's plugin step does not show the state: %+v", d.Trace)
 	}
+	if !strings.HasSuffix(step.Detail, " [state: calls=1]") {
+		t.Fatalf("explain's text (the step's detail) does not show the state: %q", step.Detail)
+	}
 	line := audit.String()
 	if !strings.Contains(line, `"state_update":{"add":{"calls":1}},"state":{"counters":{"calls":1}}`) {
 		t.Fatalf("the audit record does not show the state: %s", line)

@@ -446,6 +446,7 @@ func (r *Rules) runPlugins(ctx context.Context, in *Input, d *Decision) {
 			default:
 				st.Detail = code
 			}
+			st.Detail += stateDetail(v.State) // pluginstate.go
 			d.Trace = append(d.Trace, st)
 		}
 		d.Labels = append(d.Labels, v.Labels...)
