@@ -199,7 +199,7 @@ func TestSecretsModuleMatchesGoReference(t *testing.T) {
 		for _, cfg := range []any{
 			map[string]any{"mode": "off"}, map[string]any{"mode": 1}, map[string]any{"strict": true},
 			map[string]any{"allow": "x"}, map[string]any{"allow": []any{1}}, map[string]any{"allow": []string{""}},
-			map[string]any{"allow": []string{strings.Repeat("x", 513)}}, map[string]any{"allow": make([]string, 257)},
+			map[string]any{"allow": []string{strings.Repeat("x", 513)}}, map[string]any{"allow": manyTokens(257)},
 			map[string]any{"disable": []string{"jwt", "nope\"\n"}}, map[string]any{"disable": true},
 			map[string]any{"prefixes": "acme_"}, map[string]any{"prefixes": []any{"acme_"}},
 			map[string]any{"prefixes": []any{map[string]any{"prefix": "ab", "kind": "k"}}},
@@ -223,10 +223,18 @@ func TestSecretsModuleMatchesGoReference(t *testing.T) {
 			}
 			s.close()
 		}
-		s := newSecretsTwins(t, host, map[string]any{"prefixes": manyPrefixes(16), "allow": make([]string, 0)})
+		s := newSecretsTwins(t, host, map[string]any{"prefixes": manyPrefixes(16), "allow": manyTokens(256)})
 		s.observe(t, "p15_"+strings.Repeat("z9", 20), nil)
 		s.close()
 	})
+}
+
+func manyTokens(n int) []string {
+	out := make([]string, n)
+	for i := range out {
+		out[i] = fmt.Sprintf("tok%d", i)
+	}
+	return out
 }
 
 func manyPrefixes(n int) []any {
