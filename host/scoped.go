@@ -11,10 +11,10 @@ import (
 // the scopes cross as plain fields here.
 type sessionApprovals struct{ *session.Session }
 
-func (a sessionApprovals) EachScope(app, server, connector, tool, hash string, f func(plugin, code string, s policy.Scope) bool) {
+func (a sessionApprovals) EachScope(app, server, connector, tool, hash string, f func(grant uint64, plugin, code string, s policy.Scope) bool) {
 	key := session.ApprovalKey{App: app, Server: server, Connector: connector, Tool: tool, Hash: hash}
 	a.EachScoped(key, func(g session.ScopedApproval) bool {
-		return f(g.Plugin, g.Code, policy.Scope{Arg: g.Arg, Glob: g.Glob, Regex: g.Regex})
+		return f(g.Grant, g.Plugin, g.Code, policy.Scope{Arg: g.Arg, Glob: g.Glob, Regex: g.Regex})
 	})
 }
 

@@ -12,10 +12,12 @@ package policy
 //     (approval mode prompt or writes ask every call: no answer may cover
 //     another), every plugin ask that forbids remembering is scopable, and
 //     the prompt shows every argument it decides on.
-//   - A later ask is lifted under the same conditions when, for every
-//     plugin ask that forbids remembering, each argument it names has a
-//     remembered scope of that plugin, that reason code and that argument,
-//     bound to this exact definition, that the call's value matches.
+//   - A later ask is lifted under the same conditions when one answer (one
+//     grant) holds, for every plugin ask that forbids remembering and each
+//     argument it names, a scope of that plugin, that reason code and that
+//     argument, bound to this exact definition, that the call's value
+//     matches. Scopes of separate answers never combine: each answer was
+//     a judgement of the calls inside all of its scopes at once.
 //     Rememberable asks of the same call (the baseline's auto ask, a plugin
 //     ask with remember) are lifted with it: an unscoped session approval
 //     would have lifted them anyway. A deny is never lifted.
@@ -40,8 +42,9 @@ type ProposedScope struct {
 // human scoped to arguments, for one exact definition.
 type ScopedApprovals interface {
 	// EachScope calls f with each scoped approval of the definition until
-	// f returns false.
-	EachScope(app, server, connector, tool, hash string, f func(plugin, code string, s Scope) bool)
+	// f returns false. grant tells answers apart: the scopes one answer
+	// approved share it.
+	EachScope(app, server, connector, tool, hash string, f func(grant uint64, plugin, code string, s Scope) bool)
 }
 
 // scopedAsk is a plugin ask that forbade remembering, as the pipeline
@@ -120,19 +123,48 @@ func (d *Decision) liftScoped(in *Input) {
 	if !ok {
 		return
 	}
+	var held []grantedScope
+	sa.EachScope(d.App, d.Server, d.Connector, d.Tool, d.DefinitionHash, func(grant uint64, plugin, code string, s Scope) bool {
+		held = append(held, grantedScope{grant, plugin, code, s})
+		return true
+	})
+	for i := range held {
+		if i > 0 && held[i].grant == held[i-1].grant {
+			continue // each grant is tried once (a grant's scopes are adjacent)
+		}
+		if detail, ok := d.covers(held, held[i].grant, in); ok {
+			d.Decision = Allow
+			d.Reasons = append(d.Reasons[:0], Reason{Source: StepRemembered, Code: CodeRememberedScope,
+				Message: "approved earlier in this session for this definition, for " + detail})
+			d.Trace = append(d.Trace, Step{Step: StepRemembered, Outcome: "allow",
+				Detail: "scoped session approval matches definition " + shortHash(d.DefinitionHash) + " (" + detail + ")"})
+			return
+		}
+	}
+}
+
+// grantedScope is one remembered scope and the answer that granted it.
+type grantedScope struct {
+	grant        uint64
+	plugin, code string
+	s            Scope
+}
+
+// covers reports whether the scopes of one grant cover every argument of
+// every ask that forbade remembering, and says which scopes did.
+func (d *Decision) covers(held []grantedScope, grant uint64, in *Input) (string, bool) {
 	detail := ""
 	for _, a := range d.unremembered {
 		for _, arg := range a.args {
 			found := ""
-			sa.EachScope(d.App, d.Server, d.Connector, d.Tool, d.DefinitionHash, func(plugin, code string, s Scope) bool {
-				if plugin == a.plugin && code == a.code && s.Arg == arg && s.Match(in.Arguments, in.Context) {
-					found = s.Describe()
-					return false
+			for _, h := range held {
+				if h.grant == grant && h.plugin == a.plugin && h.code == a.code && h.s.Arg == arg && h.s.Match(in.Arguments, in.Context) {
+					found = h.s.Describe()
+					break
 				}
-				return true
-			})
+			}
 			if found == "" {
-				return
+				return "", false
 			}
 			if detail != "" {
 				detail += "; "
@@ -140,9 +172,5 @@ func (d *Decision) liftScoped(in *Input) {
 			detail += a.plugin + ": " + found
 		}
 	}
-	d.Decision = Allow
-	d.Reasons = append(d.Reasons[:0], Reason{Source: StepRemembered, Code: CodeRememberedScope,
-		Message: "approved earlier in this session for this definition, for " + detail})
-	d.Trace = append(d.Trace, Step{Step: StepRemembered, Outcome: "allow",
-		Detail: "scoped session approval matches definition " + shortHash(d.DefinitionHash) + " (" + detail + ")"})
+	return detail, true
 }

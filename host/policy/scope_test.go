@@ -81,13 +81,20 @@ func TestCheckScopeRefusesWhatCannotBeMatchedSafely(t *testing.T) {
 	}
 }
 
-// grants is a session's scoped approvals as the pipeline reads them.
+// grants is a session's scoped approvals as the pipeline reads them:
+// scopes whose Plugin starts with "+" were granted by the same answer as
+// the scope before them, the others each by an answer of their own.
 type grants []policy.ProposedScope
 
 func (grants) Remembered(app, server, connector, tool, hash string) bool { return false }
-func (g grants) EachScope(app, server, connector, tool, hash string, f func(plugin, code string, s policy.Scope) bool) {
+func (g grants) EachScope(app, server, connector, tool, hash string, f func(grant uint64, plugin, code string, s policy.Scope) bool) {
+	var grant uint64
 	for _, s := range g {
-		if !f(s.Plugin, s.Code, s.Scope) {
+		plugin, same := strings.CutPrefix(s.Plugin, "+")
+		if !same {
+			grant++
+		}
+		if !f(grant, plugin, s.Code, s.Scope) {
 			return
 		}
 	}
@@ -188,6 +195,10 @@ func TestScopedApprovalLiftsOnlyTheAsksItCovers(t *testing.T) {
 		{"another plugin's unscoped ask is not lifted", "", inside, held, []policy.Checker{askScoped("argguard", dir), askFlagging("other", false, "content")}, policy.Ask},
 		{"a baseline prompt-mode ask is not lifted", "[apps.fs.tools.write_file]\napproval_mode = \"prompt\"\n", inside, held, []policy.Checker{askScoped("argguard", dir)}, policy.Ask},
 		{"a deny is never lifted", "", inside, held, []policy.Checker{askScoped("argguard", dir), flagger{"deny", policy.PluginVerdict{Verdict: policy.Deny, Code: "no"}}}, policy.Deny},
+		{"two asks covered by one answer's scopes are lifted", "", inside, grants{{Plugin: "argguard", Code: "arg_needs_approval", Scope: dir}, {Plugin: "+cmd", Code: "c", Scope: policy.Scope{Arg: "/content", Regex: "^x$"}}},
+			[]policy.Checker{askScoped("argguard", dir), flagger{"cmd", policy.PluginVerdict{Verdict: policy.Ask, Code: "c", Arguments: []string{"content"}, Scopes: []policy.Scope{{Arg: "/content", Regex: "^x"}}}}}, policy.Allow},
+		{"scopes of two separate answers do not combine", "", inside, grants{{Plugin: "argguard", Code: "arg_needs_approval", Scope: dir}, {Plugin: "cmd", Code: "c", Scope: policy.Scope{Arg: "/content", Regex: "^x$"}}},
+			[]policy.Checker{askScoped("argguard", dir), flagger{"cmd", policy.PluginVerdict{Verdict: policy.Ask, Code: "c", Arguments: []string{"content"}, Scopes: []policy.Scope{{Arg: "/content", Regex: "^x"}}}}}, policy.Ask},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

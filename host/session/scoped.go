@@ -7,6 +7,9 @@ import "sync"
 // the plugin Plugin with reason Code (host/policy's scope_remember.go says
 // how it is matched).
 type ScopedApproval struct {
+	// Grant tells answers apart: the scopes one answer approved share it
+	// (RememberScoped sets it).
+	Grant  uint64      `json:"grant"`
 	Key    ApprovalKey `json:"key"`
 	Plugin string      `json:"plugin"`
 	Code   string      `json:"code"`
@@ -19,25 +22,22 @@ type ScopedApproval struct {
 // lock so that the session's other state is not held while a scope is
 // matched against a call.
 type scoped struct {
-	mu sync.RWMutex
-	by map[ApprovalKey][]ScopedApproval
+	mu     sync.RWMutex
+	by     map[ApprovalKey][]ScopedApproval
+	grants uint64
 }
 
-// RememberScoped stores scoped approvals for this session. An approval
-// already held is not stored twice.
+// RememberScoped stores the scopes one answer approved, as one grant: a
+// later call is lifted only by scopes of a single grant (host/policy).
 func (s *Session) RememberScoped(list ...ScopedApproval) {
 	s.scoped.mu.Lock()
 	defer s.scoped.mu.Unlock()
 	if s.scoped.by == nil {
 		s.scoped.by = map[ApprovalKey][]ScopedApproval{}
 	}
-next:
+	s.scoped.grants++
 	for _, a := range list {
-		for _, have := range s.scoped.by[a.Key] {
-			if have == a {
-				continue next
-			}
-		}
+		a.Grant = s.scoped.grants
 		s.scoped.by[a.Key] = append(s.scoped.by[a.Key], a)
 	}
 }
