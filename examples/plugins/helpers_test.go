@@ -32,6 +32,7 @@ import (
 var helperKits = []struct{ name, dir string }{
 	{"rust", "pdk/rust/vectors"},
 	{"c", "pdk/c/vectors"},
+	{"assemblyscript", "pdk/assemblyscript/vectors"},
 }
 
 type regexVector struct {
