@@ -9,7 +9,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/toolwarden/toolwarden/internal/pathglob"
+	"github.com/toolwarden/toolwarden/host/policy/pathglob"
 )
 
 // Scope is an argument scope a plugin proposes with an ask, for remembering

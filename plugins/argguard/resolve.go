@@ -4,7 +4,7 @@ import (
 	"path"
 	"strings"
 
-	"github.com/toolwarden/toolwarden/internal/pathglob"
+	"github.com/toolwarden/toolwarden/host/policy/pathglob"
 	pdk "github.com/toolwarden/toolwarden/pdk/go"
 )
 
