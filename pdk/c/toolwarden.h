@@ -875,6 +875,8 @@ typedef struct tw_plugin {
 	tw_verdict (*check)(const tw_event *ev);
 	void (*observe)(const tw_event *ev, tw_names *labels);
 	void (*list)(const tw_event *ev, tw_names *hide);
+	/* state: true asks for per-session state (tw_state_*). */
+	bool state;
 } tw_plugin;
 
 static bool tw__configured;
@@ -909,6 +911,10 @@ static void tw__events(tw_buf *b, const tw_plugin *pl) {
 
 static const char *const tw__decisions[] = {"abstain", "allow", "ask", "deny"};
 
+/* Session state, defined below with its accessors. */
+static void tw__state_begin(void);
+static void tw__state_end(bool stateful, uint32_t event, uint32_t code, tw_buf *out);
+
 /* tw__run handles one event: toolwarden_handle's body. */
 static uint32_t tw__run(const tw_plugin *pl, uint32_t event, uint32_t input_len) {
 	uint32_t code = TW_OK;
@@ -938,6 +944,7 @@ static uint32_t tw__run(const tw_plugin *pl, uint32_t event, uint32_t input_len)
 		tw_buf_str(&out, tw__config_error);
 		goto write;
 	}
+	tw__state_begin();
 	switch (event) {
 	case TW_EVENT_DESCRIBE:
 		tw_buf_cstr(&out, "{\"name\":");
@@ -1005,6 +1012,7 @@ static uint32_t tw__run(const tw_plugin *pl, uint32_t event, uint32_t input_len)
 		code = TW_NOT_HANDLED;
 	}
 write:
+	tw__state_end(pl->state, event, code, &out);
 	if (out.len && tw__output_write(out.ptr, out.len) != 0) code = TW_INTERNAL;
 	if (configuring)
 		tw__arena_keep(); /* what configure read and allocated lives on */
@@ -1921,6 +1929,112 @@ TW__API bool tw_regex_match(const tw_regex *re, tw_str text) {
 		pos += size;
 		cur = nxt;
 	}
+}
+
+/* ------------------------------------------------------------------ */
+/* Session state (pdk/ABI.md section 12)                                */
+
+/* A plugin defined with .state = true gets its per-session counters and
+ * entries in every check and observe, and may change them; the host keeps
+ * them in its session (they outlive any instance) and applies a check's
+ * changes before the next check of the same session runs the plugin:
+ *
+ *	static tw_verdict check(const tw_event *ev) {
+ *		if (tw_state_counter(ev, TW_STR("calls")) >= 2)
+ *			return tw_ask("budget_spent", TW_STR("2 calls already ran in this session"));
+ *		tw_state_add(TW_STR("calls"), 1);
+ *		return tw_abstain();
+ *	}
+ *
+ * Bounds per plugin per session: 64 keys, keys of 1-256 bytes, values of at
+ * most 1024 bytes; an update over one fails the event (on_error applies). */
+
+static tw_buf tw__st_add, tw__st_set, tw__st_del;
+
+/* tw_state_counter returns counter key, 0 when it does not exist. */
+TW__API int64_t tw_state_counter(const tw_event *ev, tw_str key) {
+	int64_t n = 0;
+	if (!tw_int64(tw_get_str(tw_get(tw_get(ev->input, "state"), "counters"), key), &n)) return 0;
+	return n;
+}
+
+/* tw_state_entry sets *out to entry key; false when it does not exist. */
+TW__API bool tw_state_entry(const tw_event *ev, tw_str key, tw_str *out) {
+	return tw_string(tw_get_str(tw_get(tw_get(ev->input, "state"), "entries"), key), out);
+}
+
+static void tw__st_i64(tw_buf *b, int64_t n) {
+	char d[24];
+	int i = 24;
+	uint64_t u = n < 0 ? (uint64_t)0 - (uint64_t)n : (uint64_t)n;
+	do d[--i] = (char)('0' + u % 10); while ((u /= 10) != 0);
+	if (n < 0) d[--i] = '-';
+	tw_buf_add(b, d + i, (uint32_t)(24 - i));
+}
+
+/* tw_state_add adds n (may be negative) to counter key; a counter that does
+ * not exist starts at 0. Add once per key per event: a JSON key given twice
+ * counts once (the last). */
+TW__API void tw_state_add(tw_str key, int64_t n) {
+	if (tw__st_add.len) tw_buf_byte(&tw__st_add, ',');
+	tw__json_string(&tw__st_add, key);
+	tw_buf_byte(&tw__st_add, ':');
+	tw__st_i64(&tw__st_add, n);
+}
+
+/* tw_state_set sets entry key to value. */
+TW__API void tw_state_set(tw_str key, tw_str value) {
+	if (tw__st_set.len) tw_buf_byte(&tw__st_set, ',');
+	tw__json_string(&tw__st_set, key);
+	tw_buf_byte(&tw__st_set, ':');
+	tw__json_string(&tw__st_set, value);
+}
+
+/* tw_state_delete removes counter or entry key (a counter so reset starts
+ * again at 0). Deletes apply before adds and sets. */
+TW__API void tw_state_delete(tw_str key) {
+	if (tw__st_del.len) tw_buf_byte(&tw__st_del, ',');
+	tw__json_string(&tw__st_del, key);
+}
+
+/* tw__state_begin forgets the previous event's changes (their memory was
+ * the arena's). */
+static void tw__state_begin(void) {
+	tw__st_add = (tw_buf){0};
+	tw__st_set = (tw_buf){0};
+	tw__st_del = (tw_buf){0};
+}
+
+/* tw__state_member adds member to the JSON object in out, or makes out an
+ * object of it when out is empty. */
+static void tw__state_member(tw_buf *out, const char *member, const tw_buf *body, const char *end) {
+	if (out->len && out->ptr[out->len - 1] == '}') {
+		out->len--;
+		if (out->len && out->ptr[out->len - 1] != '{') tw_buf_byte(out, ',');
+	} else {
+		tw_buf_byte(out, '{');
+	}
+	tw_buf_cstr(out, member);
+	if (body) tw_buf_str(out, tw_buf_done(body));
+	tw_buf_cstr(out, end);
+}
+
+/* tw__state_end asks for state in describe and sends the event's changes
+ * with a check or observe output. */
+static void tw__state_end(bool stateful, uint32_t event, uint32_t code, tw_buf *out) {
+	if (!stateful || code != TW_OK) return;
+	if (event == TW_EVENT_DESCRIBE) {
+		tw__state_member(out, "\"state\":true", 0, "}");
+		return;
+	}
+	if (event != TW_EVENT_CHECK && event != TW_EVENT_OBSERVE) return;
+	if (!tw__st_add.len && !tw__st_set.len && !tw__st_del.len) return;
+	tw_buf b = {0};
+	int n = 0;
+	if (tw__st_add.len) { tw_buf_cstr(&b, "\"add\":{"); tw_buf_str(&b, tw_buf_done(&tw__st_add)); tw_buf_byte(&b, '}'); n++; }
+	if (tw__st_set.len) { if (n++) tw_buf_byte(&b, ','); tw_buf_cstr(&b, "\"set\":{"); tw_buf_str(&b, tw_buf_done(&tw__st_set)); tw_buf_byte(&b, '}'); }
+	if (tw__st_del.len) { if (n++) tw_buf_byte(&b, ','); tw_buf_cstr(&b, "\"delete\":["); tw_buf_str(&b, tw_buf_done(&tw__st_del)); tw_buf_byte(&b, ']'); }
+	tw__state_member(out, "\"state\":{", &b, "}}");
 }
 
 /* TOOLWARDEN_PLUGIN(.name = ..., .version = ..., .configure = ..., .check =

@@ -774,8 +774,13 @@ export class Plugin {
   check: ((ev: Event) => Verdict) | null = null;
   observe: ((ev: Event, labels: Names) => void) | null = null;
   list: ((ev: Event, hide: Names) => void) | null = null;
+  /** Asks for per-session state (stateCounter, stateAdd, ...). */
+  state: bool = false;
 
   constructor(public name: string, public version: string) {}
+
+  /** Asks for per-session state (pdk/ABI.md section 12). */
+  stateful(): Plugin { this.state = true; return this; }
 
   /** fn reads the policy's config (an object; {} when the user gave none)
    * once per instance, before its first event, and returns null, or an
@@ -935,7 +940,9 @@ export function toolwarden_handle(event: u32, inputLen: u32): u32 {
   }
   const out = new Bytes(256);
   output = out;
+  stateBegin();
   let code = handle(p, event, input, n, out);
+  stateEnd(p.state, event, code, out);
   if (out.len && output_write(out.ptr, <u32>out.len) != 0) code = INTERNAL;
   eventInput = null;
   output = null;
@@ -946,4 +953,120 @@ export function toolwarden_handle(event: u32, inputLen: u32): u32 {
     __collect();
   }
   return code;
+}
+
+// ---------------------------------------------------------------- session state
+
+// Session state (pdk/ABI.md section 12). A plugin built with .stateful()
+// gets its per-session counters and entries in every check and observe,
+// and may change them; the host keeps them in its session (they outlive
+// any instance) and applies a check's changes before the next check of
+// the same session runs the plugin:
+//
+//   .onCheck((ev: Event): Verdict => {
+//     if (stateCounter(ev, "calls") >= 2) return Verdict.ask("budget_spent", "2 calls already ran");
+//     stateAdd("calls", 1);
+//     return Verdict.abstain();
+//   })
+//
+// Bounds per plugin per session: 64 keys, keys of 1-256 bytes, values of
+// at most 1024 bytes; an update over one fails the event (on_error applies).
+
+// The current event's changes, allocated at its first change (in the
+// event's memory, which a runtime with an arena frees after the event).
+let stAdd = new Bytes(16), stSet = new Bytes(16), stDel = new Bytes(16);
+let stChanged = false;
+
+function stateChanges(): void {
+  if (stChanged) return;
+  stChanged = true;
+  stAdd = new Bytes(64);
+  stSet = new Bytes(64);
+  stDel = new Bytes(64);
+}
+
+/** Counter key of the plugin's session state, 0 when it does not exist. */
+export function stateCounter(ev: Event, key: string): i64 {
+  const v = ev.get("state").get("counters").get(key);
+  if (v.kind() != Kind.Number) return 0;
+  let p = v.p;
+  const neg = load<u8>(p) == 0x2D;
+  if (neg) p++;
+  let n: i64 = 0;
+  while (p < v.end) {
+    const c = <i64>load<u8>(p);
+    if (c < 0x30 || c > 0x39) break;
+    n = n * 10 + (c - 0x30);
+    p++;
+  }
+  return neg ? -n : n;
+}
+
+/** Entry key of the plugin's session state, or null. */
+export function stateEntry(ev: Event, key: string): string | null {
+  return ev.get("state").get("entries").get(key).str();
+}
+
+/** Adds n (may be negative) to counter key; a counter that does not exist
+ * starts at 0. Add once per key per event: a JSON key given twice counts
+ * once (the last). */
+export function stateAdd(key: string, n: i64): void {
+  stateChanges();
+  if (stAdd.len) stAdd.byte(0x2C);
+  writeJSONString(stAdd, key);
+  stAdd.byte(0x3A);
+  stAdd.ascii(n.toString());
+}
+
+/** Sets entry key to value. */
+export function stateSet(key: string, value: string): void {
+  stateChanges();
+  if (stSet.len) stSet.byte(0x2C);
+  writeJSONString(stSet, key);
+  stSet.byte(0x3A);
+  writeJSONString(stSet, value);
+}
+
+/** Deletes counter or entry key (a counter so reset starts again at 0).
+ * Deletes apply before adds and sets. */
+export function stateDelete(key: string): void {
+  stateChanges();
+  if (stDel.len) stDel.byte(0x2C);
+  writeJSONString(stDel, key);
+}
+
+function stateBegin(): void { stChanged = false; }
+
+// stateMember adds member to the JSON object in out, or makes one of it.
+function stateMember(out: Bytes, member: Bytes): void {
+  if (out.len && load<u8>(out.ptr + out.len - 1) == 0x7D) {
+    out.len--;
+    if (out.len && load<u8>(out.ptr + out.len - 1) != 0x7B) out.byte(0x2C);
+  } else {
+    out.byte(0x7B);
+  }
+  out.raw(member.ptr, member.len);
+  out.byte(0x7D);
+}
+
+// stateEnd asks for state in describe and sends the event's changes with
+// a check or observe output.
+function stateEnd(stateful: bool, event: u32, code: u32, out: Bytes): void {
+  if (!stateful || code != OK) return;
+  if (event != EVENT_DESCRIBE && !stChanged) return;
+  const m = new Bytes(64);
+  if (event == EVENT_DESCRIBE) {
+    m.ascii("\"state\":true");
+    stateMember(out, m);
+    return;
+  }
+  if (event != EVENT_CHECK && event != EVENT_OBSERVE) return;
+  if (!stAdd.len && !stSet.len && !stDel.len) return;
+  m.ascii("\"state\":{");
+  let k = 0;
+  if (stAdd.len) { m.ascii("\"add\":{"); m.raw(stAdd.ptr, stAdd.len); m.byte(0x7D); k++; }
+  if (stSet.len) { if (k++) m.byte(0x2C); m.ascii("\"set\":{"); m.raw(stSet.ptr, stSet.len); m.byte(0x7D); }
+  if (stDel.len) { if (k++) m.byte(0x2C); m.ascii("\"delete\":["); m.raw(stDel.ptr, stDel.len); m.byte(0x5D); }
+  m.byte(0x7D);
+  stateMember(out, m);
 }

@@ -92,7 +92,9 @@ pub fn run<C: 'static>(p: &'static Plugin<C>, event: u32, input_len: u32) -> u32
     let input: &'static [u8] = unsafe { core::slice::from_raw_parts(input.as_ptr(), n) };
     let mut out = Buf::new();
     let mut configuring = false;
+    crate::state::begin();
     let code = handle(p, event, input, &mut out, &mut configuring);
+    let out = crate::state::end(p.state, event, code, out);
     let bytes = out.into_bytes();
     let mut code = code;
     if !bytes.is_empty() && unsafe { output_write(bytes.as_ptr(), bytes.len() as u32) } != 0 {

@@ -44,6 +44,7 @@ pub mod regex;
 mod regex_fold;
 mod regex_vec;
 pub mod shellwords;
+mod state;
 
 pub use abi::run;
 pub use json::{Elements, Kind, Members, MembersBytes, Value, MAX_DEPTH};
@@ -316,11 +317,13 @@ pub struct Plugin<C: 'static> {
     pub check: Option<CheckFn<C>>,
     pub observe: Option<NamesFn<C>>,
     pub list: Option<NamesFn<C>>,
+    /// Asks for per-session state (pdk/ABI.md section 12; `state.rs`).
+    pub state: bool,
 }
 
 impl<C: 'static> Plugin<C> {
     pub const fn new(name: &'static str, version: &'static str, configure: ConfigureFn<C>) -> Self {
-        Plugin { name, version, configure, check: None, observe: None, list: None }
+        Plugin { name, version, configure, check: None, observe: None, list: None, state: false }
     }
     pub const fn check(mut self, f: CheckFn<C>) -> Self {
         self.check = Some(f);
@@ -332,6 +335,11 @@ impl<C: 'static> Plugin<C> {
     }
     pub const fn list(mut self, f: NamesFn<C>) -> Self {
         self.list = Some(f);
+        self
+    }
+    /// Asks for per-session state: [`Event::counter`], [`Event::add`], ...
+    pub const fn stateful(mut self) -> Self {
+        self.state = true;
         self
     }
 }
