@@ -1325,7 +1325,7 @@ enum { TW__N_CLASS, TW__N_ANY, TW__N_BEGIN, TW__N_END, TW__N_EMPTY, TW__N_CAT, T
 typedef struct tw__rnode {
 	uint8_t op;
 	int32_t min, max;  /* REPEAT (max -1: unbounded) */
-	uint32_t a, n;     /* CLASS: ranges [a, a+n) pairs; CAT/ALT: kids [a, a+n) in the kid pool; REPEAT: a = sub */
+	uint32_t a, n;     /* CLASS: ranges [a, a+n) pairs; CAT/ALT: kids [a, a+n) in the kid pool; REPEAT: a = sub, n = counted ({n,m}) */
 } tw__rnode;
 
 typedef enum { TW__I_CLASS, TW__I_ANY, TW__I_BEGIN, TW__I_END, TW__I_JMP, TW__I_SPLIT, TW__I_MATCH } tw__iop;
@@ -1613,6 +1613,24 @@ TW__API bool tw__rx_repeat_op(tw__rparser *p, int32_t *min, int32_t *max, bool *
 
 TW__API bool tw__rx_alt(tw__rparser *p, uint32_t *node);
 
+/* Go's repeatIsValid: counted repeats nested in one another may not make
+ * more than n copies of what is innermost ((a{100}){11} is refused). */
+TW__API bool tw__rx_repeat_ok(tw__rparser *p, uint32_t ni, int32_t n) {
+	const tw__rnode *x = tw__rx_at(p, ni);
+	if (x->op == TW__N_REPEAT && x->n) {
+		int32_t m = x->max;
+		if (m == 0) return true;
+		if (m < 0) m = x->min;
+		if (m > n) return false;
+		if (m > 0) n /= m;
+	}
+	if (x->op == TW__N_REPEAT) return tw__rx_repeat_ok(p, x->a, n);
+	if (x->op == TW__N_CAT || x->op == TW__N_ALT)
+		for (uint32_t i = 0; i < x->n; i++)
+			if (!tw__rx_repeat_ok(p, ((const uint32_t *)p->kids.ptr)[x->a + i], n)) return false;
+	return true;
+}
+
 /* A concatenation up to | or ) or the end. */
 TW__API bool tw__rx_concat(tw__rparser *p, uint32_t *node) {
 	tw_buf items = {0, 0, 0};
@@ -1641,7 +1659,10 @@ TW__API bool tw__rx_concat(tw__rparser *p, uint32_t *node) {
 			if (!have) return tw__rx_fail(p, "missing argument to repetition operator", at, p->s);
 			if (last_repeat) return tw__rx_fail(p, "invalid nested repetition operator", at, p->s);
 			uint32_t *last = (uint32_t *)items.ptr + items.len / 4 - 1;
-			*last = tw__rx_node(p, (tw__rnode){TW__N_REPEAT, min, max, *last, 0});
+			bool counted = c == '{'; /* n = 1: a counted repeat, which Go limits */
+			*last = tw__rx_node(p, (tw__rnode){TW__N_REPEAT, min, max, *last, counted});
+			if (counted && (min >= 2 || max >= 2) && !tw__rx_repeat_ok(p, *last, TW__RX_MAX_REPEAT))
+				return tw__rx_fail(p, "invalid repeat count", at, p->s);
 			last_repeat = true;
 			continue;
 		}

@@ -110,6 +110,8 @@ class RangeSet {
 }
 
 class Node {
+  /** A repeat written {n,m}, which Go limits (see repeatOk). */
+  counted: bool = false;
   constructor(public op: i32, public min: i32, public max: i32, public a: i32, public kids: i32[] | null) {}
 }
 
@@ -339,6 +341,25 @@ class Parser {
     return [min, max, bad ? 1 : 0];
   }
 
+  /** Go's repeatIsValid: counted repeats nested in one another may not
+   * make more than n copies of what is innermost ((a{100}){11} is refused). */
+  repeatOk(ni: i32, n: i32): bool {
+    const x = this.nodes[ni];
+    if (x.op == N_REPEAT && x.counted) {
+      let m = x.max;
+      if (m == 0) return true;
+      if (m < 0) m = x.min;
+      if (m > n) return false;
+      if (m > 0) n /= m;
+    }
+    if (x.op == N_REPEAT) return this.repeatOk(x.a, n);
+    if (x.kids !== null) {
+      const kids = x.kids!;
+      for (let i = 0; i < kids.length; i++) if (!this.repeatOk(kids[i], n)) return false;
+    }
+    return true;
+  }
+
   concat(): i32 {
     const s = this.s;
     const items: i32[] = [];
@@ -375,7 +396,13 @@ class Parser {
           this.fail("invalid nested repetition operator", at, this.i);
           return -1;
         }
-        items[items.length - 1] = this.node(new Node(N_REPEAT, min, max, items[items.length - 1], null));
+        const rep = new Node(N_REPEAT, min, max, items[items.length - 1], null);
+        rep.counted = c == 0x7b;
+        items[items.length - 1] = this.node(rep);
+        if (rep.counted && (min >= 2 || max >= 2) && !this.repeatOk(items[items.length - 1], MAX_REPEAT)) {
+          this.fail("invalid repeat count", at, this.i);
+          return -1;
+        }
         lastRepeat = true;
         continue;
       }
