@@ -1,0 +1,168 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+)
+
+// hookStartEvent is one PreToolUse event for an MCP tool: a write under
+// /etc, which argguard denies.
+const hookStartEvent = `{"session_id":"start","hook_event_name":"PreToolUse","tool_name":"mcp__fs__write_file","tool_input":{"path":"/etc/hosts","content":"x"}}`
+
+const hookStartConfig = `
+[apps.fs]
+destructive_enabled = true
+`
+
+// hookStartTools is the --tools file: the tool's definition, so the hook
+// reads no catalog.
+const hookStartTools = `{"fs":[{"name":"write_file","inputSchema":{"type":"object"},"annotations":{"readOnlyHint":false,"destructiveHint":true,"openWorldHint":false}}]}`
+
+const hookStartArgguard = `
+[policies.argguard]
+builtin = "argguard"
+config.rules = [{ tool = "*", arg = "path", deny_glob = "/etc/**" }]
+`
+
+// buildStartBinaries builds toolwarden (or takes TOOLWARDEN_START_BINARY,
+// to measure another build of it) and a hello-world Go program, the
+// baseline every process start is compared with.
+func buildStartBinaries(tb testing.TB) (toolwarden, hello string) {
+	tb.Helper()
+	dir := tb.TempDir()
+	toolwarden = os.Getenv("TOOLWARDEN_START_BINARY")
+	if toolwarden == "" {
+		toolwarden = filepath.Join(dir, "toolwarden")
+		if out, err := exec.Command("go", "build", "-o", toolwarden, ".").CombinedOutput(); err != nil {
+			tb.Fatalf("building toolwarden: %v\n%s", err, out)
+		}
+	}
+	hdir := filepath.Join(dir, "hello")
+	if err := os.MkdirAll(hdir, 0o755); err != nil {
+		tb.Fatal(err)
+	}
+	for name, text := range map[string]string{
+		"go.mod":  "module hello\n\ngo 1.22\n",
+		"main.go": "package main\n\nimport \"fmt\"\n\nfunc main() { fmt.Println(\"hello\") }\n",
+	} {
+		if err := os.WriteFile(filepath.Join(hdir, name), []byte(text), 0o644); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	hello = filepath.Join(dir, "hello-bin")
+	cmd := exec.Command("go", "build", "-o", hello, ".")
+	cmd.Dir = hdir
+	cmd.Env = append(os.Environ(), "GOFLAGS=", "GOWORK=off")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		tb.Fatalf("building hello world: %v\n%s", err, out)
+	}
+	return toolwarden, hello
+}
+
+// hookRunner runs `toolwarden hook` for one event with its own config,
+// state dir and cache dir (XDG_CACHE_HOME, where compiled plugins live).
+type hookRunner struct {
+	bin, config, tools, state, cache string
+	coldCache                        bool // a fresh, empty cache dir for every run
+}
+
+func newHookRunner(tb testing.TB, bin, policies string, cold bool) *hookRunner {
+	tb.Helper()
+	dir := tb.TempDir()
+	r := &hookRunner{bin: bin, config: filepath.Join(dir, "tw.toml"), tools: filepath.Join(dir, "tools.json"), state: filepath.Join(dir, "state"),
+		cache: filepath.Join(dir, "cache"), coldCache: cold}
+	if err := os.WriteFile(r.config, []byte(hookStartConfig+policies), 0o600); err != nil {
+		tb.Fatal(err)
+	}
+	if err := os.WriteFile(r.tools, []byte(hookStartTools), 0o600); err != nil {
+		tb.Fatal(err)
+	}
+	out, err := r.run()
+	if err != nil || !strings.Contains(string(out), `"permissionDecision":`) {
+		tb.Fatalf("hook event: %v\n%s", err, out)
+	}
+	return r
+}
+
+func (r *hookRunner) run() ([]byte, error) {
+	cache := r.cache
+	if r.coldCache {
+		d, err := os.MkdirTemp(r.cache+"-cold", "")
+		if err != nil {
+			if err := os.MkdirAll(r.cache+"-cold", 0o700); err != nil {
+				return nil, err
+			}
+			if d, err = os.MkdirTemp(r.cache+"-cold", ""); err != nil {
+				return nil, err
+			}
+		}
+		defer os.RemoveAll(d)
+		cache = d
+	}
+	cmd := exec.Command(r.bin, "hook", "--config", r.config, "--state-dir", r.state, "--tools", r.tools)
+	cmd.Stdin = strings.NewReader(hookStartEvent)
+	cmd.Env = append(os.Environ(), "XDG_CACHE_HOME="+cache)
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	err := cmd.Run()
+	return out.Bytes(), err
+}
+
+// timed runs f once and returns how long it took, failing on error.
+func timed(tb testing.TB, f func() ([]byte, error)) time.Duration {
+	start := time.Now()
+	out, err := f()
+	d := time.Since(start)
+	if err != nil {
+		tb.Fatalf("%v\n%s", err, out)
+	}
+	return d
+}
+
+// BenchmarkHookStart measures one `toolwarden hook` event, process start to
+// decision printed, against a hello-world Go binary's start: every op runs
+// hello world, then the hook, so each ratio is taken in the same round.
+// x-hello is the median of those per-op ratios.
+//
+//   - argguard-warm: the plugin's compiled code in the disk cache, as
+//     every hook event after the first finds it;
+//   - argguard-cold: an empty cache (the first event after an install);
+//   - no-plugin: the config alone.
+//
+// TOOLWARDEN_START_BINARY measures another build of toolwarden.
+func BenchmarkHookStart(b *testing.B) {
+	tw, hello := buildStartBinaries(b)
+	helloRun := func() ([]byte, error) { return exec.Command(hello).CombinedOutput() }
+	for _, c := range []struct {
+		name, policies string
+		cold           bool
+	}{
+		{"argguard-warm", hookStartArgguard, false},
+		{"no-plugin", "", false},
+		{"argguard-cold", hookStartArgguard, true},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			r := newHookRunner(b, tw, c.policies, c.cold)
+			var ratios []float64
+			var hookSum, helloSum time.Duration
+			b.ResetTimer()
+			for range b.N {
+				h := timed(b, helloRun)
+				k := timed(b, r.run)
+				helloSum += h
+				hookSum += k
+				ratios = append(ratios, float64(k)/float64(h))
+			}
+			sort.Float64s(ratios)
+			b.ReportMetric(ratios[len(ratios)/2], "x-hello")
+			b.ReportMetric(float64(hookSum.Microseconds())/float64(b.N)/1000, "hook-ms")
+			b.ReportMetric(float64(helloSum.Microseconds())/float64(b.N)/1000, "hello-ms")
+		})
+	}
+}
