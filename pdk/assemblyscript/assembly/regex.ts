@@ -616,22 +616,22 @@ export class Regex {
   private add(pc0: i32, list: StaticArray<i32>, count: i32, mark: StaticArray<i32>, gen: i32, stack: StaticArray<i32>, pos: i32, len: i32): i32 {
     const prog = this.prog;
     let sp = 0;
-    stack[sp++] = pc0;
+    unchecked((stack[sp++] = pc0));
     while (sp) {
-      const pc = stack[--sp];
-      if (mark[pc] == gen) continue;
-      mark[pc] = gen;
-      const op = prog[pc * 3];
+      const pc = unchecked(stack[--sp]);
+      if (unchecked(mark[pc]) == gen) continue;
+      unchecked((mark[pc] = gen));
+      const op = unchecked(prog[pc * 3]);
       if (op == I_MATCH) return -1;
-      if (op == I_JMP) stack[sp++] = prog[pc * 3 + 1];
+      if (op == I_JMP) unchecked((stack[sp++] = prog[pc * 3 + 1]));
       else if (op == I_SPLIT) {
-        stack[sp++] = prog[pc * 3 + 2];
-        stack[sp++] = prog[pc * 3 + 1];
+        unchecked((stack[sp++] = prog[pc * 3 + 2]));
+        unchecked((stack[sp++] = prog[pc * 3 + 1]));
       } else if (op == I_BEGIN) {
-        if (pos == 0) stack[sp++] = pc + 1;
+        if (pos == 0) unchecked((stack[sp++] = pc + 1));
       } else if (op == I_END) {
-        if (pos == len) stack[sp++] = pc + 1;
-      } else list[count++] = pc;
+        if (pos == len) unchecked((stack[sp++] = pc + 1));
+      } else unchecked((list[count++] = pc));
     }
     return count;
   }
@@ -653,18 +653,18 @@ export class Regex {
       count = this.add(0, cur, count, mark, gen, stack, pos, len);
       if (count < 0) return true;
       if (pos >= len) return false;
-      const r = text[pos];
+      const r = unchecked(text[pos]);
       gen++;
       let nc = 0;
       for (let i = 0; i < count; i++) {
-        const pc = cur[i];
-        const op = this.prog[pc * 3];
+        const pc = unchecked(cur[i]);
+        const op = unchecked(this.prog[pc * 3]);
         let ok = false;
         if (op == I_ANY) {
           ok = r != 10;
         } else {
-          const rg = this.classes[this.prog[pc * 3 + 1]];
-          for (let k = 0; k < rg.length && !ok; k += 2) ok = rg[k] <= r && r <= rg[k + 1];
+          const rg = unchecked(this.classes[unchecked(this.prog[pc * 3 + 1])]);
+          for (let k = 0; k < rg.length && !ok; k += 2) ok = unchecked(rg[k]) <= r && r <= unchecked(rg[k + 1]);
         }
         if (ok) {
           nc = this.add(pc + 1, next, nc, mark, gen, stack, pos + 1, len);
