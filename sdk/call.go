@@ -12,6 +12,7 @@ import (
 	"github.com/toolwarden/toolwarden/host"
 	"github.com/toolwarden/toolwarden/host/policy"
 	"github.com/toolwarden/toolwarden/sdk/internal/approval"
+	"github.com/toolwarden/toolwarden/sdk/internal/toolresult"
 	"github.com/toolwarden/toolwarden/sdk/proxy"
 )
 
@@ -23,18 +24,18 @@ import (
 func (c *guarded) CallTool(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 	name := req.Params.Name
 	if c.s.ended.Load() {
-		return toolError("toolwarden: conversation %s has ended; the call to %s was not made.", c.s.id, name), nil
+		return toolresult.Error("toolwarden: conversation %s has ended; the call to %s was not made.", c.s.id, name), nil
 	}
 	e, err := c.up.lookup(ctx, name)
 	if err != nil {
-		return toolError("toolwarden: cannot read the tools of server %s to decide the call to %s (%v); the call was not made.", c.up.name, name, err), nil
+		return toolresult.Error("toolwarden: cannot read the tools of server %s to decide the call to %s (%v); the call was not made.", c.up.name, name, err), nil
 	}
 	if e == nil {
-		return toolError("toolwarden: there is no tool %q (list the tools again: its server may no longer offer it).", name), nil
+		return toolresult.Error("toolwarden: there is no tool %q (list the tools again: its server may no longer offer it).", name), nil
 	}
 	args, err := arguments(req.Params)
 	if err != nil {
-		return toolError("toolwarden: the arguments of %s %v; the call was not made.", name, err), nil
+		return toolresult.Error("toolwarden: the arguments of %s %v; the call was not made.", name, err), nil
 	}
 	// The server gets exactly the bytes that were decided on.
 	req.Params.RawArguments = args
@@ -80,7 +81,7 @@ func (c *guarded) CallTool(ctx context.Context, req mcp.CallToolRequest) (*mcp.C
 func (s *Session) ask(ctx context.Context, name string, call host.Call, d *host.Decision, drifted, always bool) *mcp.CallToolResult {
 	g := s.g
 	if g.approver == nil {
-		return toolError("toolwarden: this call to %s needs the user's approval, but the agent has no approver (sdk.WithApprover); the call was not made.\nWhy: %s", name, reasons(d))
+		return toolresult.Error("toolwarden: this call to %s needs the user's approval, but the agent has no approver (sdk.WithApprover); the call was not made.\nWhy: %s", name, toolresult.Reasons(d))
 	}
 	q := newQuestion(call, d, drifted, always)
 	ans, err := g.approver.Approve(ctx, q)
@@ -88,20 +89,20 @@ func (s *Session) ask(ctx context.Context, name string, call host.Call, d *host.
 		err = ctx.Err()
 	}
 	if err != nil {
-		return toolError("toolwarden: %s was not approved (%v), so it was denied.", name, err)
+		return toolresult.Error("toolwarden: %s was not approved (%v), so it was denied.", name, err)
 	}
 	if !q.Offers(ans) {
-		return toolError("toolwarden: the answer %q was not offered for %s (offered: %s), so the call was denied.", ans, name, optionList(q.Options))
+		return toolresult.Error("toolwarden: the answer %q was not offered for %s (offered: %s), so the call was denied.", ans, name, optionList(q.Options))
 	}
 	scope, allow := ans.scope()
 	if !allow {
-		return toolError("toolwarden: the user denied this call to %s. Do not retry it unless the user asks.", name)
+		return toolresult.Error("toolwarden: the user denied this call to %s. Do not retry it unless the user asks.", name)
 	}
 	g.mu.RLock()
 	err = g.h.Approve(s.id, d, scope)
 	g.mu.RUnlock()
 	if err != nil {
-		return toolError("toolwarden: could not record the approval of %s: %v", name, err)
+		return toolresult.Error("toolwarden: could not record the approval of %s: %v", name, err)
 	}
 	return nil
 }
@@ -155,7 +156,7 @@ func (c *guarded) forward(ctx context.Context, req mcp.CallToolRequest, call hos
 	case res == nil:
 		r.Text = "no result"
 	default:
-		r = host.Result{Text: resultText(res), IsError: res.IsError}
+		r = host.Result{Text: toolresult.Text(res), IsError: res.IsError}
 	}
 	g.h.Observe(ctx, call, d, r)
 	return res, err
@@ -191,45 +192,10 @@ func arguments(p mcp.CallToolParams) (json.RawMessage, error) {
 	return json.RawMessage(raw), nil
 }
 
-// resultText is what Observe sees of a result: its text content, else its
-// structured content as JSON.
-func resultText(r *mcp.CallToolResult) string {
-	var b strings.Builder
-	for _, c := range r.Content {
-		if t, ok := c.(mcp.TextContent); ok {
-			if b.Len() > 0 {
-				b.WriteByte('\n')
-			}
-			b.WriteString(t.Text)
-		}
-	}
-	if b.Len() == 0 && r.StructuredContent != nil {
-		if len(r.RawStructuredContent) > 0 {
-			return string(r.RawStructuredContent)
-		}
-		if j, err := json.Marshal(r.StructuredContent); err == nil {
-			return string(j)
-		}
-	}
-	return b.String()
-}
-
-func reasons(d *host.Decision) string {
-	msgs := make([]string, 0, len(d.Reasons))
-	for _, r := range d.Reasons {
-		msgs = append(msgs, r.Message+" ["+r.Code+"]")
-	}
-	return strings.Join(msgs, "; ")
-}
-
 func optionList(opts []Answer) string {
 	s := make([]string, len(opts))
 	for i, o := range opts {
 		s[i] = string(o)
 	}
 	return strings.Join(s, ", ")
-}
-
-func toolError(format string, args ...any) *mcp.CallToolResult {
-	return mcp.NewToolResultError(fmt.Sprintf(format, args...))
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/toolwarden/toolwarden/host"
 	"github.com/toolwarden/toolwarden/host/policy"
 	"github.com/toolwarden/toolwarden/sdk/internal/approval"
+	"github.com/toolwarden/toolwarden/sdk/internal/toolresult"
 	"github.com/toolwarden/toolwarden/sdk/proxy"
 )
 
@@ -130,15 +131,15 @@ func (p *serverPolicy) middleware(next server.ToolHandlerFunc) server.ToolHandle
 		name := req.Params.Name
 		st := p.srv.GetTool(name)
 		if st == nil {
-			return toolError("toolwarden: there is no tool %q.", name), nil
+			return toolresult.Error("toolwarden: there is no tool %q.", name), nil
 		}
 		e := p.cat.get(st.Tool)
 		if e == nil {
-			return toolError("toolwarden: the definition of %s cannot be read, so no call to it can be decided.", name), nil
+			return toolresult.Error("toolwarden: the definition of %s cannot be read, so no call to it can be decided.", name), nil
 		}
 		args, err := arguments(req.Params)
 		if err != nil {
-			return toolError("toolwarden: the arguments of %s %v; the call was not made.", name, err), nil
+			return toolresult.Error("toolwarden: the arguments of %s %v; the call was not made.", name, err), nil
 		}
 		call := host.Call{Session: p.session(ctx), Server: p.name, Tool: e.tool, Arguments: args, Context: p.context}
 		p.g.mu.RLock()
@@ -185,7 +186,7 @@ func (p *serverPolicy) ask(ctx context.Context, call host.Call, d *host.Decision
 		}
 		state, err := p.signer.Mint(p.binding(call, d))
 		if err != nil {
-			return toolError("toolwarden: cannot ask for approval: %v", err)
+			return toolresult.Error("toolwarden: cannot ask for approval: %v", err)
 		}
 		return server.NewInputRequestBuilder(state).Elicit(approval.ElicitationID, q.Params()).ToolResult()
 	}
@@ -197,7 +198,7 @@ func (p *serverPolicy) ask(ctx context.Context, call host.Call, d *host.Decision
 		Params:  q.Params(),
 	})
 	if err != nil {
-		return toolError("toolwarden: %s needs approval, but asking the client failed: %v", name, err)
+		return toolresult.Error("toolwarden: %s needs approval, but asking the client failed: %v", name, err)
 	}
 	return p.apply(call, d, &q, res)
 }
@@ -222,13 +223,13 @@ func (p *serverPolicy) apply(call host.Call, d *host.Decision, q *approval.Quest
 	}
 	scope, allow := Answer(choice).scope()
 	if !allow {
-		return toolError("toolwarden: the user denied this call to %s. Do not retry it unless the user asks.", name)
+		return toolresult.Error("toolwarden: the user denied this call to %s. Do not retry it unless the user asks.", name)
 	}
 	p.g.mu.RLock()
 	err = p.g.h.Approve(call.Session, d, scope)
 	p.g.mu.RUnlock()
 	if err != nil {
-		return toolError("toolwarden: could not record the approval of %s: %v", name, err)
+		return toolresult.Error("toolwarden: could not record the approval of %s: %v", name, err)
 	}
 	return nil
 }
@@ -244,7 +245,7 @@ func (p *serverPolicy) run(ctx context.Context, next server.ToolHandlerFunc, req
 		case err != nil:
 			r.Text = err.Error()
 		case res != nil:
-			r = host.Result{Text: resultText(res), IsError: res.IsError}
+			r = host.Result{Text: toolresult.Text(res), IsError: res.IsError}
 		}
 		p.g.h.Observe(ctx, call, d, r)
 	}
@@ -280,9 +281,9 @@ func formMode(c *mcp.ElicitationCapability) bool {
 }
 
 func refusedAnswer(name string, err error) *mcp.CallToolResult {
-	return toolError("toolwarden refused the approval sent with this call to %s, and did not make the call: %v. Call the tool again without inputResponses or requestState to be asked.", name, err)
+	return toolresult.Error("toolwarden refused the approval sent with this call to %s, and did not make the call: %v. Call the tool again without inputResponses or requestState to be asked.", name, err)
 }
 
 func cannotAsk(name string, d *host.Decision) *mcp.CallToolResult {
-	return toolError("toolwarden: this call to %s needs the user's approval, but this MCP client cannot show approval prompts (it did not declare the elicitation capability). The call was not made.\nWhy: %s", name, reasons(d))
+	return toolresult.Error("toolwarden: this call to %s needs the user's approval, but this MCP client cannot show approval prompts (it did not declare the elicitation capability). The call was not made.\nWhy: %s", name, toolresult.Reasons(d))
 }

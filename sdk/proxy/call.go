@@ -17,6 +17,7 @@ import (
 	"github.com/toolwarden/toolwarden/host/policy"
 	"github.com/toolwarden/toolwarden/sdk/internal/approval"
 	"github.com/toolwarden/toolwarden/sdk/internal/rawjson"
+	"github.com/toolwarden/toolwarden/sdk/internal/toolresult"
 	"github.com/toolwarden/toolwarden/sdk/internal/upstream"
 )
 
@@ -545,7 +546,7 @@ func (p *Proxy) settle(ctx context.Context, rt *route, call host.Call, d *host.D
 	if err != nil {
 		res := upstreamError(rt, err)
 		if observes {
-			p.h.Observe(ctx, call, d, host.Result{Text: resultText(res), IsError: true})
+			p.h.Observe(ctx, call, d, host.Result{Text: toolresult.Text(res), IsError: true})
 		}
 		return made(res)
 	}
@@ -553,7 +554,7 @@ func (p *Proxy) settle(ctx context.Context, rt *route, call host.Call, d *host.D
 	if !ok {
 		res := toolError("toolwarden: %s returned a malformed result for %s.", rt.up.Name(), rt.name)
 		if observes {
-			p.h.Observe(ctx, call, d, host.Result{Text: resultText(res), IsError: true})
+			p.h.Observe(ctx, call, d, host.Result{Text: toolresult.Text(res), IsError: true})
 		}
 		return made(res)
 	}
@@ -684,43 +685,9 @@ func contentShape(arr []byte) bool {
 	return ok
 }
 
-// resultText is the text Observe sees: the text content, else the
-// structured content as JSON.
-func resultText(r *mcp.CallToolResult) string {
-	var b strings.Builder
-	for _, c := range r.Content {
-		if t, ok := c.(mcp.TextContent); ok {
-			if b.Len() > 0 {
-				b.WriteByte('\n')
-			}
-			b.WriteString(t.Text)
-		}
-	}
-	if b.Len() == 0 && r.StructuredContent != nil {
-		if len(r.RawStructuredContent) > 0 {
-			return string(r.RawStructuredContent)
-		}
-		if j, err := json.Marshal(r.StructuredContent); err == nil {
-			return string(j)
-		}
-	}
-	return b.String()
-}
-
+// toolError is toolresult.Error under the name the proxy's files use.
 func toolError(format string, args ...any) *mcp.CallToolResult {
-	return mcp.NewToolResultError(fmt.Sprintf(format, args...))
-}
-
-func reasonText(d *host.Decision) string {
-	msgs := make([]string, 0, len(d.Reasons))
-	for _, r := range d.Reasons {
-		if r.Code != "" {
-			msgs = append(msgs, r.Message+" ["+r.Code+"]")
-		} else {
-			msgs = append(msgs, r.Message)
-		}
-	}
-	return strings.Join(msgs, "; ")
+	return toolresult.Error(format, args...)
 }
 
 func denied(rt *route, d *host.Decision) *mcp.CallToolResult {
@@ -728,11 +695,11 @@ func denied(rt *route, d *host.Decision) *mcp.CallToolResult {
 		// Codex's words for a config hide; a plugin's list event is not
 		// app configuration, and the reason names the plugin.
 		if len(d.Reasons) > 0 && d.Reasons[0].Code == policy.CodeBlockedByAppConfig {
-			return toolError("toolwarden: MCP tool call blocked by app configuration: %s is not available (%s).", rt.name, reasonText(d))
+			return toolError("toolwarden: MCP tool call blocked by app configuration: %s is not available (%s).", rt.name, toolresult.Reasons(d))
 		}
-		return toolError("toolwarden: %s is hidden from this session, so the call was not made (%s).", rt.name, reasonText(d))
+		return toolError("toolwarden: %s is hidden from this session, so the call was not made (%s).", rt.name, toolresult.Reasons(d))
 	}
-	return toolError("toolwarden denied this call to %s: %s", rt.name, reasonText(d))
+	return toolError("toolwarden denied this call to %s: %s", rt.name, toolresult.Reasons(d))
 }
 
 func refused(rt *route, err error) *mcp.CallToolResult {
@@ -743,7 +710,7 @@ func refused(rt *route, err error) *mcp.CallToolResult {
 func (p *Proxy) needsApproval(rt *route, d *host.Decision) *mcp.CallToolResult {
 	var b strings.Builder
 	fmt.Fprintf(&b, "toolwarden: this call to %s needs the user's approval, but this MCP client cannot show approval prompts (it did not declare the elicitation capability). The call was not made.\n", rt.name)
-	fmt.Fprintf(&b, "Why: %s\n", reasonText(d))
+	fmt.Fprintf(&b, "Why: %s\n", toolresult.Reasons(d))
 	if hs := d.Hints.String(); hs != "" {
 		fmt.Fprintf(&b, "Hints: %s\n", hs)
 	}
