@@ -9,6 +9,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/toolwarden/toolwarden/host/config"
 )
 
 // A case file is checked key by key before it is decoded: encoding/json
@@ -238,53 +240,15 @@ func position(raw []byte, at int) (line, col int) {
 	return line, col
 }
 
-// closest is the known key within a small edit distance of key (ignoring
-// case), or "" when none is that close.
+// closest is the known key that key most likely misspells, or "": the
+// did-you-mean of config diagnostics, so both name a near miss alike.
 func closest(key string, known map[string]*shape) string {
 	names := make([]string, 0, len(known))
 	for k := range known {
 		names = append(names, k)
 	}
 	sort.Strings(names)
-	best, bestD := "", 0
-	limit := 2
-	if len(key) <= 4 {
-		limit = 1
-	}
-	for _, k := range names {
-		d := editDistance(strings.ToLower(key), strings.ToLower(k))
-		if d <= limit && (best == "" || d < bestD) {
-			best, bestD = k, d
-		}
-	}
-	return best
-}
-
-// editDistance is the Levenshtein distance, with a swap of two neighbours
-// counted as one edit ("decsiion").
-func editDistance(a, b string) int {
-	ra, rb := []rune(a), []rune(b)
-	prev2 := make([]int, len(rb)+1)
-	prev := make([]int, len(rb)+1)
-	cur := make([]int, len(rb)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(ra); i++ {
-		cur[0] = i
-		for j := 1; j <= len(rb); j++ {
-			cost := 1
-			if ra[i-1] == rb[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-			if i > 1 && j > 1 && ra[i-1] == rb[j-2] && ra[i-2] == rb[j-1] {
-				cur[j] = min(cur[j], prev2[j-2]+1)
-			}
-		}
-		prev2, prev, cur = prev, cur, prev2
-	}
-	return prev[len(rb)]
+	return config.Suggest(key, names)
 }
 
 // checkSyntax checks that raw is one JSON value and nothing else. Text

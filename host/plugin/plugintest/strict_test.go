@@ -104,18 +104,3 @@ func TestKeyErrorIsATypedError(t *testing.T) {
 		t.Fatalf("want a *KeyError for decison, got %#v", err)
 	}
 }
-
-func TestEditDistance(t *testing.T) {
-	t.Parallel()
-	for _, tt := range []struct {
-		a, b string
-		want int
-	}{
-		{"decison", "decision", 1}, {"decsiion", "decision", 1}, {"argument", "arguments", 1},
-		{"", "abc", 3}, {"same", "same", 0}, {"future", "server", 5},
-	} {
-		if got := editDistance(tt.a, tt.b); got != tt.want {
-			t.Errorf("editDistance(%q, %q) = %d, want %d", tt.a, tt.b, got, tt.want)
-		}
-	}
-}
