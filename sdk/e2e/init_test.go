@@ -1,15 +1,12 @@
 package e2e
 
 import (
-	"bytes"
-	"context"
 	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/BurntSushi/toml"
 )
@@ -180,33 +177,6 @@ func TestInitThenOneCommandGivesAProtectedSession(t *testing.T) {
 			mustContain(t, r[4].Text, "~/.ssh")
 		})
 	}
-}
-
-// runTSFrom runs sdk/testdata/tsclient.mjs as an agent would spawn a
-// server: from the folder dir, with the environment environ.
-func runTSFrom(t *testing.T, sdk, dir string, environ []string, script map[string]any) tsResult {
-	t.Helper()
-	js, _ := json.Marshal(script)
-	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, "node", filepath.Join(root, "sdk", "testdata", "tsclient.mjs"), string(js))
-	cmd.Dir = dir
-	cmd.Env = append(append([]string{}, environ...), "MCP_SDK="+sdk)
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("tsclient: %v\nstdout: %s\nstderr: %s", err, out.String(), errb.String())
-	}
-	var res tsResult
-	if err := json.Unmarshal(out.Bytes(), &res); err != nil {
-		t.Fatalf("tsclient output: %v\n%s\nstderr: %s", err, out.String(), errb.String())
-	}
-	t.Cleanup(func() {
-		if t.Failed() {
-			t.Logf("tsclient stderr:\n%s", errb.String())
-		}
-	})
-	return res
 }
 
 func mkdirs(t *testing.T, dirs ...string) {

@@ -1,16 +1,12 @@
 package e2e
 
 import (
-	"bytes"
-	"context"
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 )
 
 // Live changes: a running wrap applies an edited config to its next
@@ -173,37 +169,6 @@ func TestSIGHUPReloadsARunningWrap(t *testing.T) {
 	if contains(r[6].Tools, "list_directory") || !r[7].IsError || fileExists(b) {
 		t.Errorf("after SIGHUP: list %v, write_file %+v", r[6].Tools, r[7])
 	}
-}
-
-// runTSWithStderr is runTSScript that also returns what the client's
-// process wrote to stderr, the wrapped toolwarden's included.
-func runTSWithStderr(t *testing.T, fields map[string]any, steps []tsStep, command string, args ...string) (tsResult, string) {
-	t.Helper()
-	sdk := nodeSDK(t)
-	s := map[string]any{"command": command, "args": args, "steps": steps, "env": map[string]string{"XDG_CONFIG_HOME": t.TempDir()}}
-	for k, v := range fields {
-		s[k] = v
-	}
-	script, _ := json.Marshal(s)
-	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, "node", filepath.Join(root, "sdk", "testdata", "tsclient.mjs"), string(script))
-	cmd.Env = append(os.Environ(), "MCP_SDK="+sdk)
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("tsclient: %v\nstdout: %s\nstderr: %s", err, out.String(), errb.String())
-	}
-	var res tsResult
-	if err := json.Unmarshal(out.Bytes(), &res); err != nil {
-		t.Fatalf("tsclient output: %v\n%s\nstderr: %s", err, out.String(), errb.String())
-	}
-	t.Cleanup(func() {
-		if t.Failed() {
-			t.Logf("tsclient stderr:\n%s", errb.String())
-		}
-	})
-	return res, errb.String()
 }
 
 // toolwarden proxy reloads the same way: its servers stay as they were

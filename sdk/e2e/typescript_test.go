@@ -1,77 +1,12 @@
 package e2e
 
 import (
-	"bytes"
-	"context"
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 )
-
-type tsStep struct {
-	Op        string         `json:"op"`
-	Name      string         `json:"name,omitempty"`
-	Arguments map[string]any `json:"arguments,omitempty"`
-	Roots     []string       `json:"roots,omitempty"`    // setRoots
-	Contains  string         `json:"contains,omitempty"` // waitFor
-}
-
-type tsResult struct {
-	Results []struct {
-		Op      string   `json:"op"`
-		Name    string   `json:"name"`
-		Tools   []string `json:"tools"`
-		IsError bool     `json:"isError"`
-		Text    string   `json:"text"`
-		Thrown  string   `json:"thrown"`
-	} `json:"results"`
-	Asked []struct {
-		Message         string         `json:"message"`
-		RequestedSchema map[string]any `json:"requestedSchema"`
-	} `json:"asked"`
-}
-
-// runTS runs sdk/testdata/tsclient.mjs: the official TypeScript SDK client
-// against command, with scripted elicitation answers.
-func runTS(t *testing.T, elicitation bool, answers []string, steps []tsStep, command string, args ...string) tsResult {
-	t.Helper()
-	return runTSScript(t, map[string]any{"elicitation": elicitation, "answers": answers}, steps, command, args...)
-}
-
-// runTSScript is runTS with the script's other fields given (see
-// tsclient.mjs).
-func runTSScript(t *testing.T, fields map[string]any, steps []tsStep, command string, args ...string) tsResult {
-	t.Helper()
-	sdk := nodeSDK(t)
-	s := map[string]any{"command": command, "args": args, "steps": steps, "env": map[string]string{"XDG_CONFIG_HOME": t.TempDir(), "TOOLWARDEN_CATALOG": os.Getenv("TOOLWARDEN_CATALOG")}}
-	for k, v := range fields {
-		s[k] = v
-	}
-	script, _ := json.Marshal(s)
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, "node", filepath.Join(root, "sdk", "testdata", "tsclient.mjs"), string(script))
-	cmd.Env = append(os.Environ(), "MCP_SDK="+sdk)
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("tsclient: %v\nstdout: %s\nstderr: %s", err, out.String(), errb.String())
-	}
-	var res tsResult
-	if err := json.Unmarshal(out.Bytes(), &res); err != nil {
-		t.Fatalf("tsclient output: %v\n%s\nstderr: %s", err, out.String(), errb.String())
-	}
-	t.Cleanup(func() {
-		if t.Failed() {
-			t.Logf("tsclient stderr:\n%s", errb.String())
-		}
-	})
-	return res
-}
 
 // The official TypeScript SDK client works through wrap: listing, calls,
 // and approval prompts by elicitation (accept and decline), in front of a
