@@ -3,7 +3,6 @@ package plugin
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"regexp"
 	"strings"
@@ -19,53 +18,14 @@ import (
 	"github.com/toolwarden/toolwarden/plugins/argguard"
 )
 
-// argguardTwins is one argguard config in the shipped module (a fresh
-// instance, which its first event configures, as the pool's instances are)
-// and in the Go reference (plugins/argguard), fed the same envelopes.
-type argguardTwins struct {
-	host *Plugin // lends its runtime, module and envelope builder
-	in   *instance
-	ref  *pdk.Plugin
-	cfg  string
-	tail []byte // this config's end of the envelope
-}
+// argguardTwins is one argguard config in the shipped module and in the
+// Go reference (plugins/argguard).
+type argguardTwins struct{ *moduleTwins }
 
-// newArgguardTwins: host is builtin argguard loaded with no config; the
-// instance has its deadline.
+// newArgguardTwins: host is builtin argguard loaded with no config.
 func newArgguardTwins(t testing.TB, host *Plugin, cfg any) *argguardTwins {
 	t.Helper()
-	raw, err := json.Marshal(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	in, err := host.newInstance(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	return &argguardTwins{host: host, in: in, ref: argguard.New(), cfg: string(raw), tail: tail("argguard", raw)}
-}
-
-func (a *argguardTwins) close() { a.in.close() }
-
-// envelope is the host's check envelope for c, with this config.
-func (a *argguardTwins) envelope(c *policy.CheckInput) []byte {
-	env := a.in.appendCheck(nil, c)
-	return append(env[:len(env)-len(a.host.tail)], a.tail...)
-}
-
-// run gives both the same event and reports any difference in return code
-// or output bytes.
-func (a *argguardTwins) run(t testing.TB, ev Event, env []byte) (code uint32, out []byte) {
-	t.Helper()
-	got, code, f := a.in.call(context.Background(), ev, env)
-	if f != nil {
-		t.Fatalf("config %s: the module failed: %v\ninput %q", a.cfg, f, env)
-	}
-	wantCode, want := a.ref.Handle(uint32(ev), env)
-	if code != wantCode || !bytes.Equal(got, want) {
-		t.Fatalf("config %s\ninput %q\nmodule    %d %q\nreference %d %q", a.cfg, env, code, got, wantCode, want)
-	}
-	return code, got
+	return &argguardTwins{newModuleTwins(t, host, "argguard", argguard.New(), cfg)}
 }
 
 // check runs a check of tool (in app) with raw JSON arguments.

@@ -21,52 +21,20 @@ import (
 	"github.com/toolwarden/toolwarden/plugins/secrets/fake"
 )
 
-// secretsTwins is one secrets config in the shipped module (a fresh
-// instance, which its first event configures) and in the Go reference
-// (plugins/secrets), fed the same envelopes.
-type secretsTwins struct {
-	host *Plugin
-	in   *instance
-	ref  *pdk.Plugin
-	cfg  string
-	tail []byte
-}
+// secretsTwins is one secrets config in the shipped module and in the Go
+// reference (plugins/secrets).
+type secretsTwins struct{ *moduleTwins }
 
 func newSecretsTwins(t testing.TB, host *Plugin, cfg any) *secretsTwins {
 	t.Helper()
-	raw, err := json.Marshal(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	in, err := host.newInstance(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	return &secretsTwins{host: host, in: in, ref: secrets.New(), cfg: string(raw), tail: tail("secrets", raw)}
-}
-
-func (s *secretsTwins) close() { s.in.close() }
-
-// run gives both the same event and fails on any difference in return
-// code or output bytes.
-func (s *secretsTwins) run(t testing.TB, ev Event, env []byte) (uint32, []byte) {
-	t.Helper()
-	got, code, f := s.in.call(context.Background(), ev, env)
-	if f != nil {
-		t.Fatalf("config %s: the module failed: %v\ninput %q", s.cfg, f, env)
-	}
-	wantCode, want := s.ref.Handle(uint32(ev), env)
-	if code != wantCode || !bytes.Equal(got, want) {
-		t.Fatalf("config %s\ninput %q\nmodule    %d %q\nreference %d %q", s.cfg, env, code, got, wantCode, want)
-	}
-	return code, append([]byte(nil), got...)
+	return &secretsTwins{newModuleTwins(t, host, "secrets", secrets.New(), cfg)}
 }
 
 func (s *secretsTwins) observe(t testing.TB, text string, labels []string) []byte {
 	t.Helper()
 	env := s.in.appendObserve(nil, &policy.ObserveInput{Session: "s", Labels: labels, Server: "x", App: "x",
 		Tool: testTool, Arguments: []byte(`{}`), Result: text})
-	_, out := s.run(t, EventObserve, append(env[:len(env)-len(s.host.tail)], s.tail...))
+	_, out := s.run(t, EventObserve, s.withConfig(env))
 	return out
 }
 
@@ -75,8 +43,7 @@ func (s *secretsTwins) check(t testing.TB, tool, args string, exfiltrate bool, l
 	c := checkInput(args, labels...)
 	c.Tool = &hints.Tool{Name: tool, HashHex: testTool.HashHex}
 	c.Caps = hints.Capabilities{CanExfiltrate: exfiltrate}
-	env := s.in.appendCheck(nil, c)
-	return s.run(t, EventCheck, append(env[:len(env)-len(s.host.tail)], s.tail...))
+	return s.run(t, EventCheck, s.envelope(c))
 }
 
 func loadSecrets(t testing.TB) *Plugin {
