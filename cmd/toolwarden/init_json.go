@@ -294,6 +294,14 @@ func jsonString(s string) string {
 // jsonStringArray writes a string array; when the array it replaces spanned
 // lines, one element per line at that array's indentation.
 func jsonStringArray(items []string, multiline bool, indent string) string {
+	return stringArray(items, jsonString, multiline, indent, "")
+}
+
+// stringArray writes items as an array with each quoted by quote: on one
+// line, or one element per line at indent when the array it replaces
+// spanned lines, the last followed by trail (TOML takes a trailing comma,
+// JSON does not). An empty array is [] either way.
+func stringArray(items []string, quote func(string) string, multiline bool, indent, trail string) string {
 	if len(items) == 0 {
 		return "[]"
 	}
@@ -309,10 +317,10 @@ func jsonStringArray(items []string, multiline bool, indent string) string {
 		if multiline {
 			b.WriteString("\n" + indent + "  ")
 		}
-		b.WriteString(jsonString(s))
+		b.WriteString(quote(s))
 	}
 	if multiline {
-		b.WriteString("\n" + indent)
+		b.WriteString(trail + "\n" + indent)
 	}
 	b.WriteByte(']')
 	return b.String()

@@ -310,23 +310,5 @@ func tomlString(s string) string {
 // tomlStringArray writes a string array, one element per line when the
 // array it replaces spanned lines.
 func tomlStringArray(items []string, multiline bool, indent string) string {
-	var b strings.Builder
-	b.WriteByte('[')
-	for i, s := range items {
-		if i > 0 {
-			b.WriteByte(',')
-			if !multiline {
-				b.WriteByte(' ')
-			}
-		}
-		if multiline {
-			b.WriteString("\n" + indent + "  ")
-		}
-		b.WriteString(tomlString(s))
-	}
-	if multiline && len(items) > 0 {
-		b.WriteString(",\n" + indent)
-	}
-	b.WriteByte(']')
-	return b.String()
+	return stringArray(items, tomlString, multiline, indent, ",")
 }
