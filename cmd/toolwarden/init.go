@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/toolwarden/toolwarden/host/config"
+	"github.com/toolwarden/toolwarden/sdk/hook"
 )
 
 func init() {
@@ -89,7 +90,7 @@ func (f *initFlags) run(e *env) int {
 
 	// 1. The agents' files, read before anything is written.
 	var found []*agentFile
-	for _, loc := range agentLocations(home, f.project, e.getenv("CODEX_HOME")) {
+	for _, loc := range agentLocations(hook.Places{Home: home, Project: f.project, Getenv: e.getenv}) {
 		af, err := readAgentFile(loc.agent, loc.path, loc.format)
 		if err != nil {
 			fmt.Fprintln(e.stderr, "toolwarden init:", err)

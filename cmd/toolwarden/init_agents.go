@@ -11,6 +11,8 @@ import (
 	"strings"
 
 	"github.com/BurntSushi/toml"
+
+	"github.com/toolwarden/toolwarden/sdk/hook"
 )
 
 // agentFile is one agent's MCP configuration file as init found it: the
@@ -37,19 +39,25 @@ type agentServer struct {
 	unknown string
 }
 
-// agentLocations are the files init reads, per agent, for a home and a
-// project folder. Codex honours CODEX_HOME as Codex does.
-func agentLocations(home, project, codexHome string) []struct{ agent, path, format string } {
-	if codexHome == "" {
-		codexHome = filepath.Join(home, ".codex")
+// agentLocations are the files init reads, per agent: the ones
+// `toolwarden tools sync` reads (hook.Places.ConfigFiles), so both find an
+// agent's servers in the same places (CLAUDE_CONFIG_DIR and CODEX_HOME
+// honoured as the agents honour them).
+func agentLocations(p hook.Places) []struct{ agent, path, format string } {
+	var out []struct{ agent, path, format string }
+	for _, a := range []struct {
+		id   hook.Agent
+		name string
+	}{{hook.Claude, "Claude Code"}, {hook.Codex, "Codex"}, {hook.Gemini, "Gemini CLI"}} {
+		for _, path := range p.ConfigFiles(a.id) {
+			format := "json"
+			if filepath.Ext(path) == ".toml" {
+				format = "toml"
+			}
+			out = append(out, struct{ agent, path, format string }{a.name, path, format})
+		}
 	}
-	return []struct{ agent, path, format string }{
-		{"Claude Code", filepath.Join(project, ".mcp.json"), "json"},
-		{"Claude Code", filepath.Join(home, ".claude.json"), "json"},
-		{"Codex", filepath.Join(codexHome, "config.toml"), "toml"},
-		{"Gemini CLI", filepath.Join(home, ".gemini", "settings.json"), "json"},
-		{"Gemini CLI", filepath.Join(project, ".gemini", "settings.json"), "json"},
-	}
+	return out
 }
 
 // readAgentFile reads and parses one agent file. A missing file is (nil,

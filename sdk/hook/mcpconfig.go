@@ -54,16 +54,13 @@ type Places struct {
 func (p Places) AgentServers(agent Agent) ([]Server, []error) {
 	switch agent {
 	case Claude:
-		dir := p.Home
-		if d := p.getenv("CLAUDE_CONFIG_DIR"); d != "" {
-			dir = d
-		}
 		var out []Server
 		var errs []error
-		user := filepath.Join(dir, ".claude.json")
+		files := p.ConfigFiles(Claude)
+		user := files[0]
 		s, err := p.claudeUser(user)
 		out, errs = appendServers(out, errs, s, err)
-		s, err = p.jsonServers(filepath.Join(p.Project, ".mcp.json"), "mcpServers", claudeEntry)
+		s, err = p.jsonServers(files[1], "mcpServers", claudeEntry)
 		s = markUntrusted(s, func(name string) bool { return p.claudeApproved(user, name) },
 			"a server of the project's .mcp.json that Claude Code has not been told to trust (approve it in Claude Code, or pass --trust-project)")
 		out, errs = appendServers(out, errs, s, err)
@@ -71,20 +68,17 @@ func (p Places) AgentServers(agent Agent) ([]Server, []error) {
 	case Gemini:
 		var out []Server
 		var errs []error
-		s, err := p.jsonServers(filepath.Join(p.Home, ".gemini", "settings.json"), "mcpServers", geminiEntry)
+		files := p.ConfigFiles(Gemini)
+		s, err := p.jsonServers(files[0], "mcpServers", geminiEntry)
 		out, errs = appendServers(out, errs, s, err)
-		s, err = p.jsonServers(filepath.Join(p.Project, ".gemini", "settings.json"), "mcpServers", geminiEntry)
+		s, err = p.jsonServers(files[1], "mcpServers", geminiEntry)
 		trusted := p.geminiTrusted()
 		s = markUntrusted(s, func(string) bool { return trusted },
 			"a server of the project's .gemini/settings.json, a folder not trusted in Gemini CLI (~/.gemini/trustedFolders.json; trust it there, or pass --trust-project)")
 		out, errs = appendServers(out, errs, s, err)
 		return out, errs
 	case Codex:
-		dir := filepath.Join(p.Home, ".codex")
-		if d := p.getenv("CODEX_HOME"); d != "" {
-			dir = d
-		}
-		path := filepath.Join(dir, "config.toml")
+		path := p.ConfigFiles(Codex)[0]
 		if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
 			return nil, nil
 		}
@@ -95,6 +89,32 @@ func (p Places) AgentServers(agent Agent) ([]Server, []error) {
 		return s, nil
 	}
 	return nil, []error{fmt.Errorf("unknown agent %q", agent)}
+}
+
+// ConfigFiles are the files agent reads its MCP servers from, from the
+// least to the most specific, as AgentServers reads them (and `toolwarden
+// init` rewrites them): Claude Code's .claude.json (in CLAUDE_CONFIG_DIR,
+// default the home folder) and the project's .mcp.json; Gemini CLI's
+// ~/.gemini/settings.json and the project's .gemini/settings.json; Codex's
+// config.toml (in CODEX_HOME, default ~/.codex). None for an unknown agent.
+func (p Places) ConfigFiles(agent Agent) []string {
+	switch agent {
+	case Claude:
+		dir := p.Home
+		if d := p.getenv("CLAUDE_CONFIG_DIR"); d != "" {
+			dir = d
+		}
+		return []string{filepath.Join(dir, ".claude.json"), filepath.Join(p.Project, ".mcp.json")}
+	case Gemini:
+		return []string{filepath.Join(p.Home, ".gemini", "settings.json"), filepath.Join(p.Project, ".gemini", "settings.json")}
+	case Codex:
+		dir := filepath.Join(p.Home, ".codex")
+		if d := p.getenv("CODEX_HOME"); d != "" {
+			dir = d
+		}
+		return []string{filepath.Join(dir, "config.toml")}
+	}
+	return nil
 }
 
 func appendServers(out []Server, errs []error, s []Server, err error) ([]Server, []error) {
