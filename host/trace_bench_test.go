@@ -68,8 +68,7 @@ func TestWithoutTraceDecidesTheSameWithNoTrace(t *testing.T) {
 
 // BenchmarkCheckTrace measures what the trace costs: the same primed call
 // with the trace built ("traced") and without (host.Settings.WithoutTrace).
-// Run with -count N; the sub-benchmarks alternate within each count, so the
-// ratio untraced/traced is best read per count (same round).
+// Run with -count N and compare the medians of untraced and traced.
 func BenchmarkCheckTrace(b *testing.B) {
 	ctx := context.Background()
 	for _, c := range traceCases {
