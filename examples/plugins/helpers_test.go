@@ -3,9 +3,14 @@ package examples_test
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
+	"io"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -327,9 +332,19 @@ func FuzzKitShellWords(f *testing.F) {
 }
 
 // buildOnceVectors is vectorsBuild for fuzz setup: a kit whose toolchain
-// is missing is left out (nil) unless toolchains are required.
+// is missing is left out (nil) unless toolchains are required. The fuzzing
+// engine restarts its worker processes now and then, and each would build
+// all three plugins again, so while fuzzing (-test.fuzz set) a build is
+// kept in the temporary folder under a hash of the kit's sources.
 func buildOnceVectors(f *testing.F, dir string) []byte {
 	f.Helper()
+	var cached string
+	if fz := flag.Lookup("test.fuzz"); fz != nil && fz.Value.String() != "" {
+		cached = filepath.Join(os.TempDir(), "toolwarden-vectors-"+kitSourcesHash(f, dir)+".wasm")
+		if bin, err := os.ReadFile(cached); err == nil {
+			return bin
+		}
+	}
 	b := vectorsBuild(f, dir)
 	if b.missing && !requireToolchains() {
 		f.Logf("SKIP %s: toolchain missing (%v)", dir, b.err)
@@ -338,5 +353,31 @@ func buildOnceVectors(f *testing.F, dir string) []byte {
 	if b.err != nil {
 		f.Fatalf("%s: %v", dir, b.err)
 	}
+	if cached != "" {
+		tmp := cached + "." + strconv.Itoa(os.Getpid())
+		if os.WriteFile(tmp, b.wasm, 0o644) == nil {
+			os.Rename(tmp, cached)
+		}
+	}
 	return b.wasm
+}
+
+// kitSourcesHash hashes every file under the kit's folder (pdk/<kit>) but
+// built outputs: the sources of the kit and of its vectors plugin.
+func kitSourcesHash(t testing.TB, dir string) string {
+	h := sha256.New()
+	root := filepath.Join(repoRoot(t), filepath.Dir(dir))
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || strings.HasSuffix(path, ".wasm") {
+			return err
+		}
+		raw, err := os.ReadFile(path)
+		io.WriteString(h, path+"\x00")
+		h.Write(raw)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return hex.EncodeToString(h.Sum(nil))[:16]
 }
