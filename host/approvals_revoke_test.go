@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/toolwarden/toolwarden/host"
+	"github.com/toolwarden/toolwarden/host/internal/interleave"
 	"github.com/toolwarden/toolwarden/host/policy"
 	"github.com/toolwarden/toolwarden/host/session"
 )
@@ -213,24 +214,7 @@ func BenchmarkCheckRememberedInterleaved(b *testing.B) {
 			}
 		}
 	}
-	const block = 16
-	total := make([]time.Duration, len(cases))
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		for j, f := range cases {
-			start := time.Now()
-			for k := 0; k < block; k++ {
-				if !f() {
-					b.Fatalf("%s: unexpected decision", names[j])
-				}
-			}
-			total[j] += time.Since(start)
-		}
-	}
-	for j, name := range names {
-		b.ReportMetric(float64(total[j].Nanoseconds())/float64(b.N*block), name+"-ns/call")
-	}
+	total := interleave.Blocks(b, names, cases)
 	b.ReportMetric(float64(total[1])/float64(total[0]), "always/session")
 	b.ReportMetric(float64(total[3])/float64(total[2]), "askfile/ask")
-	b.ReportMetric(0, "ns/op")
 }

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/toolwarden/toolwarden/host/internal/interleave"
 	"github.com/toolwarden/toolwarden/host/session"
 )
 
@@ -16,16 +17,7 @@ import (
 // bytes are compared too (a rewrite within one timestamp tick keeps its
 // stamp). Compare the cases as ratios within one run.
 func BenchmarkRemembered(b *testing.B) {
-	file := filepath.Join(b.TempDir(), "approvals.json")
-	if err := os.WriteFile(file, []byte(grantFile(keyA)), 0o600); err != nil {
-		b.Fatal(err)
-	}
-	steady := openP(b, file)
-	session.TrustStampAtOnce(steady)
-	racy := openP(b, file)
-	session.SetRacyWindow(racy, time.Hour)
-	s := session.NewStore(nil).Get("s")
-	s.Remember(keyA)
+	s, steady, racy := rememberedCases(b)
 	for _, c := range []struct {
 		name       string
 		remembered func() bool
@@ -58,46 +50,37 @@ func remembered2(s *session.Session, k session.ApprovalKey) bool {
 // them alike, and reports each one's time per check and its ratio to the
 // session lookup (metrics "<case>/session").
 func BenchmarkRememberedInterleaved(b *testing.B) {
-	file := filepath.Join(b.TempDir(), "approvals.json")
-	if err := os.WriteFile(file, []byte(grantFile(keyA)), 0o600); err != nil {
-		b.Fatal(err)
-	}
-	steady := openP(b, file)
-	session.TrustStampAtOnce(steady)
-	racy := openP(b, file)
-	session.SetRacyWindow(racy, time.Hour)
-	s := session.NewStore(nil).Get("s")
-	s.Remember(keyA)
-	interleave(b, []string{"session", "stat", "changed"}, []func() bool{
+	s, steady, racy := rememberedCases(b)
+	interleaved(b, []string{"session", "stat", "changed"}, []func() bool{
 		func() bool { return remembered2(s, keyA) },
 		func() bool { return remembered(steady, keyA) },
 		func() bool { return remembered(racy, keyA) },
 	})
 }
 
-// interleave runs each case in blocks, all cases in turn, and reports
-// each case's ns per call and its ratio to the first case.
-func interleave(b *testing.B, names []string, cases []func() bool) {
+// rememberedCases are keyA remembered three ways: in a session, and in an
+// approvals file whose stamp is trusted at once (steady) or whose bytes are
+// compared on every check (racy, as in the first 2 s after a change).
+func rememberedCases(b *testing.B) (s *session.Session, steady, racy *session.Persistent) {
+	file := filepath.Join(b.TempDir(), "approvals.json")
+	if err := os.WriteFile(file, []byte(grantFile(keyA)), 0o600); err != nil {
+		b.Fatal(err)
+	}
+	steady = openP(b, file)
+	session.TrustStampAtOnce(steady)
+	racy = openP(b, file)
+	session.SetRacyWindow(racy, time.Hour)
+	s = session.NewStore(nil).Get("s")
+	s.Remember(keyA)
+	return s, steady, racy
+}
+
+// interleaved runs the cases with interleave.Blocks and reports each one's
+// ratio to the first ("<case>/<first>").
+func interleaved(b *testing.B, names []string, cases []func() bool) {
 	b.Helper()
-	const block = 16
-	total := make([]time.Duration, len(cases))
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		for j, f := range cases {
-			start := time.Now()
-			for k := 0; k < block; k++ {
-				if !f() {
-					b.Fatalf("%s: not remembered", names[j])
-				}
-			}
-			total[j] += time.Since(start)
-		}
+	total := interleave.Blocks(b, names, cases)
+	for j := 1; j < len(names); j++ {
+		b.ReportMetric(float64(total[j])/float64(total[0]), names[j]+"/"+names[0])
 	}
-	for j, name := range names {
-		b.ReportMetric(float64(total[j].Nanoseconds())/float64(b.N*block), name+"-ns/call")
-		if j > 0 {
-			b.ReportMetric(float64(total[j])/float64(total[0]), name+"/"+names[0])
-		}
-	}
-	b.ReportMetric(0, "ns/op")
 }
