@@ -88,6 +88,10 @@ func (c *guarded) filter(ctx context.Context, res *mcp.ListToolsResult, parsed m
 	return &out
 }
 
+// The methods below pass through to the server. Each is written out
+// rather than inherited by embedding the client: a method mcp-go adds to
+// client.MCPClient must fail to compile here, not reach the server
+// undecided.
 func (c *guarded) Initialize(ctx context.Context, req mcp.InitializeRequest) (*mcp.InitializeResult, error) {
 	return c.up.inner.Initialize(ctx, req)
 }
