@@ -18,9 +18,3 @@ require (
 	github.com/yosida95/uritemplate/v3 v3.0.2 // indirect
 	golang.org/x/text v0.14.0 // indirect
 )
-
-// The JSON-schema library mcp-go's server package imports compiled its
-// metaschemas in init: ~4 ms at the start of every toolwarden process
-// (hooks included). This copy compiles them on first use; see
-// docs/RATIONALE.md "Process start".
-replace github.com/santhosh-tekuri/jsonschema/v6 => ./third_party/santhosh-tekuri/jsonschema
