@@ -64,6 +64,7 @@ enum {
 	TW_EVENT_LIST = 1,
 	TW_EVENT_CHECK = 2,
 	TW_EVENT_OBSERVE = 3,
+	TW_EVENT_INIT = 4, /* the policy's data file, once per instance (ABI section 13) */
 };
 
 enum {
@@ -877,6 +878,11 @@ typedef struct tw_plugin {
 	void (*list)(const tw_event *ev, tw_names *hide);
 	/* state: true asks for per-session state (tw_state_*). */
 	bool state;
+	/* data receives the policy's data file (JSON; null when the policy has
+	 * none) once per instance, before its first other event; what it reads
+	 * stays valid for the instance's life. It returns false with *error set
+	 * to fail the instance (pdk/ABI.md section 13). */
+	bool (*data)(tw_value data, tw_str *error);
 } tw_plugin;
 
 static bool tw__configured;
@@ -907,6 +913,7 @@ static void tw__events(tw_buf *b, const tw_plugin *pl) {
 	if (pl->list) { tw_buf_cstr(b, "\"list\""); n++; }
 	if (pl->check) { if (n++) tw_buf_byte(b, ','); tw_buf_cstr(b, "\"check\""); }
 	if (pl->observe) { if (n++) tw_buf_byte(b, ','); tw_buf_cstr(b, "\"observe\""); }
+	if (pl->data) { if (n++) tw_buf_byte(b, ','); tw_buf_cstr(b, "\"init\""); }
 }
 
 static const char *const tw__decisions[] = {"abstain", "allow", "ask", "deny"};
@@ -1005,6 +1012,19 @@ static uint32_t tw__run(const tw_plugin *pl, uint32_t event, uint32_t input_len)
 			tw_buf_cstr(&out, event == TW_EVENT_LIST ? "{\"hide\":[" : "{\"labels\":[");
 			tw_buf_str(&out, tw_buf_done(&names.items));
 			tw_buf_cstr(&out, "]}");
+		}
+		break;
+	}
+	case TW_EVENT_INIT: {
+		if (!pl->data) {
+			code = TW_NOT_HANDLED;
+			break;
+		}
+		configuring = true; /* the data's memory lives on */
+		tw_str err = TW_STR("bad data");
+		if (!pl->data(tw_get(ev.input, "data"), &err)) {
+			code = TW_BAD_CONFIG;
+			tw_buf_str(&out, err);
 		}
 		break;
 	}

@@ -134,7 +134,7 @@ fn handle<C: 'static>(p: &'static Plugin<C>, event: u32, input: &'static [u8], o
             json::write_string(out, p.version);
             out.push(b",\"events\":[");
             let mut n = 0;
-            for (name, on) in [("list", p.list.is_some()), ("check", p.check.is_some()), ("observe", p.observe.is_some())] {
+            for (name, on) in [("list", p.list.is_some()), ("check", p.check.is_some()), ("observe", p.observe.is_some()), ("init", p.data.is_some())] {
                 if on {
                     if n > 0 {
                         out.byte(b',');
@@ -229,6 +229,18 @@ fn handle<C: 'static>(p: &'static Plugin<C>, event: u32, input: &'static [u8], o
                     }
                     crate::OK
                 }
+            }
+        }
+        crate::EVENT_INIT => {
+            let f = match p.data {
+                Some(f) => f,
+                None => return crate::NOT_HANDLED,
+            };
+            // The data's memory lives on, as the config's does.
+            *configuring = true;
+            match f(root.get("data"), crate::Alloc::new()) {
+                Err(e) => fail(out, e),
+                Ok(()) => crate::OK,
             }
         }
         _ => crate::NOT_HANDLED,

@@ -54,6 +54,8 @@ pub const EVENT_DESCRIBE: u32 = 0;
 pub const EVENT_LIST: u32 = 1;
 pub const EVENT_CHECK: u32 = 2;
 pub const EVENT_OBSERVE: u32 = 3;
+/// The policy's data file, once per instance (ABI section 13).
+pub const EVENT_INIT: u32 = 4;
 
 /// Return codes of `toolwarden_handle` (ABI section 3.1).
 pub const OK: u32 = 0;
@@ -319,11 +321,18 @@ pub struct Plugin<C: 'static> {
     pub list: Option<NamesFn<C>>,
     /// Asks for per-session state (pdk/ABI.md section 12; `state.rs`).
     pub state: bool,
+    /// Receives the policy's data file once per instance (section 13).
+    pub data: Option<DataFn>,
 }
+
+/// Reads the policy's data file (JSON; null when the policy has none) once
+/// per instance, before its first other event; what it reads or allocates
+/// is `'static`. An error fails the instance.
+pub type DataFn = fn(Value<'static>, Alloc<'static>) -> Result<(), Error<'static>>;
 
 impl<C: 'static> Plugin<C> {
     pub const fn new(name: &'static str, version: &'static str, configure: ConfigureFn<C>) -> Self {
-        Plugin { name, version, configure, check: None, observe: None, list: None, state: false }
+        Plugin { name, version, configure, check: None, observe: None, list: None, state: false, data: None }
     }
     pub const fn check(mut self, f: CheckFn<C>) -> Self {
         self.check = Some(f);
@@ -340,6 +349,11 @@ impl<C: 'static> Plugin<C> {
     /// Asks for per-session state: [`Event::counter`], [`Event::add`], ...
     pub const fn stateful(mut self) -> Self {
         self.state = true;
+        self
+    }
+    /// Receives the policy's data file: [`DataFn`].
+    pub const fn data(mut self, f: DataFn) -> Self {
+        self.data = Some(f);
         self
     }
 }
