@@ -99,17 +99,7 @@ func vectorsBuild(t testing.TB, dir string) *built {
 // buildExample does.
 func buildVectors(t *testing.T, dir string) []byte {
 	t.Helper()
-	b := vectorsBuild(t, dir)
-	if b.missing {
-		if requireToolchains() {
-			t.Fatalf("%s: toolchain missing and TOOLWARDEN_REQUIRE_TOOLCHAINS=1: %v", dir, b.err)
-		}
-		t.Skipf("SKIP %s: toolchain missing (%v); run scripts/setup.sh", dir, b.err)
-	}
-	if b.err != nil {
-		t.Fatalf("%s: build failed: %v", dir, b.err)
-	}
-	return b.wasm
+	return vectorsBuild(t, dir).module(t, dir)
 }
 
 // vectorsPlugin is a loaded vectors plugin with its patterns.

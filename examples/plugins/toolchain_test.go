@@ -55,15 +55,22 @@ var (
 // toolchain is missing.
 func buildExample(t testing.TB, lang string) []byte {
 	t.Helper()
-	b := buildOnce(t, lang)
+	return buildOnce(t, lang).module(t, lang+" example")
+}
+
+// module is the built module, or ends the test: a skip when the toolchain
+// is missing (a failure under TOOLWARDEN_REQUIRE_TOOLCHAINS=1), a failure
+// when the build failed. what names the build in the message.
+func (b *built) module(t testing.TB, what string) []byte {
+	t.Helper()
 	if b.missing {
 		if requireToolchains() {
-			t.Fatalf("%s example: toolchain missing and TOOLWARDEN_REQUIRE_TOOLCHAINS=1: %v", lang, b.err)
+			t.Fatalf("%s: toolchain missing and TOOLWARDEN_REQUIRE_TOOLCHAINS=1: %v", what, b.err)
 		}
-		t.Skipf("SKIP %s example: toolchain missing (%v); run scripts/setup.sh", lang, b.err)
+		t.Skipf("SKIP %s: toolchain missing (%v); run scripts/setup.sh", what, b.err)
 	}
 	if b.err != nil {
-		t.Fatalf("%s example: build failed: %v", lang, b.err)
+		t.Fatalf("%s: build failed: %v", what, b.err)
 	}
 	return b.wasm
 }
