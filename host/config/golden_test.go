@@ -37,19 +37,26 @@ func TestMalformedConfigsReportExactErrors(t *testing.T) {
 			}
 			got := err.Error() + "\n"
 			golden := strings.TrimSuffix(file, ".toml") + ".err"
-			if *update {
-				if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			want, err := os.ReadFile(golden)
-			if err != nil {
-				t.Fatalf("%v (run go test -update to create it)", err)
-			}
-			if got != string(want) {
-				t.Errorf("error text differs from %s\n--- got\n%s--- want\n%s", golden, got, want)
-			}
+			checkGolden(t, golden, got, "the error text")
 		})
+	}
+}
+
+// checkGolden compares got, the what of a test config, with the golden
+// file, or rewrites the file with -update.
+func checkGolden(t *testing.T, golden, got, what string) {
+	t.Helper()
+	if *update {
+		if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatalf("%v (run go test -update to create it)", err)
+	}
+	if got != string(want) {
+		t.Errorf("%s differs from %s\n--- got\n%s--- want\n%s", what, golden, got, want)
 	}
 }

@@ -1,7 +1,6 @@
 package config
 
 import (
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -33,19 +32,7 @@ func TestTypoTablesLoadWithAWarningThatSaysWhatWasMeant(t *testing.T) {
 			}
 			got := b.String()
 			golden := strings.TrimSuffix(file, ".toml") + ".warn"
-			if *update {
-				if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			want, err := os.ReadFile(golden)
-			if err != nil {
-				t.Fatalf("%v (run go test -update to create it)", err)
-			}
-			if got != string(want) {
-				t.Errorf("warnings differ from %s\n--- got\n%s--- want\n%s", golden, got, want)
-			}
+			checkGolden(t, golden, got, "the warnings text")
 		})
 	}
 }
