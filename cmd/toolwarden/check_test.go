@@ -125,16 +125,5 @@ func TestExplainGolden(t *testing.T) {
 	// Plugin timings vary from run to run.
 	out = regexp.MustCompile(`\(\d+(\.\d+)?(ns|µs|ms|s)\)`).ReplaceAllString(out, "(TIME)")
 	golden := "testdata/explain-example.golden"
-	if *update {
-		if err := os.WriteFile(golden, []byte(out), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if out != string(want) {
-		t.Errorf("explain output differs from %s (run go test -update to accept):\n%s", golden, out)
-	}
+	checkGolden(t, golden, out)
 }
