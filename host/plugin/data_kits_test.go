@@ -11,7 +11,7 @@ import (
 	"github.com/toolwarden/toolwarden/host/policy"
 )
 
-// The C and Rust kits' data handlers, through real guests built with the
+// The C, Rust and AssemblyScript kits' data handlers, through real guests built with the
 // kits' toolchains (testdata/kitdata): the data file arrives once per
 // instance and decides.
 func TestKitDataHandlersGetTheDataFileOnce(t *testing.T) {
@@ -34,6 +34,19 @@ func TestKitDataHandlersGetTheDataFileOnce(t *testing.T) {
 			run(t, exec.Command(rustc, append(flags, "--crate-type", "rlib", "--crate-name", "toolwarden_pdk", "--cfg", `feature="panic-handler"`, "-o", rlib, "../../pdk/rust/src/lib.rs")...))
 			run(t, exec.Command(rustc, append(flags, "--crate-type", "cdylib", "--crate-name", "rsdata", "-C", "lto", "-C", "link-arg=-zstack-size=65536",
 				"--extern", "toolwarden_pdk="+rlib, "-o", out, "testdata/kitdata/data.rs")...))
+		}},
+		{"assemblyscript", func(t *testing.T, out string) {
+			asc, err := filepath.Abs("../../scripts/npm/node_modules/.bin/asc")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := os.Stat(asc); err != nil {
+				asc = requireTool(t, "asc")
+			}
+			cmd := exec.Command(asc, "data.ts", "-o", out, "-O3", "--noAssert", "--runtime", "../../../../pdk/assemblyscript/assembly/runtime",
+				"--use", "abort=../../../../pdk/assemblyscript/assembly/index/toolwardenAbort")
+			cmd.Dir = "testdata/kitdata"
+			run(t, cmd)
 		}},
 	} {
 		t.Run(kit.name, func(t *testing.T) {

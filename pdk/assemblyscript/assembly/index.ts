@@ -45,6 +45,8 @@ export const EVENT_DESCRIBE: u32 = 0;
 export const EVENT_LIST: u32 = 1;
 export const EVENT_CHECK: u32 = 2;
 export const EVENT_OBSERVE: u32 = 3;
+/** The policy's data file, once per instance (ABI section 13). */
+export const EVENT_INIT: u32 = 4;
 
 export const OK: u32 = 0;
 export const NOT_HANDLED: u32 = 1;
@@ -776,11 +778,19 @@ export class Plugin {
   list: ((ev: Event, hide: Names) => void) | null = null;
   /** Asks for per-session state (stateCounter, stateAdd, ...). */
   state: bool = false;
+  /** Receives the policy's data file (onData). */
+  data: ((data: Value) => string | null) | null = null;
 
   constructor(public name: string, public version: string) {}
 
   /** Asks for per-session state (pdk/ABI.md section 12). */
   stateful(): Plugin { this.state = true; return this; }
+
+  /** fn receives the policy's data file (JSON; null when the policy has
+   * none) once per instance, before its first other event, as a Value that
+   * stays valid for the instance's life; it returns null, or an error
+   * message that fails the instance (pdk/ABI.md section 13). */
+  onData(fn: (data: Value) => string | null): Plugin { this.data = fn; return this; }
 
   /** fn reads the policy's config (an object; {} when the user gave none)
    * once per instance, before its first event, and returns null, or an
@@ -862,6 +872,7 @@ function handle(p: Plugin, event: u32, input: usize, n: usize, out: Bytes): u32 
     if (p.list !== null) { out.ascii("\"list\""); k++; }
     if (p.check !== null) { if (k++) out.byte(0x2C); out.ascii("\"check\""); }
     if (p.observe !== null) { if (k++) out.byte(0x2C); out.ascii("\"observe\""); }
+    if (p.data !== null) { if (k++) out.byte(0x2C); out.ascii("\"init\""); }
     out.ascii("]}");
     return OK;
   }
@@ -892,6 +903,7 @@ function handle(p: Plugin, event: u32, input: usize, n: usize, out: Bytes): u32 
     out.byte(0x7D);
     return OK;
   }
+  if (event == EVENT_INIT) return initData(p, root, out);
   if (event == EVENT_OBSERVE || event == EVENT_LIST) {
     const fn = event == EVENT_LIST ? p.list : p.observe;
     if (fn === null) return NOT_HANDLED;
@@ -928,7 +940,8 @@ export function toolwarden_handle(event: u32, inputLen: u32): u32 {
     output_write(changetype<usize>(b), <u32>b.byteLength);
     return INTERNAL;
   }
-  const keep = !configured;
+  // What configure and the data handler keep lives on.
+  const keep = !configured || event == EVENT_INIT;
   const buf = new ArrayBuffer(<i32>inputLen);
   eventInput = buf;
   const input = changetype<usize>(buf);
@@ -1069,4 +1082,35 @@ function stateEnd(stateful: bool, event: u32, code: u32, out: Bytes): void {
   if (stDel.len) { if (k++) m.byte(0x2C); m.ascii("\"delete\":["); m.raw(stDel.ptr, stDel.len); m.byte(0x5D); }
   m.byte(0x7D);
   stateMember(out, m);
+}
+
+// ---------------------------------------------------------------- policy data
+
+// The data file's bytes, held for the instance's life.
+let dataInput: ArrayBuffer | null = null;
+
+function initData(p: Plugin, root: Value, out: Bytes): u32 {
+  const fn = p.data;
+  if (fn === null) return NOT_HANDLED;
+  const d = root.get("data");
+  let n = 4;
+  let end: usize = 0;
+  if (d.exists()) {
+    end = skip(d.p, d.end);
+    if (!end) {
+      out.ascii("data is not valid JSON");
+      return BAD_INPUT;
+    }
+    n = <i32>(end - d.p);
+  }
+  const copy = new ArrayBuffer(n);
+  if (end) memory.copy(changetype<usize>(copy), d.p, n);
+  else store<u32>(changetype<usize>(copy), 0x6C6C756E); // "null"
+  dataInput = copy;
+  const err = fn(new Value(changetype<usize>(copy), changetype<usize>(copy) + n));
+  if (err !== null) {
+    writeUTF8(out, err);
+    return BAD_CONFIG;
+  }
+  return OK;
 }
