@@ -75,12 +75,9 @@ func runTSFrom(t *testing.T, sdk, dir string, environ []string, script map[strin
 // its stderr; the test fails when the client fails.
 func runTSClient(t *testing.T, sdk, dir string, environ []string, script map[string]any) (tsResult, string) {
 	t.Helper()
-	js, _ := json.Marshal(script)
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, "node", filepath.Join(root, "sdk", "testdata", "tsclient.mjs"), string(js))
-	cmd.Dir = dir
-	cmd.Env = append(append([]string{}, environ...), "MCP_SDK="+sdk)
+	cmd := tsCommand(ctx, sdk, dir, environ, script)
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	if err := cmd.Run(); err != nil {
@@ -96,4 +93,14 @@ func runTSClient(t *testing.T, sdk, dir string, environ []string, script map[str
 		}
 	})
 	return res, errb.String()
+}
+
+// tsCommand is the node process that runs tsclient.mjs with script, in dir
+// (empty: this process's), with environ and the SDK at sdk.
+func tsCommand(ctx context.Context, sdk, dir string, environ []string, script map[string]any) *exec.Cmd {
+	js, _ := json.Marshal(script)
+	cmd := exec.CommandContext(ctx, "node", filepath.Join(root, "sdk", "testdata", "tsclient.mjs"), string(js))
+	cmd.Dir = dir
+	cmd.Env = append(append([]string{}, environ...), "MCP_SDK="+sdk)
+	return cmd
 }

@@ -61,14 +61,11 @@ func TestWrapOfABrokenServerFailsTheTypeScriptClientsInitialize(t *testing.T) {
 	for _, b := range brokenServers {
 		t.Run(b.name, func(t *testing.T) {
 			t.Parallel()
-			sdk := nodeSDK(t)
-			script, _ := json.Marshal(map[string]any{
+			cmd := tsCommand(testContext(t), nodeSDK(t), "", os.Environ(), map[string]any{
 				"command": twBin, "args": brokenWrapArgs(t, b.argv...),
 				"steps": []tsStep{{Op: "list"}},
 				"env":   map[string]string{"XDG_CONFIG_HOME": t.TempDir()},
 			})
-			cmd := exec.CommandContext(testContext(t), "node", filepath.Join(root, "sdk", "testdata", "tsclient.mjs"), string(script))
-			cmd.Env = append(os.Environ(), "MCP_SDK="+sdk)
 			var out, errb bytes.Buffer
 			cmd.Stdout, cmd.Stderr = &out, &errb
 			err := cmd.Run()
