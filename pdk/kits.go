@@ -11,5 +11,5 @@ import "embed"
 // Files holds templates/ and the kits' sources, at their paths in this
 // folder (rust/src/lib.rs, c/toolwarden.h, ...).
 //
-//go:embed templates rust/Cargo.toml rust/src/*.rs c/toolwarden.h assemblyscript/assembly/index.ts assemblyscript/assembly/runtime.ts
+//go:embed templates rust/Cargo.toml rust/src/*.rs c/toolwarden.h assemblyscript/assembly/index.ts assemblyscript/assembly/runtime.ts assemblyscript/assembly/regex.ts assemblyscript/assembly/shellwords.ts
 var Files embed.FS

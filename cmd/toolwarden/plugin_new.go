@@ -78,6 +78,8 @@ func projectFiles(lang, name string) []projectFile {
 			{Path: "assembly/index.ts", from: "assemblyscript/index.ts.tmpl", What: "the plugin"},
 			{Path: "toolwarden/index.ts", from: "assemblyscript/assembly/index.ts", copy: true, What: "the AssemblyScript kit, copied from toolwarden's `pdk/assemblyscript`"},
 			{Path: "toolwarden/runtime.ts", from: "assemblyscript/assembly/runtime.ts", copy: true, What: "the kit's arena runtime (every event's memory freed in one step)"},
+			{Path: "toolwarden/regex.ts", from: "assemblyscript/assembly/regex.ts", copy: true, What: "the kit's linear-time regex (Go's RE2 syntax, a subset)"},
+			{Path: "toolwarden/shellwords.ts", from: "assemblyscript/assembly/shellwords.ts", copy: true, What: "the kit's shell-word splitter"},
 			{Path: "package.json", from: "assemblyscript/package.json.tmpl", What: "pins the AssemblyScript compiler, " + ascVersion},
 			{Path: "tsconfig.json", from: "assemblyscript/tsconfig.json.tmpl", What: "for editors"},
 		}
