@@ -288,10 +288,14 @@ func (h *Host) Observe(ctx context.Context, c Call, d *Decision, r Result) []str
 	if len(text) > h.maxResult {
 		text = text[:h.maxResult]
 	}
+	full := ""
+	if n := g.resultLimit; n > h.maxResult && len(r.Text) > h.maxResult {
+		full = r.Text[:min(n, len(r.Text))]
+	}
 	in := policy.ObserveInput{
 		Session: c.Session, Labels: s.Labels(), Server: c.Server, App: d.App, Connector: d.Connector,
 		Tool: c.Tool, Arguments: c.Arguments, Hints: d.Hints, Caps: d.Capabilities,
-		Result: text, IsError: r.IsError, Context: c.Context, State: s,
+		Result: text, ResultFull: full, IsError: r.IsError, Context: c.Context, State: s,
 	}
 	var labels []string
 	var states []stateChange

@@ -38,6 +38,7 @@ func (g *generation) loadPlugins(ctx context.Context, s Settings) error {
 		}
 		if p.Handles(plugin.EventObserve) {
 			g.observers = append(g.observers, p)
+			g.resultLimit = max(g.resultLimit, p.ResultLimit())
 		}
 		if p.Handles(plugin.EventList) {
 			g.listers = append(g.listers, p)

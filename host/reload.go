@@ -23,10 +23,13 @@ type generation struct {
 	rules     *policy.Rules
 	checkers  []policy.Checker
 	observers []policy.Observer
-	listers   []policy.Lister
-	closers   []func(context.Context) error
-	warnings  []error
-	lists     lists // the list event's last answers, per session, server and app
+	// resultLimit is the largest result_limit_kb, in bytes, of the
+	// observers (0: none asked for more than the host's cut).
+	resultLimit int
+	listers     []policy.Lister
+	closers     []func(context.Context) error
+	warnings    []error
+	lists       lists // the list event's last answers, per session, server and app
 
 	// refs counts the calls using the generation, plus one while it is the
 	// host's current one. The call that drops it to zero closes the

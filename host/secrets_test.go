@@ -13,7 +13,7 @@ import (
 // first 4 KiB by default (host.Settings.WithResultLimit), never more than
 // the envelope's 16 KiB. A key inside that window marks the session; the
 // same key after it is not seen (the gap docs/plugins.md states), until
-// the host is given a larger limit.
+// the host is given a larger limit or the policy its own result_limit_kb.
 func TestSecretsSeeTheResultTheHostPasses(t *testing.T) {
 	t.Parallel()
 	tok := fake.New(5).GitHub().Token
@@ -25,15 +25,22 @@ func TestSecretsSeeTheResultTheHostPasses(t *testing.T) {
 builtin = "secrets"
 config = { mode = "deny" }
 `
+	// The policy's own result_limit_kb: this plugin sees more of a result
+	// than the host's default cut, and more than the old 16 KiB window.
+	const cfgWide = cfg + "result_limit_kb = 512\n"
+	far := strings.Repeat(padding, 40) // 232 KB
 	for _, c := range []struct {
 		name   string
 		limit  int
 		text   string
 		marked bool
+		cfg    string
 	}{
-		{"a key at the start of a result marks the session", 0, "GITHUB_TOKEN=" + tok + "\n" + padding, true},
-		{"a key past the default 4 KiB is not seen", 0, padding + "GITHUB_TOKEN=" + tok + "\n", false},
-		{"a key past 4 KiB is seen with a 16 KiB limit", 16 << 10, padding + "GITHUB_TOKEN=" + tok + "\n", true},
+		{"a key at the start of a result marks the session", 0, "GITHUB_TOKEN=" + tok + "\n" + padding, true, ""},
+		{"a key past the default 4 KiB is not seen", 0, padding + "GITHUB_TOKEN=" + tok + "\n", false, ""},
+		{"a key past 4 KiB is seen with a 16 KiB limit", 16 << 10, padding + "GITHUB_TOKEN=" + tok + "\n", true, ""},
+		{"a key 232 KB in is seen with result_limit_kb = 512", 0, far + "GITHUB_TOKEN=" + tok + "\n", true, cfgWide},
+		{"a key 232 KB in is not seen without it", 0, far + "GITHUB_TOKEN=" + tok + "\n", false, ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
@@ -41,7 +48,11 @@ config = { mode = "deny" }
 			if c.limit > 0 {
 				s = s.WithResultLimit(c.limit)
 			}
-			h := newHost(t, cfg, s)
+			conf := cfg
+			if c.cfg != "" {
+				conf = c.cfg
+			}
+			h := newHost(t, conf, s)
 			ctx := context.Background()
 			call := host.Call{Session: "s", Server: "fs", Tool: read}
 			d := h.Check(ctx, call)

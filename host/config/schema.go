@@ -437,10 +437,13 @@ func (l *loader) policy(p, name string, t map[string]any) *Policy {
 			pol.MemoryLimitMB = l.positiveInt(p, v, 4096, "MiB; wasm32 memory tops out at 4096")
 		},
 		"max_output_kb": func(p string, v any) { pol.MaxOutputKB = l.positiveInt(p, v, math.MaxInt32/1024, "KiB") },
-		"on_error":      func(p string, v any) { pol.OnError = l.enum(p, v, "on_error verdict", onErrorVerdicts...) },
-		"can_approve":   func(p string, v any) { pol.CanApprove = l.bool(p, v) },
-		"enabled":       func(p string, v any) { pol.Enabled = l.boolPtr(p, v) },
-		"data":          func(p string, v any) { pol.Data, pol.DataPos = l.dataPath(p, v) },
+		"result_limit_kb": func(p string, v any) {
+			pol.ResultLimitKB = l.positiveInt(p, v, MaxResultLimitKB, "KiB of a tool result the plugin sees in observe; an event's input is at most 1 MiB")
+		},
+		"on_error":    func(p string, v any) { pol.OnError = l.enum(p, v, "on_error verdict", onErrorVerdicts...) },
+		"can_approve": func(p string, v any) { pol.CanApprove = l.bool(p, v) },
+		"enabled":     func(p string, v any) { pol.Enabled = l.boolPtr(p, v) },
+		"data":        func(p string, v any) { pol.Data, pol.DataPos = l.dataPath(p, v) },
 	})
 	_, hasWasm := t["wasm"]
 	_, hasBuiltin := t["builtin"]

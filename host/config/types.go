@@ -248,6 +248,10 @@ type ServerTool struct {
 }
 
 // Policy is [policies.<name>]: one plugin and where it applies.
+// MaxResultLimitKB bounds result_limit_kb: an observe event's input,
+// result text included, is at most 1 MiB.
+const MaxResultLimitKB = 960
+
 type Policy struct {
 	Name    string
 	Wasm    string // path to a .wasm file, resolved against the config file's folder
@@ -256,9 +260,12 @@ type Policy struct {
 	Tools   []string
 	// Config is handed to the plugin as JSON.
 	Config        map[string]any
-	TimeoutMs     int    // 0: default
-	MemoryLimitMB int    // 0: default
-	MaxOutputKB   int    // 0: default
+	TimeoutMs     int // 0: default
+	MemoryLimitMB int // 0: default
+	MaxOutputKB   int // 0: default
+	// ResultLimitKB is how much of a tool result the plugin sees in
+	// observe (0: the host's result limit, at most 16 KiB).
+	ResultLimitKB int
 	OnError       string // "deny" (default), "ask", "abstain"
 	CanApprove    bool
 	Enabled       *bool // nil: true

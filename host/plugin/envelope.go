@@ -69,18 +69,39 @@ func (in *instance) appendObserve(b []byte, o *policy.ObserveInput) []byte {
 	b = append(b, `,"result":{"is_error":`...)
 	b = strconv.AppendBool(b, o.IsError)
 	b = append(b, `,"text":`...)
-	text := o.Result
-	if len(text) > maxResultText {
-		cut := maxResultText
-		for cut > 0 && !utf8.RuneStart(text[cut]) {
-			cut--
+	text, limit := o.Result, maxResultText
+	if in.p.resultLimit > 0 {
+		text, limit = o.ResultFull, in.p.resultLimit
+		if text == "" {
+			text = o.Result
 		}
-		text = text[:cut]
 	}
-	b = appendString(b, text)
+	// The whole envelope must fit the input cap: escaping can make text
+	// grow (a control byte is six), so a long text is cut until it fits.
+	room := maxInput - len(b) - len(in.p.tail) - 128
+	for {
+		text = cutText(text, limit)
+		at := len(b)
+		b = appendString(b, text)
+		if len(b)-at <= room || limit == 0 {
+			break
+		}
+		b, limit = b[:at], limit/2
+	}
 	b = append(b, '}')
 	b = in.appendTime(b)
 	return append(b, in.p.tail...)
+}
+
+// cutText cuts s to at most n bytes, on a rune boundary.
+func cutText(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
 }
 
 func (in *instance) appendList(b []byte, l *policy.ListInput) []byte {

@@ -42,6 +42,7 @@ type Plugin struct {
 	initTimeout time.Duration
 	memLimit    uint64
 	maxOutput   int
+	resultLimit int // bytes of a result observe sees; 0: the host's cut, at most maxResultText
 
 	mod    *module
 	config []byte // the config table as JSON
@@ -144,6 +145,9 @@ func newPlugin(rt *Runtime, pol *config.Policy) (*Plugin, error) {
 	}
 	if pol.MaxOutputKB > 0 {
 		p.maxOutput = pol.MaxOutputKB << 10
+	}
+	if pol.ResultLimitKB > 0 {
+		p.resultLimit = min(pol.ResultLimitKB, config.MaxResultLimitKB) << 10
 	}
 	p.initTimeout = max(rt.opts.InitTimeout, p.timeout)
 	for _, a := range pol.Apps {
@@ -589,3 +593,8 @@ func (res *Result) parse(in *instance, ev Event, code uint32, out []byte) *Fault
 	}
 	return nil
 }
+
+// ResultLimit is how many bytes of a tool result the plugin asked to see in
+// observe (result_limit_kb), or 0 for the host's default cut. The host
+// passes observers a result at least this long.
+func (p *Plugin) ResultLimit() int { return p.resultLimit }

@@ -230,6 +230,10 @@ type ObserveInput struct {
 	// truncated); IsError mirrors the MCP result's isError.
 	Result  string
 	IsError bool
+	// ResultFull is the result cut at the largest result_limit_kb of the
+	// observing policies ("" when none asked for more than Result): a
+	// policy that asked for more sees up to its own limit of it.
+	ResultFull string
 	// Context is what is known of the server's paths; nil when nothing is.
 	Context *ServerContext
 	// State holds the session's plugin states; nil when there is none.
