@@ -196,13 +196,16 @@ func foldedKeys(b []byte, keys ...string) bool {
 // foldedProtocolKeys reports whether the top level, params or params._meta
 // of a message has a key that case-folds to one parseCall reads.
 func foldedProtocolKeys(line []byte) bool {
-	folded := func(raw json.RawMessage) (map[string]json.RawMessage, bool) {
+	// Each level is judged against the keys read at that level: a
+	// "CApABilities" inside _meta folds into a params key, but nothing
+	// reads a capabilities member of _meta, so it is no near miss there.
+	folded := func(raw json.RawMessage, keys []string) (map[string]json.RawMessage, bool) {
 		var m map[string]json.RawMessage
 		if json.Unmarshal(raw, &m) != nil {
 			return nil, false
 		}
 		for k := range m {
-			for _, want := range callKeys {
+			for _, want := range keys {
 				if k != want && strings.EqualFold(k, want) {
 					return m, true
 				}
@@ -210,15 +213,15 @@ func foldedProtocolKeys(line []byte) bool {
 		}
 		return m, false
 	}
-	top, bad := folded(line)
+	top, bad := folded(line, envelopeKeys)
 	if bad {
 		return true
 	}
-	params, bad := folded(top["params"])
+	params, bad := folded(top["params"], paramKeys)
 	if bad {
 		return true
 	}
-	_, bad = folded(params["_meta"])
+	_, bad = folded(params["_meta"], metaKeys)
 	return bad
 }
 
