@@ -278,11 +278,40 @@ func (h *Host) Filter(ctx context.Context, sessionID, server string, tools []*To
 // it would pass).
 func (h *Host) Observes() bool { return len(h.gen.Load().observers) > 0 || h.audit != nil }
 
+// ObservesCall is Observes for one decided call: it is false when Observe
+// of this call would change nothing, because no observer plugin matches
+// the call's app (or server, for a connector) and tool and no audit log
+// records observations. A caller may then skip Observe and reading the
+// result. A plugin's observe is never skipped for what it would return:
+// only the plugin knows which labels and state its observe can change
+// (docs/RATIONALE.md, "Observe is skipped only where no plugin matches").
+func (h *Host) ObservesCall(d *Decision) bool {
+	return h.audit != nil || anyObserves(h.gen.Load().observers, d)
+}
+
+// anyObserves reports whether an observer matches the decided call, by the
+// rule Observe runs them by.
+func anyObserves(observers []policy.Observer, d *Decision) bool {
+	for _, o := range observers {
+		if observes(o, d) {
+			return true
+		}
+	}
+	return false
+}
+
+func observes(o policy.Observer, d *Decision) bool {
+	return o.Matches(d.App, d.Tool) || d.Connector != "" && o.Matches(d.Server, d.Tool)
+}
+
 // Observe runs after a tool ran: plugins see the call and a bounded summary
 // of the result and may add session labels. It returns the labels added.
 func (h *Host) Observe(ctx context.Context, c Call, d *Decision, r Result) []string {
 	g := h.acquire()
 	defer g.release()
+	if h.audit == nil && !anyObserves(g.observers, d) {
+		return nil // nothing would run and nothing is recorded
+	}
 	s := h.sessions.Get(c.Session)
 	text := r.Text
 	if len(text) > h.maxResult {
@@ -300,7 +329,7 @@ func (h *Host) Observe(ctx context.Context, c Call, d *Decision, r Result) []str
 	var labels []string
 	var states []stateChange
 	for _, o := range g.observers {
-		if !o.Matches(d.App, d.Tool) && (d.Connector == "" || !o.Matches(d.Server, d.Tool)) {
+		if !observes(o, d) {
 			continue
 		}
 		res := o.Observe(ctx, &in)

@@ -539,10 +539,11 @@ func retriable(err error, d *host.Decision) bool {
 // settle turns the upstream's answer into the call's outcome and runs
 // Observe on it, before the client sees the result (so labels an observer
 // adds apply to the client's next call). When Observe would do nothing
-// (no observer plugin, no audit log), neither it runs nor is the result's
-// text read: the result is only checked to be a tool result.
+// for this call (no observer plugin matches it, no audit log), neither it
+// runs nor is the result's text read: the result is only checked to be a
+// tool result.
 func (p *Proxy) settle(ctx context.Context, rt *route, call host.Call, d *host.Decision, raw json.RawMessage, err error) outcome {
-	observes := p.h.Observes()
+	observes := p.h.ObservesCall(d)
 	if err != nil {
 		res := upstreamError(rt, err)
 		if observes {
