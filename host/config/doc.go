@@ -33,6 +33,11 @@
 // default.toml, which documents each key. docs/configuration.md is the full
 // reference.
 //
+// An admin's requirements files (Codex's requirements.toml and toolwarden's
+// additions) are applied after the layers merge: LoadWithRequirements, or
+// ParseRequirements and Config.ApplyRequirements, which returns a new Config
+// whose Overrides list the user settings they replaced.
+//
 // A Config is plain data and is never changed after Load returns; host/policy
 // compiles it into the rules it decides with.
 package config

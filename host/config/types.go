@@ -68,6 +68,13 @@ type Config struct {
 	// top-level one; every other profile key belongs to Codex and is ignored.
 	Profile string
 
+	// Overrides are the user settings requirements replaced (see
+	// ApplyRequirements), in the order they were applied.
+	Overrides []Override
+
+	// required maps the key paths a requirement decided to where.
+	required map[string]Position
+
 	// keys maps every key path written in any layer to where the layer that
 	// won (the last to write it) wrote it. Validate uses it to point at the
 	// exact key; a hand-built Config has none and falls back to entity Pos.
@@ -127,6 +134,10 @@ type App struct {
 	DisableToolSuggest       *bool
 	Tools                    map[string]*AppTool
 	Links                    map[string]*AppLink
+	// RequiredModes are a requirements file's managed approval modes by
+	// raw tool name (as Codex matches them): the mode the user's layers
+	// resolve to is restricted by it (RestrictMode).
+	RequiredModes map[string]Mode
 	// Ours.
 	ReadOnly *bool // hide every tool that is not read-only
 	Trust    string

@@ -194,6 +194,7 @@ func (r *Rules) Decide(ctx context.Context, in *Input) Decision {
 	// Step 4: baseline approval.
 	mode, modeSrc := s.mode()
 	base, rememberable, code, msg, modeSrc, mode := s.floorBaseline(mode, modeSrc)
+	msg += requiredNote(modeSrc)
 	d.Mode = mode
 	if traced {
 		d.Trace = append(d.Trace, Step{Step: StepApprovalMode, Outcome: base.String(), Source: modeSrc, Detail: msg})
@@ -288,6 +289,7 @@ func b2i(b bool) int {
 // visibility is step 3, in Codex's order, first match wins.
 func (s *state) visibility() (bool, Reason, Step) {
 	hide := func(src, msg string) (bool, Reason, Step) {
+		msg += requiredNote(src)
 		return false, Reason{Source: StepVisibility, Code: CodeBlockedByAppConfig, Message: msg},
 			Step{Step: StepVisibility, Outcome: "hidden", Source: src, Detail: msg}
 	}
@@ -355,9 +357,23 @@ func (s *state) inheritsDefault(i int) bool {
 	return i == 1 && s.nApps == 2 && !s.apps[1].hasTable
 }
 
-// mode is step 4's lookup: per-tool approval_mode (apps, then mcp_servers),
-// app default_tools_approval_mode, server's, _default's, then auto.
+// mode is step 4's mode: the user's layers' (userMode), restricted by any
+// managed mode a requirements file sets for the tool.
 func (s *state) mode() (config.Mode, string) {
+	m, src := s.userMode()
+	for i := 0; i < s.nApps; i++ {
+		if rm, ok := s.apps[i].required[s.tool.Name]; ok {
+			if r := config.RestrictMode(rm.mode, m); r != m {
+				m, src = r, rm.src
+			}
+		}
+	}
+	return m, src
+}
+
+// userMode is the lookup: per-tool approval_mode (apps, then mcp_servers),
+// app default_tools_approval_mode, server's, _default's, then auto.
+func (s *state) userMode() (config.Mode, string) {
 	for i := 0; i < s.nApps; i++ {
 		if tr := s.toolRules[i]; tr != nil && tr.mode != config.ModeUnset {
 			return tr.mode, tr.modeSrc

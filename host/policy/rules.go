@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"sort"
 	"strconv"
+	"strings"
 
 	"github.com/toolwarden/toolwarden/host/config"
 	"github.com/toolwarden/toolwarden/host/hints"
@@ -49,6 +50,8 @@ type appRules struct {
 
 	hints *hints.Set // nil when the app sets none
 	tools map[string]*toolRules
+	// required are managed modes by raw tool name (requirements).
+	required map[string]requiredMode
 }
 
 type toolRules struct {
@@ -57,6 +60,12 @@ type toolRules struct {
 	mode       config.Mode
 	modeSrc    string
 	hints      *hints.Set
+}
+
+// requiredMode is a requirements file's managed mode for one tool.
+type requiredMode struct {
+	mode config.Mode
+	src  string
 }
 
 type serverRules struct {
@@ -95,17 +104,17 @@ func Compile(cfg *config.Config) (*Rules, error) {
 		if err != nil {
 			return nil, fmt.Errorf("apps._default.trust: %w", err)
 		}
-		r.def.trust, r.def.hasTrust, r.def.trustSrc = t, true, "apps._default.trust"
+		r.def.trust, r.def.hasTrust, r.def.trustSrc = t, true, required(cfg, "apps._default.trust")
 	}
 	for id, a := range cfg.Apps {
-		ar, err := r.compileApp(id, a)
+		ar, err := r.compileApp(cfg, id, a)
 		if err != nil {
 			return nil, err
 		}
 		r.apps[id] = ar
 	}
 	for name, s := range cfg.Servers {
-		sr, err := compileServer(name, s)
+		sr, err := compileServer(cfg, name, s)
 		if err != nil {
 			return nil, err
 		}
@@ -116,7 +125,7 @@ func Compile(cfg *config.Config) (*Rules, error) {
 	if r.policy == "" {
 		r.policy = "on-request"
 	}
-	r.policySrc = "approval_policy"
+	r.policySrc = required(cfg, "approval_policy")
 	switch {
 	case ap.Value == "never":
 		r.never = true
@@ -134,13 +143,13 @@ func Compile(cfg *config.Config) (*Rules, error) {
 	return r, nil
 }
 
-func (r *Rules) compileApp(id string, a *config.App) (*appRules, error) {
+func (r *Rules) compileApp(cfg *config.Config, id string, a *config.App) (*appRules, error) {
 	p := "apps." + quoteKey(id)
 	ar := &appRules{
 		id:                 id,
 		hasTable:           true,
 		enabled:            config.Bool(a.Enabled, true),
-		enabledSrc:         srcOr(a.Enabled != nil, p+".enabled", p+" (table exists)"),
+		enabledSrc:         srcOr(a.Enabled != nil, required(cfg, p+".enabled"), p+" (table exists)"),
 		destructiveEnabled: r.def.destructiveEnabled,
 		destructiveSrc:     r.def.destructiveSrc,
 		openWorldEnabled:   r.def.openWorldEnabled,
@@ -164,17 +173,23 @@ func (r *Rules) compileApp(id string, a *config.App) (*appRules, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s.trust: %w", p, err)
 		}
-		ar.trust, ar.hasTrust, ar.trustSrc = t, true, p+".trust"
+		ar.trust, ar.hasTrust, ar.trustSrc = t, true, required(cfg, p+".trust")
 	}
 	if !a.Hints.Empty() {
 		h := a.Hints
 		ar.hints = &h
 	}
+	for name, m := range a.RequiredModes {
+		if ar.required == nil {
+			ar.required = map[string]requiredMode{}
+		}
+		ar.required[name] = requiredMode{m, required(cfg, p+".tools."+quoteKey(name)+".approval_mode")}
+	}
 	if len(a.Tools) > 0 {
 		ar.tools = make(map[string]*toolRules, len(a.Tools))
 		for name, t := range a.Tools {
 			tp := p + ".tools." + quoteKey(name)
-			tr := &toolRules{enabled: t.Enabled, enabledSrc: tp + ".enabled", mode: t.ApprovalMode, modeSrc: tp + ".approval_mode"}
+			tr := &toolRules{enabled: t.Enabled, enabledSrc: required(cfg, tp+".enabled"), mode: t.ApprovalMode, modeSrc: tp + ".approval_mode"}
 			if !t.Hints.Empty() {
 				h := t.Hints
 				tr.hints = &h
@@ -185,11 +200,11 @@ func (r *Rules) compileApp(id string, a *config.App) (*appRules, error) {
 	return ar, nil
 }
 
-func compileServer(name string, s *config.Server) (*serverRules, error) {
+func compileServer(cfg *config.Config, name string, s *config.Server) (*serverRules, error) {
 	p := "mcp_servers." + quoteKey(name)
 	sr := &serverRules{
 		name:             name,
-		enabledSrc:       p + ".enabled",
+		enabledSrc:       required(cfg, p+".enabled"),
 		enabledToolsSrc:  p + ".enabled_tools",
 		disabledToolsSrc: p + ".disabled_tools",
 		enabled:          config.Bool(s.Enabled, true),
@@ -220,7 +235,7 @@ func compileServer(name string, s *config.Server) (*serverRules, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s.trust: %w", p, err)
 		}
-		sr.trust, sr.hasTrust, sr.trustSrc = t, true, p+".trust"
+		sr.trust, sr.hasTrust, sr.trustSrc = t, true, required(cfg, p+".trust")
 	}
 	return sr, nil
 }
@@ -262,4 +277,21 @@ func quoteKey(k string) string {
 		return `""`
 	}
 	return k
+}
+
+// required is a trace source: the key path, and the requirements file and
+// line that decided it when one did.
+func required(cfg *config.Config, path string) string {
+	if at, ok := cfg.RequiredBy(path); ok {
+		return path + ", required by " + at.String()
+	}
+	return path
+}
+
+// requiredNote is what a reason adds when its source was a requirement.
+func requiredNote(src string) string {
+	if i := strings.Index(src, "required by "); i >= 0 {
+		return " (" + src[i:] + ")"
+	}
+	return ""
 }
