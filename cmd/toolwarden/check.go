@@ -28,6 +28,7 @@ func init() {
 type checkOptions struct {
 	name      string // "check" or "explain"
 	configs   stringList
+	reqs      stringList
 	sessionID string
 	approve   string
 	scope     host.Scope
@@ -81,6 +82,7 @@ only for an allowed call with a "result", or with --observe-result.`
 	fs := newCmdFlags(e, name, name+" [--config F]... [--session ID] [--approve-session] [CALL.json|-]...", about)
 	o := &checkOptions{name: name}
 	fs.Var(&o.configs, "config", "config file (repeatable; later files override earlier)")
+	fs.Var(&o.reqs, "requirements", "requirements file an admin sets (repeatable; with /etc/codex/requirements.toml, /etc/toolwarden/requirements.toml and $TOOLWARDEN_REQUIREMENTS)")
 	fs.StringVar(&o.sessionID, "session", "cli", "session for calls that name none")
 	fs.StringVar(&o.approve, "approve", "", "answer every rememberable ask as the user would: once, session or always")
 	approveSession := fs.Bool("approve-session", false, "same as --approve=session")
@@ -108,7 +110,7 @@ only for an allowed call with a "result", or with --observe-result.`
 // startHost builds the host the calls are decided by; cleanup closes it
 // and the audit file.
 func (o *checkOptions) startHost(ctx context.Context, e *env) (*host.Host, func(), error) {
-	cfg, err := loadConfig(o.configs)
+	cfg, err := loadConfig(e, o.configs, o.reqs)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -190,12 +192,11 @@ func (o *checkOptions) exitCode(worst policy.Verdict) int {
 	return exitOK
 }
 
-// loadConfig loads the given layers, or the embedded default.
-func loadConfig(paths []string) (*config.Config, error) {
-	if len(paths) == 0 {
-		return config.Default(), nil
-	}
-	return config.Load(paths...)
+// loadConfig loads the given layers, or the embedded default, under the
+// requirements in force: the system files, $TOOLWARDEN_REQUIREMENTS and
+// reqs (the --requirements files).
+func loadConfig(e *env, paths, reqs []string) (*config.Config, error) {
+	return config.LoadWithRequirements(config.RequirementsPaths(e.getenv, reqs...), paths...)
 }
 
 // writeExplain prints a decision as a human reads it: one line per step.

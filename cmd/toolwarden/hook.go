@@ -36,6 +36,8 @@ it expects: allowed, asked or blocked, with the reason. Sessions live in
 Exit: as the agent expects; 2 blocks the call (so bad usage blocks it too).`)
 	var configs stringList
 	fs.Var(&configs, "config", "config file (repeatable)")
+	var reqs stringList
+	fs.Var(&reqs, "requirements", "requirements file an admin sets (repeatable; with /etc/codex/requirements.toml, /etc/toolwarden/requirements.toml and $TOOLWARDEN_REQUIREMENTS)")
 	agentName := fs.String("agent", "claude", "the agent that runs the hook: claude, gemini or codex")
 	stateDir := fs.String("state-dir", "", "where sessions live between hook processes (default: the user cache dir)")
 	toolsFile := fs.String("tools", "", `tool definitions by server, {"server": [tools/list entries]}, read instead of the tool catalog`)
@@ -67,7 +69,7 @@ Exit: as the agent expects; 2 blocks the call (so bad usage blocks it too).`)
 	if err != nil {
 		return fail("%v", err)
 	}
-	cfg, err := loadConfig(configs)
+	cfg, err := loadConfig(e, configs, reqs)
 	if err != nil {
 		return fail("%v", err)
 	}

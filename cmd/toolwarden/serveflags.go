@@ -17,6 +17,7 @@ import (
 // both serve MCP in front of upstream servers and decide with one host.
 type serveFlags struct {
 	configs         stringList
+	requirements    stringList
 	approvals       string
 	audit           string
 	maxArgBytes     int
@@ -30,6 +31,7 @@ func newServeFlags(e *env, name, synopsis, about string) (*cmdFlags, *serveFlags
 	fs := newCmdFlags(e, name, synopsis, about)
 	var f serveFlags
 	fs.Var(&f.configs, "config", "config file (repeatable; later files override earlier)")
+	fs.Var(&f.requirements, "requirements", "requirements file an admin sets (repeatable; with /etc/codex/requirements.toml, /etc/toolwarden/requirements.toml and $TOOLWARDEN_REQUIREMENTS)")
 	fs.StringVar(&f.approvals, "approvals", "", "persistent \"always\" approvals file (default: "+displayApprovalsPath()+")")
 	fs.StringVar(&f.audit, "audit", "", "append a JSON Lines record per decision to this file")
 	fs.IntVar(&f.maxArgBytes, "max-arg-bytes", proxy.DefaultMaxArgumentBytes, "largest tools/call arguments accepted, in bytes")
@@ -59,7 +61,7 @@ func displayApprovalsPath() string {
 // startHost loads the config and builds the host the proxy decides with.
 // The returned cleanup closes the host and the audit file.
 func (f *serveFlags) startHost(ctx context.Context, e *env) (*host.Host, *config.Config, func(), error) {
-	cfg, err := loadConfig(f.configs)
+	cfg, err := loadConfig(e, f.configs, f.requirements)
 	if err != nil {
 		return nil, nil, nil, err
 	}

@@ -35,6 +35,8 @@ With no --config, checks the embedded default.
 Exit: 0 valid (warnings alone included), 1 errors, 2 bad usage.`)
 	var configs stringList
 	fs.Var(&configs, "config", "config file (repeatable; later files override earlier)")
+	var reqs stringList
+	fs.Var(&reqs, "requirements", "requirements file an admin sets (repeatable; with /etc/codex/requirements.toml, /etc/toolwarden/requirements.toml and $TOOLWARDEN_REQUIREMENTS)")
 	if code, ok := fs.parse(args); !ok {
 		return code
 	}
@@ -42,7 +44,7 @@ Exit: 0 valid (warnings alone included), 1 errors, 2 bad usage.`)
 		return code
 	}
 
-	cfg, err := config.Load(configs...)
+	cfg, err := config.LoadWithRequirements(config.RequirementsPaths(e.getenv, reqs...), configs...)
 	if err != nil {
 		var le *config.LoadError
 		if !errors.As(err, &le) {
@@ -69,6 +71,12 @@ Exit: 0 valid (warnings alone included), 1 errors, 2 bad usage.`)
 	}
 	if len(errs) > 0 {
 		return exitError
+	}
+	if len(cfg.Overrides) > 0 {
+		fmt.Fprintln(e.stdout, "overridden by requirements:")
+		for _, o := range cfg.Overrides {
+			fmt.Fprintln(e.stdout, "  "+o.String())
+		}
 	}
 	fmt.Fprintf(e.stdout, "ok: %d file(s), %d apps, %d servers, %d policies\n",
 		len(configs), len(cfg.Apps), len(cfg.Servers), len(cfg.Policies))

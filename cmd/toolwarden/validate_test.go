@@ -192,3 +192,29 @@ func checkGolden(t *testing.T, golden, got string) {
 		t.Errorf("output differs from %s (run go test -update to accept, then review the diff)\n--- got\n%s--- want\n%s", golden, got, want)
 	}
 }
+
+// TestValidateListsWhatRequirementsOverride: validate names every user
+// setting a requirements file replaced, and where the requirement is.
+func TestValidateListsWhatRequirementsOverride(t *testing.T) {
+	t.Parallel()
+	dir := filepath.Join("testdata", "requirements")
+	code, stdout, stderr := runValidateCLI(t, "--config", filepath.Join(dir, "user.toml"),
+		"--requirements", filepath.Join(dir, "requirements.toml"))
+	checkGolden(t, filepath.Join(dir, "validate.golden"),
+		fmt.Sprintf("exit %d\n--- stdout\n%s--- stderr\n%s", code, stdout, stderr))
+}
+
+// TestExplainSaysWhichRequirementDecided: explain's trace and reason name
+// the requirements file and line that hid the tool.
+func TestExplainSaysWhichRequirementDecided(t *testing.T) {
+	t.Parallel()
+	dir := filepath.Join("testdata", "requirements")
+	var out, errOut bytes.Buffer
+	e := &env{stdin: strings.NewReader(`{"server":"filesystem","tool":{"name":"write_file","inputSchema":{"type":"object"}},"arguments":{}}`),
+		stdout: &out, stderr: &errOut, getenv: func(string) string { return "" }}
+	code := run(e, []string{"explain", "--config", filepath.Join(dir, "user.toml"), "--requirements", filepath.Join(dir, "requirements.toml")})
+	want := "tool is disabled (required by " + filepath.Join(dir, "requirements.toml") + ":12:1)"
+	if code != exitOK || !strings.Contains(out.String(), "=> DENY") || strings.Count(out.String(), want) != 2 {
+		t.Errorf("exit %d, stdout:\n%s\nstderr: %s\nwant a deny saying %q in the trace and the reason", code, out.String(), errOut.String(), want)
+	}
+}

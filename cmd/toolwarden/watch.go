@@ -34,6 +34,7 @@ const settle = 150 * time.Millisecond
 type liveConfig struct {
 	cmd     string   // "wrap" or "proxy", for messages
 	configs []string // the --config files, as given
+	reqs    []string // every requirements file in force (RequirementsPaths)
 	h       *host.Host
 	apply   func(context.Context, *config.Config) error // proxy.Reload
 	stderr  io.Writer
@@ -51,7 +52,7 @@ func watchConfig(ctx context.Context, lc *liveConfig, watch bool) (stop func()) 
 	if len(lc.configs) == 0 {
 		return func() {}
 	}
-	lc.files = watchedFiles(lc.configs, lc.h.Config())
+	lc.files = watchedFiles(append(slices.Clone(lc.configs), lc.reqs...), lc.h.Config())
 	lc.digest = digestFiles(lc.files)
 	hup := make(chan os.Signal, 1)
 	signal.Notify(hup, syscall.SIGHUP)
@@ -118,7 +119,7 @@ func (lc *liveConfig) reload(ctx context.Context, w *fsnotify.Watcher, why strin
 		return
 	}
 	lc.digest = d
-	cfg, err := config.Load(lc.configs...)
+	cfg, err := config.LoadWithRequirements(lc.reqs, lc.configs...)
 	if err != nil {
 		lc.refuse(err)
 		lc.h.ReloadRefused(lc.configs, err)
@@ -126,7 +127,7 @@ func (lc *liveConfig) reload(ctx context.Context, w *fsnotify.Watcher, why strin
 	}
 	// Watch what the new config names even if it is refused: a plugin
 	// that is missing now may be built next, and that must be seen.
-	lc.files = watchedFiles(lc.configs, cfg)
+	lc.files = watchedFiles(append(slices.Clone(lc.configs), lc.reqs...), cfg)
 	lc.digest = digestFiles(lc.files)
 	if w != nil {
 		lc.watchDirs(w)
@@ -218,7 +219,7 @@ func watchFlag(fs *cmdFlags) func(ctx context.Context, e *env, f *serveFlags, h 
 	noWatch := fs.Bool("no-watch", false, "do not apply changes of the --config files (and the plugins they name) while running; SIGHUP still reloads")
 	return func(ctx context.Context, e *env, f *serveFlags, h *host.Host, p *proxy.Proxy) func() {
 		return watchConfig(ctx, &liveConfig{
-			cmd: fs.name, configs: f.configs, h: h, apply: p.Reload, stderr: e.stderr, log: f.logger(e),
+			cmd: fs.name, configs: f.configs, reqs: config.RequirementsPaths(e.getenv, f.requirements...), h: h, apply: p.Reload, stderr: e.stderr, log: f.logger(e),
 		}, !*noWatch)
 	}
 }

@@ -73,7 +73,7 @@ func (w *signalWriter) String() string {
 func startWatch(t *testing.T, paths ...string) (<-chan *config.Config, *signalWriter) {
 	t.Helper()
 	ctx := context.Background()
-	cfg, err := loadConfig(paths)
+	cfg, err := config.Load(paths...)
 	if err != nil {
 		t.Fatal(err)
 	}
