@@ -19,9 +19,8 @@
 //! The parser follows Go's regexp/syntax/parse.go step for step, so a
 //! pattern is accepted or refused as Go does and a refusal carries Go's
 //! text. Only "does it match anywhere" is answered: captures, greediness and
-//! positions are parsed and then ignored. The same engine is argguard's
-//! (plugins/argguard/rust/regex.rs), where differential fuzz tests hold it to
-//! Go's regexp; the vectors every kit passes are pdk/testdata/regex.json.
+//! positions are parsed and then ignored. argguard builds with this engine,
+//! and its differential fuzz tests hold it to Go's regexp; the vectors every kit passes are pdk/testdata/regex.json.
 //!
 //! Supported: literals and escapes (\t \n \r \f \v \a, \123 octal, \x41,
 //! \x{263a}, \Q...\E, escaped punctuation); `.`; classes with ranges and

@@ -1,7 +1,7 @@
 //! Path globs (deny_glob and friends) and tool or app name patterns, as the
 //! Go reference's ../glob.go has them.
 
-use crate::regex::{self, Regex};
+use toolwarden_pdk::regex::{self, Regex};
 use crate::vec::Vec;
 use toolwarden_pdk::Alloc;
 

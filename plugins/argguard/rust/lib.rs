@@ -16,20 +16,18 @@
 //! a whole, and an ask_glob ask proposes a scope instead (scope.rs).
 //! Globs judge the paths the server may resolve a value to (resolve.rs).
 //!
-//! Regexps are Go's syntax, matched in linear time by regex.rs, which says
+//! Regexps are Go's syntax, matched in linear time by the Rust kit's regex module (pdk/rust/src/regex.rs), which says
 //! what it does not support (Unicode classes such as \pL: refused at
 //! configure). Values are handled as Go's pdk hands them over: strings as
 //! bytes (invalid UTF-8 kept), anything else as its JSON text.
 #![no_std]
 
-mod fold;
 mod glob;
-mod regex;
 mod resolve;
 mod scope;
 mod vec;
 
-use regex::Regex;
+use toolwarden_pdk::regex::{self, Regex};
 use resolve::Context;
 use toolwarden_pdk::{export, Alloc, Decision, Error, Event, Kind, Plugin, StrBuf, Value, Verdict};
 use vec::Vec;
