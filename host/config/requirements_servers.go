@@ -1,0 +1,262 @@
+package config
+
+import (
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+)
+
+// ServerRequirement is one entry of a requirements file's [mcp_servers]
+// table, Codex's server allow-list: a server of this name runs only when its
+// transport matches. Either the legacy identity form
+//
+//	[mcp_servers.docs.identity]
+//	command = "docs-mcp"          # or url = "https://…", compared exactly
+//
+// which compares the command alone (any arguments), or the matcher form
+//
+//	[mcp_servers.docs]
+//	command = "docs-mcp"
+//	args = [{ match = "exact", value = "serve" }, { match = "regex", expression = '/srv/[a-z]+' }]
+//	# or: url = { match = "prefix", value = "https://mcp.example.com/" }
+//
+// in which every argument is matched in place and their count must agree.
+type ServerRequirement struct {
+	Name string
+	// IdentityCommand, IdentityURL: the legacy form.
+	IdentityCommand, IdentityURL string
+	// Command and Args: the matcher form for stdio servers.
+	Command string
+	Args    []ValueMatcher
+	// URL: the matcher form for HTTP servers (nil when absent).
+	URL *ValueMatcher
+	Pos Position
+}
+
+// ValueMatcher compares one string: exactly, by prefix, or with a regular
+// expression that must match the whole value.
+type ValueMatcher struct {
+	Match string // exact, prefix or regex
+	Value string // exact and prefix
+	re    *regexp.Regexp
+}
+
+func (m ValueMatcher) matches(s string) bool {
+	switch m.Match {
+	case "exact":
+		return s == m.Value
+	case "prefix":
+		return strings.HasPrefix(s, m.Value)
+	case "regex":
+		return m.re != nil && m.re.MatchString(s)
+	}
+	return false
+}
+
+func (m ValueMatcher) String() string {
+	if m.Match == "regex" {
+		return "regex " + quote(m.Value)
+	}
+	return m.Match + " " + quote(m.Value)
+}
+
+// matches reports whether s may run under this requirement. A stdio
+// requirement never admits an HTTP server and the other way round.
+func (r *ServerRequirement) matches(s *Server) bool {
+	switch {
+	case r.IdentityCommand != "":
+		return s.URL == "" && s.Command == r.IdentityCommand
+	case r.IdentityURL != "":
+		return s.URL != "" && s.URL == r.IdentityURL
+	case r.URL != nil:
+		return s.URL != "" && r.URL.matches(s.URL)
+	case r.Command != "":
+		if s.URL != "" || s.Command != r.Command || len(s.Args) != len(r.Args) {
+			return false
+		}
+		for i, m := range r.Args {
+			if !m.matches(s.Args[i]) {
+				return false
+			}
+		}
+		return true
+	}
+	return false
+}
+
+// describe says what the requirement admits, for override messages.
+func (r *ServerRequirement) describe() string {
+	switch {
+	case r.IdentityCommand != "":
+		return "command " + quote(r.IdentityCommand)
+	case r.IdentityURL != "":
+		return "url " + quote(r.IdentityURL)
+	case r.URL != nil:
+		return "url " + r.URL.String()
+	}
+	parts := make([]string, len(r.Args))
+	for i, a := range r.Args {
+		parts[i] = a.String()
+	}
+	return fmt.Sprintf("command %s with args [%s]", quote(r.Command), strings.Join(parts, ", "))
+}
+
+// serverRequirements reads a requirements file's [mcp_servers] table.
+func (l *loader) serverRequirements(path string, v any) map[string]*ServerRequirement {
+	out := map[string]*ServerRequirement{}
+	l.tableOfTables(path, v, func(p, name string, t map[string]any) {
+		r := &ServerRequirement{Name: name, Pos: l.pos(p)}
+		out[name] = r
+		if id, ok := t["identity"]; ok {
+			for _, k := range []string{"command", "args", "url"} {
+				if _, clash := t[k]; clash {
+					l.errorf(p+"."+k, "identity cannot be combined with command, args or url: use [%s.identity] alone or the matcher keys alone", p)
+					return
+				}
+			}
+			it, ok := l.asTable(p+".identity", id)
+			if !ok {
+				return
+			}
+			c, hasC := it["command"]
+			u, hasU := it["url"]
+			if hasC == hasU {
+				l.errorf(p+".identity", "needs exactly one of command or url")
+				return
+			}
+			if hasC {
+				r.IdentityCommand = l.str(p+".identity.command", c)
+			} else {
+				r.IdentityURL = l.str(p+".identity.url", u)
+			}
+			// Codex ignores other keys beside identity; so do we.
+			return
+		}
+		for _, k := range sortedKeys(t) {
+			kp := p + "." + k
+			switch k {
+			case "command":
+				r.Command = l.str(kp, t[k])
+			case "args":
+				arr, ok := asArray(t[k])
+				if !ok {
+					l.errorf(kp, "expected an array of matchers such as { match = \"exact\", value = \"serve\" }, got %s", describe(t[k]))
+					continue
+				}
+				for i, e := range arr {
+					if m, ok := l.valueMatcher(joinIndex(kp, i), e); ok {
+						r.Args = append(r.Args, m)
+					}
+				}
+			case "url":
+				if m, ok := l.valueMatcher(kp, t[k]); ok {
+					r.URL = &m
+				}
+			default:
+				l.errorAt(kp, p, "unknown key %s in a server requirement (want identity, or command and args, or url)", quote(k))
+			}
+		}
+		switch {
+		case r.Command == "" && r.URL == nil:
+			l.errorf(p, "a server requirement needs [%s.identity], command (with args) or url", p)
+		case r.Command != "" && r.URL != nil:
+			l.errorf(p, "a server requirement names either a command or a url, not both")
+		case r.URL != nil && r.Args != nil:
+			l.errorf(p+".args", "args apply to a command, not to a url")
+		}
+	})
+	return out
+}
+
+// valueMatcher reads { match = "exact"|"prefix", value = "…" } or
+// { match = "regex", expression = "…" }.
+func (l *loader) valueMatcher(path string, v any) (ValueMatcher, bool) {
+	t, ok := v.(map[string]any)
+	if !ok {
+		l.errorf(path, "expected a matcher such as { match = \"exact\", value = \"…\" }, got %s", describe(v))
+		return ValueMatcher{}, false
+	}
+	kind, _ := t["match"].(string)
+	m := ValueMatcher{Match: kind}
+	want := "value"
+	switch kind {
+	case "exact", "prefix":
+	case "regex":
+		want = "expression"
+	default:
+		l.errorf(path, "match must be \"exact\", \"prefix\" or \"regex\", got %s", describe(t["match"]))
+		return m, false
+	}
+	for _, k := range sortedKeys(t) {
+		if k != "match" && k != want {
+			l.errorf(path, "unknown key %s in a %s matcher (want match and %s)", quote(k), kind, want)
+			return m, false
+		}
+	}
+	s, ok := t[want].(string)
+	if !ok {
+		l.errorf(path, "a %s matcher needs %s as a string", kind, want)
+		return m, false
+	}
+	m.Value = s
+	if kind == "regex" {
+		if _, err := regexp.Compile(s); err != nil {
+			l.errorf(path, "invalid regex %s: %v", quote(s), err)
+			return m, false
+		}
+		// The expression must match the whole value, alternatives included.
+		re, err := regexp.Compile(`\A(?:` + s + `)\z`)
+		if err != nil {
+			l.errorf(path, "regex %s cannot be used to match a whole value: %v", quote(s), err)
+			return m, false
+		}
+		m.re = re
+	}
+	return m, true
+}
+
+// applyServerRequirements disables every configured server that a
+// requirements file's [mcp_servers] allow-list does not admit: one it does
+// not name, or one whose command or URL does not match. No user layer can
+// turn such a server back on.
+func (c *Config) applyServerRequirements(r *Requirements, overrideAt func(path string, at, req Position, msg string)) {
+	if r.Servers == nil {
+		return
+	}
+	for _, name := range sortedServerNames(c.Servers) {
+		s := c.Servers[name]
+		sr := r.Servers[name]
+		if sr != nil && sr.matches(s) {
+			continue
+		}
+		id := s.Command
+		if s.URL != "" {
+			id = s.URL
+		}
+		p := "mcp_servers." + quoteKey(name) + ".enabled"
+		req := r.at("mcp_servers")
+		msg := fmt.Sprintf("server %s is not in the mcp_servers allow-list (%s), so it is disabled", quote(name), strings.Join(r.requiredServerNames(), ", "))
+		if sr != nil {
+			req = sr.Pos
+			msg = fmt.Sprintf("server %s (%s) does not match the required %s, so it is disabled", quote(name), id, sr.describe())
+		}
+		if Bool(s.Enabled, true) {
+			overrideAt(p, s.Pos, req, msg)
+		} else {
+			c.required[p] = req
+		}
+		f := false
+		s.Enabled = &f
+	}
+}
+
+// requiredServerNames lists the names an allow-list admits, for messages.
+func (r *Requirements) requiredServerNames() []string {
+	names := make([]string, 0, len(r.Servers))
+	for n := range r.Servers {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	return names
+}
