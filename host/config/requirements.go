@@ -45,7 +45,8 @@ func RequirementsPaths(getenv func(string) string, extra ...string) []string {
 // Requirements is one admin requirements file: a floor no user or project
 // layer can lower. It reads Codex's requirements.toml keys (managed
 // [apps.<id>] enabled = false and tool approval modes,
-// allowed_approval_policies, allowed_sandbox_modes) plus toolwarden's:
+// allowed_approval_policies, allowed_sandbox_modes, the [mcp_servers]
+// allow-list by name and identity) plus toolwarden's:
 // [[allowed_servers]], required_policies with their [policies.*] tables,
 // and max_trust.
 type Requirements struct {
@@ -54,6 +55,9 @@ type Requirements struct {
 	AllowedApprovalPolicies []string
 	AllowedSandboxModes     []string
 	AllowedServers          []AllowedServer
+	// Servers is Codex's [mcp_servers] allow-list by name and identity;
+	// nil when the file has none.
+	Servers map[string]*ServerRequirement
 	// RequiredPolicies name [policies.*] tables of this file that always run.
 	RequiredPolicies []string
 	MaxTrust         string
@@ -154,11 +158,14 @@ func ParseRequirements(name string, data []byte) (*Requirements, error) {
 				}
 				r.AllowedServers = append(r.AllowedServers, a)
 			}
+		case "mcp_servers":
+			r.Servers = l.serverRequirements(k, v)
 		case "apps", "policies":
 			rest[k] = v
 		default:
-			// Codex's other requirements (rules, mcp_servers allow-lists by
-			// name, ...) are not ours to interpret.
+			// Codex's other requirements (exec-policy rules, sandbox network,
+			// web search, residency) govern what Codex itself runs, not MCP
+			// tool calls: not ours to interpret.
 		}
 	}
 	if l.hasErrors() {
@@ -391,6 +398,7 @@ func (c *Config) apply(reqs []*Requirements) (*Config, error) {
 				s.Enabled = &f
 			}
 		}
+		c.applyServerRequirements(r, overrideAt)
 		if r.MaxTrust != "" {
 			max := trustRank[r.MaxTrust]
 			req := r.at("max_trust")
