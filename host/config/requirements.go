@@ -61,6 +61,8 @@ type Requirements struct {
 	// RequiredPolicies name [policies.*] tables of this file that always run.
 	RequiredPolicies []string
 	MaxTrust         string
+	// ApprovalChannel pins approval_channel for every call (channel.go).
+	ApprovalChannel ChannelSetting
 
 	// apps and policies are the file's [apps.*] and [policies.*] tables.
 	apps     map[string]*App
@@ -128,6 +130,8 @@ func ParseRequirements(name string, data []byte) (*Requirements, error) {
 			r.RequiredPolicies = l.strList(k, v)
 		case "max_trust":
 			r.MaxTrust = l.trust(k, v)
+		case "approval_channel":
+			r.ApprovalChannel = l.approvalChannel(k, v)
 		case "allowed_servers":
 			arr, ok := asArray(v)
 			if !ok {
@@ -271,6 +275,7 @@ func (c *Config) clone() *Config {
 	for k, v := range c.required {
 		n.required[k] = v
 	}
+	n.channelPins = c.cloneChannelPins()
 	return &n
 }
 
@@ -418,6 +423,7 @@ func (c *Config) apply(reqs []*Requirements) (*Config, error) {
 				clamp("mcp_servers."+quoteKey(name)+".trust", &c.Servers[name].Trust)
 			}
 		}
+		c.pinChannels(r, overrideAt)
 		for _, rp := range r.policies {
 			pp := "policies." + quoteKey(rp.Name)
 			required := slices.Contains(r.RequiredPolicies, rp.Name)

@@ -47,6 +47,12 @@ func (l *loader) interpret(root map[string]any) *Config {
 	if hasSB {
 		cfg.SandboxMode = SandboxMode{Value: l.enum(sbPath, sbValue, "sandbox mode", sandboxModes...), Pos: l.pos(sbPath)}
 	}
+	if v, ok := root["approval_channel"]; ok {
+		cfg.Channel = l.approvalChannel("approval_channel", v)
+	}
+	if v, ok := root["webhook"]; ok {
+		cfg.Webhook = l.webhook("webhook", v)
+	}
 	if v, ok := root["apps"]; ok {
 		l.apps(cfg, v)
 	}
@@ -149,6 +155,7 @@ func (l *loader) appDefault(p string, t map[string]any) AppDefault {
 		"default_tools_approval_mode": func(p string, v any) { d.DefaultToolsApprovalMode = l.mode(p, v) },
 		"approvals_reviewer":          func(p string, v any) { d.ApprovalsReviewer = l.approvalsReviewer(p, v) },
 		"trust":                       func(p string, v any) { d.Trust = l.trust(p, v) },
+		"approval_channel":            func(p string, v any) { d.ApprovalChannel = l.approvalChannel(p, v) },
 	})
 	return d
 }
@@ -175,6 +182,8 @@ func (l *loader) app(p, id string, t map[string]any) *App {
 		"read_only": func(p string, v any) { a.ReadOnly = l.boolPtr(p, v) },
 		"trust":     func(p string, v any) { a.Trust = l.trust(p, v) },
 		"hints":     func(p string, v any) { a.Hints = l.hints(p, v) },
+
+		"approval_channel": func(p string, v any) { a.ApprovalChannel = l.approvalChannel(p, v) },
 	})
 	return a
 }
@@ -280,6 +289,7 @@ func (l *loader) server(p, name string, t map[string]any) *Server {
 		"client_capabilities": func(p string, v any) {
 			s.ClientCapabilities = l.enumList(p, v, "client capability", ClientCapabilityNames...)
 		},
+		"approval_channel": func(p string, v any) { s.ApprovalChannel = l.approvalChannel(p, v) },
 	})
 	// Codex: startup_timeout_sec wins over the legacy startup_timeout_ms.
 	if s.StartupTimeoutSec == nil {

@@ -43,6 +43,11 @@ type Config struct {
 	Files []string
 
 	ApprovalPolicy ApprovalPolicy
+	// Channel is the top-level approval_channel (ours; see channel.go and
+	// ApprovalChannel); Webhook the [webhook] table, nil when absent.
+	Channel ChannelSetting
+	Webhook *Webhook
+
 	// SandboxMode is Codex's sandbox_mode (or the active profile's). Only
 	// "danger-full-access" changes a decision: with approval_policy =
 	// "never", Codex runs MCP calls without asking.
@@ -74,6 +79,9 @@ type Config struct {
 
 	// required maps the key paths a requirement decided to where.
 	required map[string]Position
+	// channelPins are requirements' approval_channel pins by app id ("":
+	// every app); see channel.go.
+	channelPins map[string]ChannelSetting
 
 	// keys maps every key path written in any layer to where the layer that
 	// won (the last to write it) wrote it. Validate uses it to point at the
@@ -117,8 +125,9 @@ type AppDefault struct {
 	DefaultToolsApprovalMode Mode
 	ApprovalsReviewer        string
 	// Ours.
-	Trust string // "", "full", "pinned", "none"
-	Pos   Position
+	Trust           string // "", "full", "pinned", "none"
+	ApprovalChannel ChannelSetting
+	Pos             Position
 }
 
 // App is [apps.<id>]. In toolwarden every server is an app named after the
@@ -139,10 +148,11 @@ type App struct {
 	// resolve to is restricted by it (RestrictMode).
 	RequiredModes map[string]Mode
 	// Ours.
-	ReadOnly *bool // hide every tool that is not read-only
-	Trust    string
-	Hints    hints.Set // trusted overrides for every tool of the app
-	Pos      Position
+	ReadOnly        *bool // hide every tool that is not read-only
+	Trust           string
+	Hints           hints.Set // trusted overrides for every tool of the app
+	ApprovalChannel ChannelSetting
+	Pos             Position
 }
 
 // AppTool is [apps.<id>.tools."<tool>"].
@@ -201,6 +211,7 @@ type Server struct {
 	// all of them. A server not told of one behaves as with a client
 	// without it.
 	ClientCapabilities []string
+	ApprovalChannel    ChannelSetting
 	Pos                Position
 }
 

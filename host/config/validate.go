@@ -21,6 +21,7 @@ func Validate(cfg *Config) []Diagnostic {
 	v.serverNames()
 	v.toolLists()
 	v.appModesOnServers()
+	v.channels() // channel.go
 	return v.out
 }
 
