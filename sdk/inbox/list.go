@@ -1,0 +1,126 @@
+package inbox
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+)
+
+// Skipped is a file in the asks directory that List could not use, and why.
+type Skipped struct {
+	File string `json:"file"`
+	Why  string `json:"why"`
+}
+
+// staleAfter is how long an expired ask (or an answer without its ask) may
+// stay before List removes it: its asker is gone or stopped waiting long ago.
+const staleAfter = time.Minute
+
+// List returns the asks pending now, oldest first: expired asks and asks
+// whose process is gone are left out, and so are malformed files (Scan
+// says which and why).
+func List(dir string) ([]Ask, error) {
+	asks, _, err := Scan(dir)
+	return asks, err
+}
+
+// Scan is List that also reports the files it skipped. A bad file is never
+// fatal: only an unusable directory is an error. Files left by processes
+// that are gone (or expired long ago) are removed on the way.
+func Scan(dir string) ([]Ask, []Skipped, error) {
+	if err := prepare(dir); err != nil {
+		return nil, nil, err
+	}
+	entries, err := os.ReadDir(filepath.Join(dir, asksDir))
+	if err != nil {
+		return nil, nil, fmt.Errorf("inbox: list: %w", err)
+	}
+	now := time.Now()
+	var asks []Ask
+	var skipped []Skipped
+	for _, e := range entries {
+		name := e.Name()
+		if strings.HasPrefix(name, ".tmp-") {
+			continue // a Post in progress
+		}
+		id, ok := strings.CutSuffix(name, ".json")
+		if !ok || !validID(id) {
+			skipped = append(skipped, Skipped{name, "not an ask file (<32 hex digits>.json)"})
+			continue
+		}
+		a, err := readAsk(dir, id)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			continue // withdrawn while we listed
+		case err != nil:
+			skipped = append(skipped, Skipped{name, err.Error()})
+			continue
+		case !pidAlive(a.PID):
+			withdraw(dir, id)
+			continue
+		case !now.Before(a.Expires):
+			if now.Sub(a.Expires) > staleAfter {
+				withdraw(dir, id)
+			}
+			continue
+		}
+		asks = append(asks, a)
+	}
+	sweepAnswers(dir, now)
+	sort.SliceStable(asks, func(i, j int) bool { return asks[i].Created.Before(asks[j].Created) })
+	return asks, skipped, nil
+}
+
+// Get returns the pending ask id (ErrUnknownAsk when there is none,
+// ErrExpired when it expired).
+func Get(dir, id string) (Ask, error) {
+	if !validID(id) {
+		return Ask{}, fmt.Errorf("inbox: %q: %w", id, errBadAskID)
+	}
+	if err := prepare(dir); err != nil {
+		return Ask{}, err
+	}
+	a, err := readAsk(dir, id)
+	if errors.Is(err, fs.ErrNotExist) {
+		return Ask{}, fmt.Errorf("inbox: ask %s: %w", id, ErrUnknownAsk)
+	}
+	if err != nil {
+		return Ask{}, fmt.Errorf("inbox: ask %s: %w", id, err)
+	}
+	if !pidAlive(a.PID) {
+		return Ask{}, fmt.Errorf("inbox: ask %s: its process %d is gone: %w", id, a.PID, ErrUnknownAsk)
+	}
+	if !time.Now().Before(a.Expires) {
+		return Ask{}, fmt.Errorf("inbox: ask %s: %w", id, ErrExpired)
+	}
+	return a, nil
+}
+
+// sweepAnswers removes answers whose ask is gone (an answer that raced the
+// asker's Close) once they are old enough that no Wait can want them.
+func sweepAnswers(dir string, now time.Time) {
+	entries, err := os.ReadDir(filepath.Join(dir, answersDir))
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		id, ok := strings.CutSuffix(e.Name(), ".json")
+		if !ok || !validID(id) {
+			continue
+		}
+		if _, err := os.Lstat(askPath(dir, id)); !errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if fi, err := e.Info(); err == nil && now.Sub(fi.ModTime()) > staleAfter {
+			os.Remove(answerPath(dir, id))
+		}
+	}
+}
+
+// String renders the skip for a log line.
+func (s Skipped) String() string { return s.File + ": " + s.Why }
