@@ -12,6 +12,7 @@ import (
 	"github.com/toolwarden/toolwarden/host"
 	"github.com/toolwarden/toolwarden/host/policy"
 	"github.com/toolwarden/toolwarden/sdk/internal/approval"
+	"github.com/toolwarden/toolwarden/sdk/internal/channel"
 	"github.com/toolwarden/toolwarden/sdk/internal/toolresult"
 	"github.com/toolwarden/toolwarden/sdk/proxy"
 )
@@ -80,16 +81,27 @@ func (c *guarded) CallTool(ctx context.Context, req mcp.CallToolRequest) (*mcp.C
 // the refusal when the call must not be made.
 func (s *Session) ask(ctx context.Context, name string, call host.Call, d *host.Decision, drifted, always bool) *mcp.CallToolResult {
 	g := s.g
-	if g.approver == nil {
-		return toolresult.Error("toolwarden: this call to %s needs the user's approval, but the agent has no approver (sdk.WithApprover); the call was not made.\nWhy: %s", name, toolresult.Reasons(d))
-	}
+	var chans *channel.Runner
+	g.use(func(h *host.Host) { chans = g.channels(h, s.id, d) }) // channels.go
 	q := newQuestion(call, d, drifted, always)
-	ans, err := g.approver.Approve(ctx, q)
-	if err == nil {
-		err = ctx.Err()
-	}
-	if err != nil {
-		return toolresult.Error("toolwarden: %s was not approved (%v), so it was denied.", name, err)
+	var ans Answer
+	if chans.Uses() {
+		var refusal *mcp.CallToolResult
+		if ans, refusal = s.askChannels(ctx, name, q, chans); refusal != nil {
+			return refusal
+		}
+	} else {
+		if g.approver == nil {
+			return toolresult.Error("toolwarden: this call to %s needs the user's approval, but the agent has no approver (sdk.WithApprover); the call was not made.\nWhy: %s", name, toolresult.Reasons(d))
+		}
+		var err error
+		ans, err = g.approver.Approve(ctx, q)
+		if err == nil {
+			err = ctx.Err()
+		}
+		if err != nil {
+			return toolresult.Error("toolwarden: %s was not approved (%v), so it was denied.", name, err)
+		}
 	}
 	if !q.Offers(ans) {
 		return toolresult.Error("toolwarden: the answer %q was not offered for %s (offered: %s), so the call was denied.", ans, name, optionList(q.Options))
@@ -99,7 +111,7 @@ func (s *Session) ask(ctx context.Context, name string, call host.Call, d *host.
 		return toolresult.Error("toolwarden: the user denied this call to %s. Do not retry it unless the user asks.", name)
 	}
 	g.mu.RLock()
-	err = g.h.Approve(s.id, d, scope)
+	err := g.h.Approve(s.id, d, scope)
 	g.mu.RUnlock()
 	if err != nil {
 		return toolresult.Error("toolwarden: could not record the approval of %s: %v", name, err)

@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"sync"
+	"time"
 
 	"github.com/toolwarden/toolwarden/host"
 	"github.com/toolwarden/toolwarden/host/config"
@@ -26,6 +27,8 @@ type Guard struct {
 	h  *host.Host
 
 	approver Approver
+	// approvalTimeout bounds a wait on the approval inbox (channels.go).
+	approvalTimeout time.Duration
 	// contexts are what is known of each server's paths (WithServerContext).
 	contexts map[string]*host.ServerContext
 	// fallback is the session of Guard.Client.

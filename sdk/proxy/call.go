@@ -394,7 +394,14 @@ func (p *Proxy) proceed(ctx context.Context, req *callRequest, dc *decided, next
 func (p *Proxy) ask(ctx context.Context, rt *route, call host.Call, d *host.Decision, req *callRequest, drifted bool) outcome {
 	q := approval.NewQuestion(rt.name, d, call.Arguments, p.h.Approvals() != nil)
 	q.Drifted = drifted
-	if !p.canElicit(req) {
+	// approval_channel (channels.go): anything but plain elicitation goes
+	// through the channel runner; plain elicitation is asked below.
+	chans := p.channels(d)
+	canElicit := p.canElicit(req) && chans.Setting.Effective().Elicits()
+	if chans.Uses() && !(req.Modern && canElicit) {
+		return p.askChannels(ctx, rt, call, d, &q, chans, canElicit)
+	}
+	if !canElicit {
 		return made(p.needsApproval(rt, d))
 	}
 	if req.Modern {
@@ -486,6 +493,13 @@ func (p *Proxy) answer(ctx context.Context, rt *route, call host.Call, d *host.D
 	if err != nil {
 		return made(refused(rt, err))
 	}
+	p.h.RecordAsk(p.session, host.AskRecord{Server: d.Server, Tool: d.Tool, App: d.App, Channel: "elicitation", Outcome: "answered", Option: choice})
+	return p.choose(ctx, rt, call, d, choice)
+}
+
+// choose applies the option the human chose, from whichever channel: deny,
+// or approve with its scope and make the call.
+func (p *Proxy) choose(ctx context.Context, rt *route, call host.Call, d *host.Decision, choice string) outcome {
 	var scope host.Scope
 	switch choice {
 	case policy.OptionDeny:
@@ -727,6 +741,7 @@ func (p *Proxy) needsApproval(rt *route, d *host.Decision) *mcp.CallToolResult {
 		}
 		b.WriteString(";\n")
 	}
+	b.WriteString("  - or set approval_channel = \"inbox\" for this server and answer in the approval inbox (toolwarden inbox);\n")
 	b.WriteString("  - or use an MCP client that supports elicitation.")
 	return mcp.NewToolResultError(b.String())
 }

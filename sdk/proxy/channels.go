@@ -1,0 +1,79 @@
+package proxy
+
+import (
+	"context"
+	"errors"
+
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/toolwarden/toolwarden/host"
+	"github.com/toolwarden/toolwarden/host/config"
+	"github.com/toolwarden/toolwarden/sdk/internal/approval"
+	"github.com/toolwarden/toolwarden/sdk/internal/channel"
+	"github.com/toolwarden/toolwarden/sdk/internal/toolresult"
+)
+
+// channels is the runner for an ask about d under the config deciding now
+// (approval_channel, most specific first, and [webhook]).
+func (p *Proxy) channels(d *host.Decision) *channel.Runner {
+	cfg := p.h.Config()
+	return &channel.Runner{
+		Setting: cfg.ApprovalChannel(d.Server, d.App),
+		Webhook: cfg.Webhook,
+		Log:     p.log,
+		Record:  func(a host.AskRecord) { p.h.RecordAsk(p.session, a) },
+	}
+}
+
+// origin names this process for the inbox: wrap serves one server under
+// its own names, proxy namespaces several.
+func (p *Proxy) origin() string {
+	if p.opts.namespace {
+		return "proxy"
+	}
+	return "wrap"
+}
+
+// askChannels puts the question to every configured channel and applies
+// the first answer. elicit is false when the client cannot (or the
+// channel does not) elicit: the inbox is then waited on alone.
+func (p *Proxy) askChannels(ctx context.Context, rt *route, call host.Call, d *host.Decision, q *approval.Question, r *channel.Runner, elicit bool) outcome {
+	var el channel.Elicit
+	if elicit {
+		el = func(ctx context.Context) (string, error) {
+			p.mu.RLock()
+			srv, sess := p.srv, p.sessCtx
+			p.mu.RUnlock()
+			ectx, cancel := context.WithCancel(sess)
+			defer cancel()
+			// Another channel answering cancels ctx: the prompt is withdrawn.
+			defer context.AfterFunc(ctx, cancel)()
+			res, err := srv.RequestElicitation(ectx, mcp.ElicitationRequest{
+				Request: mcp.Request{Method: string(mcp.MethodElicitationCreate)},
+				Params:  q.Params(),
+			})
+			if err != nil {
+				return "", err
+			}
+			return q.Answer(res)
+		}
+	}
+	ans, err := r.Ask(ctx, channel.Prompt{Origin: p.origin(), Session: p.session, Question: q, Timeout: p.opts.approvalTimeout}, el)
+	var refusal *channel.RefusedError
+	switch {
+	case err == nil:
+		return p.choose(ctx, rt, call, d, ans.Option)
+	case errors.As(err, &refusal):
+		return made(noChannel(rt, refusal.Setting))
+	case errors.Is(err, channel.ErrNoChannel):
+		return made(p.needsApproval(rt, d))
+	case errors.Is(err, channel.ErrTimeout):
+		return made(toolError("toolwarden: %s was not approved: no answer within %s (asked through %s), so it was denied.", rt.name, p.opts.approvalTimeout, r.Setting.Where()))
+	}
+	return made(toolError("toolwarden: %s needs approval, but asking failed: %v; the call was not made.", rt.name, err))
+}
+
+// noChannel is the deny of an ask under approval_channel = "none".
+func noChannel(rt *route, s config.ChannelSetting) *mcp.CallToolResult {
+	return toolresult.Error("toolwarden denied this call to %s: %s", rt.name, channel.Refusal(s))
+}
