@@ -1,0 +1,186 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"os/signal"
+	"slices"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/toolwarden/toolwarden/host/config"
+	"github.com/toolwarden/toolwarden/host/session"
+	"github.com/toolwarden/toolwarden/sdk/inbox"
+	"github.com/toolwarden/toolwarden/sdk/inbox/web"
+)
+
+func init() {
+	register(command{name: "inbox", summary: "serve the approval inbox: answer pending asks in a browser", run: runInbox})
+}
+
+const inboxSynopsis = "inbox [--config F] [--approvals F] [--audit F] [--addr 127.0.0.1:0] [--open=false]"
+
+const inboxAbout = `Serves a page on a loopback address where you see every pending ask of every
+toolwarden process of yours on this machine (wrap, proxy, hook and sdk hosts
+whose approval_channel is "inbox" or "both") and answer it with the options
+the prompt offers; the first answer from any channel wins. The page also lists
+the standing ("always") approvals of --approvals, revokes them in one click,
+and charts the recent decisions of the --audit log.
+
+The address it prints carries a per-run token: whoever has it can answer asks.
+The page listens on loopback only, accepts only its own Host and Origin, and
+fetches nothing from elsewhere. It runs until interrupted, and announces
+itself in the rendezvous directory ($TOOLWARDEN_RUNTIME_DIR, else
+$XDG_RUNTIME_DIR/toolwarden) so that askers can link to it.`
+
+// inboxCmd is one run of toolwarden inbox: its flags.
+type inboxCmd struct {
+	configs, requirements stringList
+	approvals, audit      string
+	addr                  string
+	open                  bool
+}
+
+func runInbox(e *env, args []string) int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	return serveInbox(ctx, e, args)
+}
+
+// serveInbox runs the inbox until ctx ends.
+func serveInbox(ctx context.Context, e *env, args []string) int {
+	var c inboxCmd
+	fs := newCmdFlags(e, "inbox", inboxSynopsis, inboxAbout)
+	fs.Var(&c.configs, "config", "config file (repeatable): the page says which servers send their asks here")
+	fs.Var(&c.requirements, "requirements", "requirements file an admin sets (repeatable)")
+	fs.StringVar(&c.approvals, "approvals", "", "persistent \"always\" approvals file to list and revoke (default: "+displayApprovalsPath()+")")
+	fs.StringVar(&c.audit, "audit", "", "audit log (JSON Lines, as wrap and proxy --audit write) whose recent decisions the page shows")
+	fs.StringVar(&c.addr, "addr", "127.0.0.1:0", "loopback address to listen on (port 0: any free port)")
+	fs.BoolVar(&c.open, "open", true, "open the page in the desktop's browser, when there is one")
+	if code, ok := fs.parse(args); !ok {
+		return code
+	}
+	if code, ok := fs.noArgs(""); !ok {
+		return code
+	}
+	if err := web.CheckLoopback(c.addr); err != nil {
+		return fs.usageError("%v", err)
+	}
+	fail := func(err error) int {
+		fmt.Fprintln(e.stderr, "toolwarden inbox:", err)
+		return exitError
+	}
+	opts := web.Defaults()
+	if len(c.configs) > 0 {
+		cfg, err := loadConfig(e, c.configs, c.requirements)
+		if err != nil {
+			return fail(err)
+		}
+		opts = opts.WithNote(inboxConfigNote(cfg))
+	}
+	path := c.approvals
+	if path == "" {
+		p, err := defaultApprovalsPath()
+		if err != nil {
+			return fail(err)
+		}
+		path = p
+	}
+	p, err := session.OpenPersistent(path)
+	if err != nil {
+		return fail(err)
+	}
+	// The file's problems show on the page, not as log lines.
+	p.SetLogger(slog.New(slog.DiscardHandler))
+	opts = opts.WithApprovals(p)
+	if c.audit != "" {
+		opts = opts.WithAudit(c.audit)
+	}
+
+	dir, err := inbox.Dir()
+	if err != nil {
+		return fail(err)
+	}
+	srv, err := web.New(dir, opts)
+	if err != nil {
+		return fail(err)
+	}
+	defer srv.Close()
+	ln, err := net.Listen("tcp", c.addr)
+	if err != nil {
+		return fail(fmt.Errorf("listen on %s: %w", c.addr, err))
+	}
+	listen := ln.Addr().String()
+	hs := &http.Server{Handler: srv.Handler(listen), ReadHeaderTimeout: 10 * time.Second}
+	served := make(chan error, 1)
+	go func() { served <- hs.Serve(ln) }()
+
+	unannounce, err := inbox.Announce(dir, "http://"+listen)
+	if err != nil {
+		hs.Close()
+		return fail(err)
+	}
+	defer unannounce()
+
+	url := srv.URL(listen)
+	fmt.Fprintf(e.stdout, "toolwarden inbox: %s\n", url)
+	fmt.Fprintf(e.stdout, "toolwarden inbox: asks from %s; stop with Ctrl-C\n", dir)
+	if c.open {
+		openBrowser(e, url)
+	}
+
+	select {
+	case <-ctx.Done():
+	case err := <-served:
+		if !errors.Is(err, http.ErrServerClosed) {
+			return fail(err)
+		}
+	}
+	srv.Close() // ends the live streams, so Shutdown can finish
+	sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	hs.Shutdown(sctx)
+	return exitOK
+}
+
+// inboxConfigNote says which servers of the config send their asks here.
+func inboxConfigNote(cfg *config.Config) string {
+	var here []string
+	for name := range cfg.Servers {
+		if cfg.ApprovalChannel(name, name).Effective().Inbox() {
+			here = append(here, name)
+		}
+	}
+	slices.Sort(here)
+	top := cfg.Channel.Where()
+	if len(here) == 0 && !cfg.Channel.Effective().Inbox() {
+		return "No server of " + strings.Join(cfg.Files, ", ") + " sends its asks here: set approval_channel = \"inbox\" or \"both\" (" + top + ")."
+	}
+	if len(here) == 0 {
+		return "Asks reach this inbox by " + top + "."
+	}
+	return "Asks from " + strings.Join(here, ", ") + " reach this inbox (" + top + ")."
+}
+
+// openBrowser opens url with the desktop's opener, if there is a desktop;
+// failing is fine, the address is printed.
+func openBrowser(e *env, url string) {
+	if e.getenv("DISPLAY") == "" && e.getenv("WAYLAND_DISPLAY") == "" {
+		return
+	}
+	opener, err := exec.LookPath("xdg-open")
+	if err != nil {
+		return
+	}
+	cmd := exec.Command(opener, url)
+	if cmd.Start() == nil {
+		go cmd.Wait()
+	}
+}
