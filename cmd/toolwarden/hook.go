@@ -5,11 +5,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"time"
 
 	"github.com/toolwarden/toolwarden/host"
+	"github.com/toolwarden/toolwarden/host/policy"
 	"github.com/toolwarden/toolwarden/host/session"
 	"github.com/toolwarden/toolwarden/sdk/hook"
 )
@@ -44,6 +46,7 @@ Exit: as the agent expects; 2 blocks the call (so bad usage blocks it too).`)
 	catalogDir := catalogFlag(fs.FlagSet, e)
 	approvals := fs.String("approvals", "", "the \"always\" approvals file wrap and proxy write, read here (default: "+displayApprovalsPath()+")")
 	auditPath := fs.String("audit", "", "append a JSON Lines record per decision to this file")
+	approvalTimeout := fs.Duration("approval-timeout", hook.DefaultApprovalTimeout, "with approval_channel \"inbox\" or \"both\", how long to wait for an answer in the approval inbox (keep it under the agent's hook timeout)")
 	if code, ok := fs.parse(args); !ok {
 		return code
 	}
@@ -111,7 +114,11 @@ Exit: as the agent expects; 2 blocks the call (so bad usage blocks it too).`)
 	if err != nil {
 		return fail("session %q: %v", ev.Session, err)
 	}
-	defer lock.Close()
+	defer func() {
+		if lock != nil {
+			lock.Close()
+		}
+	}()
 
 	def, err := hookDefinition(e, *toolsFile, catalogDir, ev)
 	if err != nil {
@@ -144,6 +151,24 @@ Exit: as the agent expects; 2 blocks the call (so bad usage blocks it too).`)
 	}
 	if err := lock.Save(sess); err != nil {
 		return fail("saving session: %v", err)
+	}
+	if d.Decision == policy.Ask {
+		// approval_channel (sdk/hook/channels.go): the lock is not held
+		// while a human answers in the inbox.
+		release := func() { lock.Close(); lock = nil }
+		reopen := func() (func() error, error) {
+			s, l, err := h.OpenSessionFile(dir, ev.Session)
+			if err != nil {
+				return nil, err
+			}
+			lock = l
+			return func() error { return l.Save(s) }, nil
+		}
+		logger := slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+		if out, ok := hook.Ask(ctx, h, cfg, ev, &d, hook.AskOptions{Timeout: *approvalTimeout, Log: logger, Release: release, Reopen: reopen}); ok {
+			e.stdout.Write(out.Stdout)
+			return out.Exit
+		}
 	}
 	out := hook.Render(agent, &d, ev.Input, def.Notes...)
 	e.stdout.Write(out.Stdout)
