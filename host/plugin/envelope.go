@@ -42,30 +42,51 @@ func tail(name string, config []byte) []byte {
 }
 
 func (in *instance) appendCheck(b []byte, c *policy.CheckInput) []byte {
+	n := in.p.needs()
 	b = append(b, in.p.head[EventCheck]...)
 	b = in.appendSession(b, c.Session, c.Labels)
-	b = appendServerContext(b, c.Context)
-	b = appendCall(b, c.Server, c.App, c.Connector, c.Tool, c.Arguments, &c.Hints, c.Caps)
-	b = append(b, `,"baseline":{"decision":`...)
-	b = appendString(b, c.Baseline.String())
-	b = append(b, `,"mode":`...)
-	mode := string(c.Mode)
-	if mode == "" {
-		mode = "auto"
+	if n.has(needServerContext) {
+		b = appendServerContext(b, c.Context)
 	}
-	b = appendString(b, mode)
-	b = append(b, `,"rememberable":`...)
-	b = strconv.AppendBool(b, c.Rememberable)
-	b = append(b, '}')
-	b = in.appendTime(b)
-	return append(b, in.p.tail...)
+	b = in.appendCall(b, c.Server, c.App, c.Connector, c.Tool, c.Arguments, &c.Hints, c.Caps)
+	if n.has(needBaseline) {
+		b = append(b, `,"baseline":{"decision":`...)
+		b = appendString(b, c.Baseline.String())
+		b = append(b, `,"mode":`...)
+		mode := string(c.Mode)
+		if mode == "" {
+			mode = "auto"
+		}
+		b = appendString(b, mode)
+		b = append(b, `,"rememberable":`...)
+		b = strconv.AppendBool(b, c.Rememberable)
+		b = append(b, '}')
+	}
+	if n.has(needTime) {
+		b = in.appendTime(b)
+	}
+	return append(b, in.p.closing()...)
 }
 
 func (in *instance) appendObserve(b []byte, o *policy.ObserveInput) []byte {
+	n := in.p.needs()
 	b = append(b, in.p.head[EventObserve]...)
 	b = in.appendSession(b, o.Session, o.Labels)
-	b = appendServerContext(b, o.Context)
-	b = appendCall(b, o.Server, o.App, o.Connector, o.Tool, o.Arguments, &o.Hints, o.Caps)
+	if n.has(needServerContext) {
+		b = appendServerContext(b, o.Context)
+	}
+	b = in.appendCall(b, o.Server, o.App, o.Connector, o.Tool, o.Arguments, &o.Hints, o.Caps)
+	if n.has(needResult) {
+		b = in.appendResult(b, o)
+	}
+	if n.has(needTime) {
+		b = in.appendTime(b)
+	}
+	return append(b, in.p.closing()...)
+}
+
+// appendResult writes observe's `,"result":{...}`.
+func (in *instance) appendResult(b []byte, o *policy.ObserveInput) []byte {
 	b = append(b, `,"result":{"is_error":`...)
 	b = strconv.AppendBool(b, o.IsError)
 	b = append(b, `,"text":`...)
@@ -78,7 +99,7 @@ func (in *instance) appendObserve(b []byte, o *policy.ObserveInput) []byte {
 	}
 	// The whole envelope must fit the input cap: escaping can make text
 	// grow (a control byte is six), so a long text is cut until it fits.
-	room := maxInput - len(b) - len(in.p.tail) - 128
+	room := maxInput - len(b) - len(in.p.closing()) - 128
 	for {
 		text = cutText(text, limit)
 		at := len(b)
@@ -88,9 +109,7 @@ func (in *instance) appendObserve(b []byte, o *policy.ObserveInput) []byte {
 		}
 		b, limit = b[:at], limit/2
 	}
-	b = append(b, '}')
-	b = in.appendTime(b)
-	return append(b, in.p.tail...)
+	return append(b, '}')
 }
 
 // cutText cuts s to at most n bytes, on a rune boundary.
@@ -105,12 +124,17 @@ func cutText(s string, n int) string {
 }
 
 func (in *instance) appendList(b []byte, l *policy.ListInput) []byte {
+	n := in.p.needs()
 	b = append(b, in.p.head[EventList]...)
 	b = in.appendSession(b, l.Session, l.Labels)
-	b = append(b, `,"server":`...)
-	b = appendString(b, l.Server)
-	b = append(b, `,"app":`...)
-	b = appendString(b, l.App)
+	if n.has(needServer) {
+		b = append(b, `,"server":`...)
+		b = appendString(b, l.Server)
+	}
+	if n.has(needApp) {
+		b = append(b, `,"app":`...)
+		b = appendString(b, l.App)
+	}
 	b = append(b, `,"tools":[`...)
 	for i, t := range l.Tools {
 		if i > 0 {
@@ -118,32 +142,61 @@ func (in *instance) appendList(b []byte, l *policy.ListInput) []byte {
 		}
 		b = append(b, `{"name":`...)
 		b = appendString(b, t.Name)
-		b = append(b, `,"title":`...)
-		b = appendString(b, t.Title)
-		b = append(b, `,"definition_hash":`...)
-		b = appendString(b, t.HashHex)
-		// Effective hints first (what a check will see), then declared.
-		b = append(b, `,"hints":`...)
-		if i < len(l.Hints) {
-			b = appendHints(b, &l.Hints[i])
-		} else {
-			b = append(b, `{}`...)
+		if n.has(needTool) {
+			b = append(b, `,"title":`...)
+			b = appendString(b, t.Title)
+			b = append(b, `,"definition_hash":`...)
+			b = appendString(b, t.HashHex)
 		}
-		b = append(b, `,"declared_hints":`...)
-		b = appendHints(b, &t.Declared)
+		if n.has(needHints) {
+			// Effective hints first (what a check will see), then declared.
+			b = append(b, `,"hints":`...)
+			if i < len(l.Hints) {
+				b = appendHints(b, &l.Hints[i])
+			} else {
+				b = append(b, `{}`...)
+			}
+			b = append(b, `,"declared_hints":`...)
+			b = appendHints(b, &t.Declared)
+		}
 		b = append(b, '}')
 	}
 	b = append(b, ']')
-	b = in.appendTime(b)
-	return append(b, in.p.tail...)
+	if n.has(needTime) {
+		b = in.appendTime(b)
+	}
+	return append(b, in.p.closing()...)
 }
 
+// appendSession writes `,"session":{...}` with the parts the plugin needs,
+// then a stateful plugin's state (state.go), which does not depend on needs.
 func (in *instance) appendSession(b []byte, id string, labels []string) []byte {
-	b = append(b, `,"session":{"id":`...)
-	b = appendString(b, id)
-	b = append(b, `,"labels":[`...)
-	// Sorted and without duplicates, as the ABI promises, using scratch
-	// space so that the caller's slice is left alone.
+	n := in.p.needs()
+	if n.has(needSession) {
+		b = append(b, `,"session":{`...)
+		if n.has(needSessionID) {
+			b = append(b, `"id":`...)
+			b = appendString(b, id)
+			if n.has(needLabels) {
+				b = append(b, ',')
+			}
+		}
+		if n.has(needLabels) {
+			b = in.appendLabels(b, labels)
+		}
+		b = append(b, '}')
+	}
+	if in.state != nil {
+		b = appendState(b, *in.state)
+	}
+	return b
+}
+
+// appendLabels writes `"labels":[...]`, sorted and without duplicates as
+// the ABI promises, using scratch space so that the caller's slice is left
+// alone.
+func (in *instance) appendLabels(b []byte, labels []string) []byte {
+	b = append(b, `"labels":[`...)
 	in.labels = append(in.labels[:0], labels...)
 	if !slices.IsSorted(in.labels) {
 		slices.Sort(in.labels)
@@ -162,48 +215,88 @@ func (in *instance) appendSession(b []byte, id string, labels []string) []byte {
 		b = appendString(b, l)
 	}
 	clear(in.labels) // do not keep the caller's strings alive
-	b = append(b, `]}`...)
-	if in.state != nil {
-		b = appendState(b, *in.state)
-	}
-	return b
+	return append(b, ']')
 }
 
-func appendCall(b []byte, server, app, connector string, tool *hints.Tool, args []byte, h *hints.Set, caps hints.Capabilities) []byte {
-	b = append(b, `,"call":{"capabilities":{"reads_private_data":`...)
-	b = strconv.AppendBool(b, caps.ReadsPrivateData)
-	b = append(b, `,"sees_untrusted_content":`...)
-	b = strconv.AppendBool(b, caps.SeesUntrustedContent)
-	b = append(b, `,"can_exfiltrate":`...)
-	b = strconv.AppendBool(b, caps.CanExfiltrate)
-	b = append(b, `},"hints":`...)
-	b = appendHints(b, h)
-	b = append(b, `,"server":`...)
-	b = appendString(b, server)
-	b = append(b, `,"app":`...)
-	b = appendString(b, app)
-	b = append(b, `,"connector":`...)
-	b = appendString(b, connector)
-	b = append(b, `,"tool":{"name":`...)
-	var name, title, hash string
-	if tool != nil {
-		name, title, hash = tool.Name, tool.Title, tool.HashHex
+// appendCall writes `,"call":{...}` with the parts the plugin needs: the
+// definition's parts from the instance's rendered copy (callblock.go), the
+// arguments from the call.
+func (in *instance) appendCall(b []byte, server, app, connector string, tool *hints.Tool, args []byte, h *hints.Set, caps hints.Capabilities) []byte {
+	n := in.p.needs()
+	if !n.has(needCallParts) {
+		return b
 	}
-	b = appendString(b, name)
-	b = append(b, `,"title":`...)
-	b = appendString(b, title)
-	b = append(b, `,"definition_hash":`...)
-	b = appendString(b, hash)
-	b = append(b, `},"arguments":`...)
-	switch {
-	case len(args) == 0:
-		b = append(b, `{}`...)
-	case validJSON(args):
-		b = append(b, args...)
-	default:
-		b = append(b, `null`...)
+	b = append(b, `,"call":{`...)
+	if n.has(needDefinition) {
+		b = in.callDefinition(b, server, app, connector, tool, h, caps)
+		if n.has(needArguments) {
+			b = append(b, ',')
+		}
+	}
+	if n.has(needArguments) {
+		b = append(b, `"arguments":`...)
+		switch {
+		case len(args) == 0:
+			b = append(b, `{}`...)
+		case validJSON(args):
+			b = append(b, args...)
+		default:
+			b = append(b, `null`...)
+		}
 	}
 	return append(b, '}')
+}
+
+// appendDefinition renders the call's parts that depend only on the tool's
+// definition and the policy, comma-separated, without braces.
+func appendDefinition(b []byte, n needs, server, app, connector string, tool *hints.Tool, h *hints.Set, caps hints.Capabilities) []byte {
+	sep := false
+	key := func(k string) {
+		if sep {
+			b = append(b, ',')
+		}
+		sep = true
+		b = append(b, k...)
+	}
+	if n.has(needCapabilities) {
+		key(`"capabilities":{"reads_private_data":`)
+		b = strconv.AppendBool(b, caps.ReadsPrivateData)
+		b = append(b, `,"sees_untrusted_content":`...)
+		b = strconv.AppendBool(b, caps.SeesUntrustedContent)
+		b = append(b, `,"can_exfiltrate":`...)
+		b = strconv.AppendBool(b, caps.CanExfiltrate)
+		b = append(b, '}')
+	}
+	if n.has(needHints) {
+		key(`"hints":`)
+		b = appendHints(b, h)
+	}
+	if n.has(needServer) {
+		key(`"server":`)
+		b = appendString(b, server)
+	}
+	if n.has(needApp) {
+		key(`"app":`)
+		b = appendString(b, app)
+	}
+	if n.has(needConnector) {
+		key(`"connector":`)
+		b = appendString(b, connector)
+	}
+	if n.has(needTool) {
+		key(`"tool":{"name":`)
+		var name, title, hash string
+		if tool != nil {
+			name, title, hash = tool.Name, tool.Title, tool.HashHex
+		}
+		b = appendString(b, name)
+		b = append(b, `,"title":`...)
+		b = appendString(b, title)
+		b = append(b, `,"definition_hash":`...)
+		b = appendString(b, hash)
+		b = append(b, '}')
+	}
+	return b
 }
 
 func appendHints(b []byte, s *hints.Set) []byte {

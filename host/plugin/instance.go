@@ -56,6 +56,7 @@ type instance struct {
 	timeBuf []byte
 
 	memo memo
+	defs defMemo // rendered definition parts (callblock.go)
 
 	// state, when set, is written into the envelope being built (a
 	// stateful plugin's session state, state.go).

@@ -47,7 +47,12 @@ type Plugin struct {
 	mod    *module
 	config []byte // the config table as JSON
 	head   [5][]byte
-	tail   []byte
+	tail   []byte // the whole plugin block: describe and init
+	// omit are the input parts the plugin does not read (needs.go; zero:
+	// it reads everything); evTail, when set, closes its list, check and
+	// observe envelopes with the plugin block it needs.
+	omit   needs
+	evTail []byte
 	desc   Description
 	events uint8 // bit per Event the plugin handles
 	// stateful: the plugin asked for session state (state.go).
@@ -185,6 +190,7 @@ func (p *Plugin) start(ctx context.Context, bin []byte) error {
 		p.head[ev] = head(Event(ev))
 	}
 	p.tail = tail(p.name, p.config)
+	p.omit, p.evTail = 0, nil
 	mod, err := p.rt.compile(ctx, bin)
 	if err != nil {
 		return err
@@ -224,6 +230,12 @@ func (p *Plugin) start(ctx context.Context, bin []byte) error {
 		p.pool.discard(in)
 		return fmt.Errorf("describe: bad output: %v", err)
 	}
+	n, err := parseDescribeNeeds(out)
+	if err != nil {
+		p.pool.discard(in)
+		return fmt.Errorf("describe: bad output: %v", err)
+	}
+	p.omit, p.evTail = needAll&^n, tailFor(p.name, p.config, n)
 	p.stateful = stateful
 	p.desc = desc
 	for _, e := range desc.Events {

@@ -111,6 +111,12 @@ type Plugin struct {
 	// observe or list, with the policy's data file (JSON; null when the
 	// policy has none). An error fails the instance (data.go).
 	Data func(data Value) error
+	// Needs, if set, names the parts of the input the plugin reads
+	// (pdk/ABI.md section 14: "labels", "capabilities", "tool",
+	// "arguments", ...); the host then sends only those. Nil means
+	// everything. Leave "config" out when only Configure reads it: the kit
+	// then asks for init, so every instance gets its config once (needs.go).
+	Needs []string
 
 	configured bool
 	configErr  error
@@ -237,7 +243,7 @@ func (p *Plugin) appendDescribe(b []byte) []byte {
 	for _, e := range [...]struct {
 		name string
 		on   bool
-	}{{"list", p.List != nil}, {"check", p.Check != nil}, {"observe", p.Observe != nil}, {"init", p.Data != nil}} {
+	}{{"list", p.List != nil}, {"check", p.Check != nil}, {"observe", p.Observe != nil}, {"init", p.wantsInit()}} {
 		if !e.on {
 			continue
 		}
@@ -247,7 +253,12 @@ func (p *Plugin) appendDescribe(b []byte) []byte {
 		n++
 		b = appendString(b, e.name)
 	}
-	return append(b, "]}"...)
+	b = append(b, ']')
+	if p.Needs != nil {
+		b = append(b, `,"needs":`...)
+		b = appendStrings(b, p.Needs)
+	}
+	return append(b, '}')
 }
 
 func appendVerdict(b []byte, v *Verdict) []byte {
