@@ -16,7 +16,7 @@
 // many) | {"op": "signal",
 // "name": "SIGHUP"} (signals the server process)]}.
 // Each answer is an option ("allow_once", ...) accepted as {decision:
-// answer}, or "decline". The client prints one JSON object: {"results":
+// answer}, "decline", or "hold" (never answered). The client prints one JSON object: {"results":
 // [...], "asked": [elicitation params...]}.
 import { pathToFileURL } from 'node:url';
 import path from 'node:path';
@@ -56,9 +56,14 @@ client.setNotificationHandler(ToolListChangedNotificationSchema, async () => {
 });
 const textOf = (res) => (res.content ?? []).filter((c) => c.type === 'text').map((c) => c.text).join('\n');
 if (script.elicitation) {
-  client.setRequestHandler(ElicitRequestSchema, async (request) => {
+  client.setRequestHandler(ElicitRequestSchema, async (request, extra) => {
     asked.push(request.params);
     const answer = answers.shift();
+    if (answer === 'hold') {
+      // Leaves the prompt open, as a person who walked away would, until
+      // the server cancels it or the client closes.
+      return await new Promise((resolve) => extra.signal.addEventListener('abort', () => resolve({ action: 'cancel' })));
+    }
     if (answer === undefined || answer === 'decline') {
       return { action: 'decline' };
     }
