@@ -7,6 +7,7 @@
 //
 // Commands: {"op": "goto", "url"} | {"op": "wait", "selector"} (until
 // visible) | {"op": "waitGone", "selector"} | {"op": "click", "selector"} |
+// {"op": "select", "selector", "value"} |
 // {"op": "text", "selector"} | {"op": "count", "selector"} | {"op": "eval",
 // "js"} (an expression; its JSON value) | {"op": "screenshot", "path",
 // "selector"?} | {"op": "url"} | {"op": "problems"} (console errors, page
@@ -61,6 +62,9 @@ async function run(c) {
       await page.waitForSelector(c.selector, { visible: true, timeout });
       await page.click(c.selector);
       return true;
+    case 'select':
+      await page.waitForSelector(c.selector, { visible: true, timeout });
+      return await page.select(c.selector, c.value);
     case 'text':
       await page.waitForSelector(c.selector, { timeout });
       return await page.$eval(c.selector, (e) => e.textContent);

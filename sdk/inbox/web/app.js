@@ -95,7 +95,9 @@
       el("h3", {}, el("span", { "data-field": "tool" }, a.tool), " ",
         el("span", { class: "server" }, "on ", el("span", { "data-field": "server" }, a.server))),
       a.title ? el("p", { class: "title" }, a.title) : null,
-      reasons, hints, dl,
+      el("h4", {}, "Why"), reasons,
+      el("h4", {}, "Hints"), hints, dl,
+      el("h4", {}, "Arguments, as the prompt shows them"),
       el("pre", { class: "arguments", "data-field": "arguments" }, a.arguments || "(no arguments)"),
       a.scope ? el("p", { class: "scope", "data-field": "scope" }, "Argument-scoped approval remembers: " + a.scope) : null,
       answers,
@@ -197,19 +199,21 @@
   // ---- recent decisions ----
 
   let decisions = [];
+  const TABLE_ROWS = 50; // the table shows the newest; the chart shows them all
 
   async function loadDecisions() {
     let data;
     try { data = await api("/api/decisions"); } catch (e) { return; }
     decisions = data.decisions || [];
     let note = data.file ? "From the tail of " + data.file + "." : "No audit log: start toolwarden inbox with --audit FILE (the file wrap and proxy write with --audit).";
+    if (decisions.length > TABLE_ROWS) note += " The table shows the newest " + TABLE_ROWS + " of " + decisions.length + "; the chart all of them.";
     if (data.truncated) note += " Older records are left out.";
     if (data.skipped) note += " " + data.skipped + " line(s) that are not decision records were skipped.";
     if (data.error) note += " " + data.error;
     $("#decisions-file").textContent = note;
     const body = $("#decisions tbody");
     body.replaceChildren();
-    for (const d of decisions.slice(-200).reverse()) {
+    for (const d of decisions.slice(-TABLE_ROWS).reverse()) {
       const kind = d.decision.startsWith("approved") ? "approved" : d.decision;
       body.append(el("tr", { "data-decision": kind },
         el("td", {}, fmtTime(d.time)), el("td", {}, d.server), el("td", {}, d.tool),

@@ -20,10 +20,12 @@ window.toolwardenChart = (function () {
 
   function kindOf(d) { return d.decision.startsWith("approved") ? "approved" : d.decision; }
 
-  function niceMax(n) {
-    if (n <= 5) return Math.max(n, 1);
-    const p = Math.pow(10, Math.floor(Math.log10(n)));
-    for (const m of [1, 2, 2.5, 5, 10]) if (m * p >= n) return m * p;
+  // niceStep is the y-axis step: a whole 1, 2 or 5 times a power of ten,
+  // so that four steps cover n.
+  function niceStep(n) {
+    const raw = Math.max(n / 4, 1);
+    const p = Math.pow(10, Math.floor(Math.log10(raw)));
+    for (const m of [1, 2, 5, 10]) if (m * p >= raw) return m * p;
     return 10 * p;
   }
 
@@ -59,15 +61,15 @@ window.toolwardenChart = (function () {
       const g = index.has(keyOf(d)) ? index.get(keyOf(d)) : index.get("other");
       counts[b][g]++;
     }
-    const top = niceMax(Math.max(...counts.map((c) => c.reduce((a, b) => a + b, 0))));
+    const step = niceStep(Math.max(...counts.map((c) => c.reduce((a, b) => a + b, 0))));
+    const top = step * 4;
 
     const root = svg("svg", { viewBox: `0 0 ${W} ${H}`, role: "img", "aria-label": "Decisions over time, stacked by " + (groupBy === "decision" ? "decision" : "server and tool"), "data-buckets": n, "data-groups": groups.length });
     const plotW = W - L - R, plotH = H - T - B;
     const y = (v) => T + plotH - (v / top) * plotH;
-    for (let i = 0; i <= 4; i++) {
-      const v = (top * i) / 4;
+    for (let v = 0; v <= top; v += step) {
       root.append(svg("line", { class: "axis", x1: L, x2: L + plotW, y1: y(v), y2: y(v) }));
-      root.append(svg("text", { x: L - 6, y: y(v) + 4, "text-anchor": "end" }, Number.isInteger(v) ? v : v.toFixed(1)));
+      root.append(svg("text", { x: L - 6, y: y(v) + 4, "text-anchor": "end" }, v));
     }
     const bw = plotW / n;
     const every = Math.ceil(n / 8);

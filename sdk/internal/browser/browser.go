@@ -227,3 +227,9 @@ func (b *Browser) Problems() []string {
 	b.must("problems", map[string]any{"op": "problems"}, &p)
 	return p
 }
+
+// Select picks the option with value in the <select> matching selector.
+func (b *Browser) Select(selector, value string) {
+	b.t.Helper()
+	b.must("select "+value+" in "+selector, map[string]any{"op": "select", "selector": selector, "value": value}, nil)
+}
