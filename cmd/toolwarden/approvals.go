@@ -130,7 +130,7 @@ func runApprovals(e *env, args []string) int {
 	sub := approvalsSubs[i]
 	a := &approvalsCmd{e: e}
 	a.fs = newCmdFlags(e, "approvals "+sub.name, sub.synopsis, approvalsAbout)
-	a.fs.summary = sub.summary
+	a.fs.Summary = sub.summary
 	a.fs.StringVar(&a.path, "approvals", "", "approvals file (default: "+displayApprovalsPath()+")")
 	sub.flags(a)
 	if code, ok := a.fs.parse(args[1:]); !ok {

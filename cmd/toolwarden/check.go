@@ -10,6 +10,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/toolwarden/toolwarden/cmd/internal/cli"
 	"github.com/toolwarden/toolwarden/host"
 	"github.com/toolwarden/toolwarden/host/config"
 	"github.com/toolwarden/toolwarden/host/policy"
@@ -196,7 +197,7 @@ func (o *checkOptions) exitCode(worst policy.Verdict) int {
 // requirements in force: the system files, $TOOLWARDEN_REQUIREMENTS and
 // reqs (the --requirements files).
 func loadConfig(e *env, paths, reqs []string) (*config.Config, error) {
-	return config.LoadWithRequirements(config.RequirementsPaths(e.getenv, reqs...), paths...)
+	return cli.LoadConfig(e.getenv, paths, reqs)
 }
 
 // writeExplain prints a decision as a human reads it: one line per step.

@@ -1,14 +1,6 @@
 package main
 
-import "strings"
+import "github.com/toolwarden/toolwarden/cmd/internal/cli"
 
-// stringList is a flag that may be given more than once, keeping every
-// value in order: --config a.toml --config b.toml layers b over a.
-type stringList []string
-
-func (s *stringList) String() string { return strings.Join(*s, ",") }
-
-func (s *stringList) Set(v string) error {
-	*s = append(*s, v)
-	return nil
-}
+// stringList is a flag that may be given more than once (cli.StringList).
+type stringList = cli.StringList

@@ -7,15 +7,17 @@ import (
 	"io"
 	"os"
 	"sort"
+
+	"github.com/toolwarden/toolwarden/cmd/internal/cli"
 )
 
-// Exit codes shared by every subcommand.
+// Exit codes shared by every subcommand (and by toolwarden-mcp's).
 const (
-	exitOK    = 0
-	exitError = 1 // bad input, bad config, internal failure
-	exitUsage = 2
-	exitAsk   = 10
-	exitDeny  = 20
+	exitOK    = cli.ExitOK
+	exitError = cli.ExitError // bad input, bad config, internal failure
+	exitUsage = cli.ExitUsage
+	exitAsk   = cli.ExitAsk
+	exitDeny  = cli.ExitDeny
 )
 
 // command is one subcommand. Each lives in its own file and registers itself
@@ -33,6 +35,11 @@ type env struct {
 	stdout io.Writer
 	stderr io.Writer
 	getenv func(string) string
+
+	// ownProcess is set for the process's own streams (main): a command
+	// may then replace the process (exec the companion). Tests run
+	// commands in-process without it.
+	ownProcess bool
 }
 
 var commands = map[string]command{}
@@ -45,7 +52,7 @@ func register(c command) {
 }
 
 func main() {
-	os.Exit(run(&env{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr, getenv: os.Getenv}, os.Args[1:]))
+	os.Exit(run(&env{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr, getenv: os.Getenv, ownProcess: true}, os.Args[1:]))
 }
 
 func run(e *env, args []string) int {

@@ -73,7 +73,7 @@ Exit: 0 every case passed, 1 a case failed or could not run, 2 bad usage.`,
 func newPluginFlags(e *env, sub string) *cmdFlags {
 	h := pluginSubs[sub]
 	fs := newCmdFlags(e, "plugin "+sub, h.synopsis, h.about)
-	fs.summary = h.summary
+	fs.Summary = h.summary
 	return fs
 }
 

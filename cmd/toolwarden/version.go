@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"runtime/debug"
 	"strings"
+
+	"github.com/toolwarden/toolwarden/cmd/internal/cli"
 )
 
 func init() {
@@ -13,7 +15,7 @@ func init() {
 // version is the module version of this build as Go recorded it: the tag
 // for `go install ...@vX`, "(devel)" (or a pseudo-version) for a local build.
 // It is what wrap and proxy announce as their server version.
-var version = moduleVersion()
+var version = cli.Version()
 
 func runVersion(e *env, args []string) int {
 	fs := newCmdFlags(e, "version", "version",
@@ -29,14 +31,6 @@ toolwarden --version prints the same.`)
 	}
 	fmt.Fprintln(e.stdout, buildDescription())
 	return exitOK
-}
-
-func moduleVersion() string {
-	bi, ok := debug.ReadBuildInfo()
-	if !ok || bi.Main.Version == "" {
-		return "(unknown)"
-	}
-	return bi.Main.Version
 }
 
 func buildDescription() string {

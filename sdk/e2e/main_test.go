@@ -17,6 +17,7 @@ import (
 var (
 	root       string // module root
 	twBin      string // the real toolwarden binary, built for this run
+	twMCP      string // toolwarden-mcp, built next to it: wrap, proxy and tools run there
 	testServer string // sdk/internal/testserver, built for this run
 )
 
@@ -44,9 +45,11 @@ func run(m *testing.M) int {
 		return 1
 	}
 	twBin = filepath.Join(dir, "toolwarden")
+	twMCP = filepath.Join(dir, "toolwarden-mcp")
 	testServer = filepath.Join(dir, "testserver")
 	for _, b := range []struct{ out, pkg string }{
 		{twBin, "./cmd/toolwarden"},
+		{twMCP, "./cmd/toolwarden-mcp"},
 		{testServer, "./sdk/internal/testserver"},
 	} {
 		args := []string{"build", "-o", b.out}
@@ -54,7 +57,7 @@ func run(m *testing.M) int {
 			// The proxy under test runs with the race detector too.
 			args = append(args, "-race")
 		}
-		if cover := os.Getenv("TOOLWARDEN_E2E_COVERDIR"); cover != "" && b.out == twBin {
+		if cover := os.Getenv("TOOLWARDEN_E2E_COVERDIR"); cover != "" && b.out != testServer {
 			// scripts/coverage.sh: the binary counts what the e2e tests
 			// run of the module, into GOCOVERDIR, which its runs inherit.
 			args = append(args, "-cover", "-coverpkg=github.com/toolwarden/toolwarden/...")

@@ -12,7 +12,7 @@ import (
 	"strings"
 
 	"github.com/toolwarden/toolwarden/host/config"
-	"github.com/toolwarden/toolwarden/sdk/internal/upstream"
+	"github.com/toolwarden/toolwarden/sdk/internal/serverspec"
 )
 
 // Server is one MCP server an agent's (or toolwarden's) config names, as
@@ -21,7 +21,7 @@ type Server struct {
 	Name string
 	// Source is where it is configured: "FILE (mcpServers.NAME)".
 	Source string
-	Spec   upstream.Spec
+	Spec   serverspec.Spec
 	// Err says why it cannot be listed (an unsupported transport, a
 	// missing variable); Spec is then incomplete.
 	Err error
@@ -149,7 +149,7 @@ func (p Places) TOMLServers(path string) ([]Server, error) {
 		if !config.Bool(s.Enabled, true) {
 			continue
 		}
-		sp, err := upstream.FromConfig(s, p.getenv)
+		sp, err := serverspec.FromConfig(s, p.getenv)
 		out = append(out, Server{Name: n, Source: fmt.Sprintf("%s (mcp_servers.%s)", path, n), Spec: sp, Err: err})
 	}
 	return out, nil
@@ -182,7 +182,7 @@ func (p Places) claudeUser(path string) ([]Server, error) {
 }
 
 // entryFunc turns one server entry of a JSON config into a spec.
-type entryFunc func(p Places, name string, raw json.RawMessage) (upstream.Spec, error)
+type entryFunc func(p Places, name string, raw json.RawMessage) (serverspec.Spec, error)
 
 // jsonServers reads the member key (mcpServers) of a JSON settings file.
 // Gemini CLI allows comments in settings.json; so does this.
@@ -227,7 +227,7 @@ func (p Places) entries(path, key string, servers map[string]json.RawMessage, en
 // claudeEntry reads a Claude Code server: {"type": "stdio"|"http"|"sse",
 // "command", "args", "env", "url", "headers"}, with ${VAR} and
 // ${VAR:-default} expanded as Claude Code does.
-func claudeEntry(p Places, name string, raw json.RawMessage) (upstream.Spec, error) {
+func claudeEntry(p Places, name string, raw json.RawMessage) (serverspec.Spec, error) {
 	var e struct {
 		Type    string            `json:"type"`
 		Command string            `json:"command"`
@@ -237,16 +237,16 @@ func claudeEntry(p Places, name string, raw json.RawMessage) (upstream.Spec, err
 		Headers map[string]string `json:"headers"`
 	}
 	if err := json.Unmarshal(raw, &e); err != nil {
-		return upstream.Spec{Name: name}, err
+		return serverspec.Spec{Name: name}, err
 	}
 	x := p.expander()
 	switch {
 	case e.Type == "sse":
-		return upstream.Spec{Name: name, URL: x(e.URL)}, errors.New(`"type": "sse" is not supported by tools sync (streamable HTTP and stdio are)`)
+		return serverspec.Spec{Name: name, URL: x(e.URL)}, errors.New(`"type": "sse" is not supported by tools sync (streamable HTTP and stdio are)`)
 	case e.Type == "http" || e.Type == "streamable-http" || (e.Command == "" && e.URL != ""):
-		return upstream.Spec{Name: name, URL: x(e.URL), Headers: expandMap(x, e.Headers)}, nil
+		return serverspec.Spec{Name: name, URL: x(e.URL), Headers: expandMap(x, e.Headers)}, nil
 	case e.Command == "":
-		return upstream.Spec{Name: name}, errors.New(`no "command" and no "url"`)
+		return serverspec.Spec{Name: name}, errors.New(`no "command" and no "url"`)
 	}
 	return p.stdio(name, x(e.Command), expandAll(x, e.Args), expandMap(x, e.Env), ""), nil
 }
@@ -254,7 +254,7 @@ func claudeEntry(p Places, name string, raw json.RawMessage) (upstream.Spec, err
 // geminiEntry reads a Gemini CLI server: {"command", "args", "env", "cwd",
 // "httpUrl" (streamable HTTP), "url" (SSE), "headers", "timeout" (ms)},
 // with $VAR and ${VAR} expanded as Gemini CLI does.
-func geminiEntry(p Places, name string, raw json.RawMessage) (upstream.Spec, error) {
+func geminiEntry(p Places, name string, raw json.RawMessage) (serverspec.Spec, error) {
 	var e struct {
 		Command string            `json:"command"`
 		Args    []string          `json:"args"`
@@ -266,7 +266,7 @@ func geminiEntry(p Places, name string, raw json.RawMessage) (upstream.Spec, err
 		Timeout float64           `json:"timeout"`
 	}
 	if err := json.Unmarshal(raw, &e); err != nil {
-		return upstream.Spec{Name: name}, err
+		return serverspec.Spec{Name: name}, err
 	}
 	// Gemini CLI expands variables in every string of its settings.
 	x := p.expander()
@@ -274,11 +274,11 @@ func geminiEntry(p Places, name string, raw json.RawMessage) (upstream.Spec, err
 	e.Args = expandAll(x, e.Args)
 	switch {
 	case e.HTTPURL != "":
-		return upstream.Spec{Name: name, URL: e.HTTPURL, Headers: expandMap(x, e.Headers)}, nil
+		return serverspec.Spec{Name: name, URL: e.HTTPURL, Headers: expandMap(x, e.Headers)}, nil
 	case e.Command == "" && e.URL != "":
-		return upstream.Spec{Name: name, URL: e.URL}, errors.New(`"url" is an SSE server, which tools sync does not support (streamable HTTP via "httpUrl" and stdio are)`)
+		return serverspec.Spec{Name: name, URL: e.URL}, errors.New(`"url" is an SSE server, which tools sync does not support (streamable HTTP via "httpUrl" and stdio are)`)
 	case e.Command == "":
-		return upstream.Spec{Name: name}, errors.New(`no "command", "httpUrl" or "url"`)
+		return serverspec.Spec{Name: name}, errors.New(`no "command", "httpUrl" or "url"`)
 	}
 	cwd := e.Cwd
 	if cwd != "" && !filepath.IsAbs(cwd) {
@@ -289,11 +289,11 @@ func geminiEntry(p Places, name string, raw json.RawMessage) (upstream.Spec, err
 
 // stdio is a stdio server as an agent starts it: in the project folder
 // (unless cwd says otherwise), with the agent's environment plus env.
-func (p Places) stdio(name, command string, args []string, env map[string]string, cwd string) upstream.Spec {
+func (p Places) stdio(name, command string, args []string, env map[string]string, cwd string) serverspec.Spec {
 	if cwd == "" {
 		cwd = p.Project
 	}
-	sp := upstream.Spec{Name: name, Command: command, Args: args, Dir: cwd}
+	sp := serverspec.Spec{Name: name, Command: command, Args: args, Dir: cwd}
 	if len(env) > 0 {
 		merged := make([]string, 0, len(p.Environ)+len(env))
 		for _, kv := range p.Environ {

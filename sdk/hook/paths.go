@@ -3,7 +3,7 @@ package hook
 import (
 	"github.com/toolwarden/toolwarden/host"
 	"github.com/toolwarden/toolwarden/host/config"
-	"github.com/toolwarden/toolwarden/sdk/internal/upstream"
+	"github.com/toolwarden/toolwarden/sdk/internal/serverspec"
 )
 
 // ServerContext is what a hook knows of the paths of the process that will
@@ -16,9 +16,9 @@ import (
 // cwd leaves the directory unknown and path rules fail closed. getenv
 // reads the hook's environment (os.Getenv).
 func (ev *Event) ServerContext(cfg *config.Config, getenv func(string) string) *host.ServerContext {
-	spec := upstream.Spec{Name: ev.Server, Command: ev.Server}
+	spec := serverspec.Spec{Name: ev.Server, Command: ev.Server}
 	if s, ok := cfg.Servers[ev.Server]; ok && ev.MCP {
-		if sp, err := upstream.FromConfig(s, getenv); err == nil {
+		if sp, err := serverspec.FromConfig(s, getenv); err == nil {
 			spec = sp
 		}
 	}

@@ -343,7 +343,7 @@ func (c *Client) ready(ctx context.Context) (*conn, error) {
 // dial starts the server, runs the handshake and lists its tools, all
 // within the startup timeout.
 func (c *Client) dial() (*conn, []*host.Tool, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), c.spec.startupTimeout())
+	ctx, cancel := context.WithTimeout(context.Background(), c.spec.StartupTimeoutOrDefault())
 	defer cancel()
 
 	var tr transport.Interface
@@ -448,7 +448,7 @@ func (c *Client) startErr(what string, ctx context.Context, cn *conn, err error)
 		return exited
 	}
 	if ctx.Err() != nil {
-		return fmt.Errorf("%s: no answer within the startup timeout (%s; raise startup_timeout_sec)", what, c.spec.startupTimeout())
+		return fmt.Errorf("%s: no answer within the startup timeout (%s; raise startup_timeout_sec)", what, c.spec.StartupTimeoutOrDefault())
 	}
 	return fmt.Errorf("%s: %w", what, err)
 }
@@ -577,7 +577,7 @@ func (c *Client) call(ctx context.Context, name string, args json.RawMessage, pr
 		defer c.unwatchProgress(pd)
 		params.Meta = &progressMeta{ProgressToken: json.RawMessage(progress)}
 	}
-	ctx, release := c.deadlines.watch(ctx, c.spec.toolTimeout())
+	ctx, release := c.deadlines.watch(ctx, c.spec.ToolTimeoutOrDefault())
 	defer release()
 	res, err := c.send(ctx, cn, string(mcp.MethodToolsCall), params)
 	if err == nil {
@@ -711,7 +711,7 @@ func (pd *Pending) start(cn *conn, name string, args json.RawMessage) {
 	}
 	pd.cn = cn
 	pd.id = c.ids.Add(1)
-	pd.at = time.Now().Add(c.spec.toolTimeout())
+	pd.at = time.Now().Add(c.spec.ToolTimeoutOrDefault())
 	if pd.progress != "" {
 		c.watchProgress(pd)
 	}
@@ -849,7 +849,7 @@ func appendString(b []byte, s string) []byte {
 }
 
 // ToolTimeout is the per-call timeout.
-func (c *Client) ToolTimeout() time.Duration { return c.spec.toolTimeout() }
+func (c *Client) ToolTimeout() time.Duration { return c.spec.ToolTimeoutOrDefault() }
 
 type listPage struct {
 	Tools      []json.RawMessage `json:"tools"`
@@ -928,7 +928,7 @@ func (c *Client) refreshOnce() {
 	if cn == nil || cn.dead.Load() {
 		return
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), c.spec.startupTimeout())
+	ctx, cancel := context.WithTimeout(context.Background(), c.spec.StartupTimeoutOrDefault())
 	defer cancel()
 	tools, err := c.list(ctx, cn)
 	if err != nil {

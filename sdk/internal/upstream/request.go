@@ -31,7 +31,7 @@ func (c *Client) Request(ctx context.Context, method string, params json.RawMess
 	if err != nil {
 		return nil, err
 	}
-	ctx, release := c.deadlines.watch(ctx, c.spec.toolTimeout())
+	ctx, release := c.deadlines.watch(ctx, c.spec.ToolTimeoutOrDefault())
 	defer release()
 	res, err := c.send(ctx, cn, method, p)
 	if err == nil {
@@ -102,7 +102,7 @@ func (c *Client) resubscribe(cn *conn) {
 	c.mu.Unlock()
 	slices.Sort(uris)
 	for _, u := range uris {
-		ctx, cancel := context.WithTimeout(context.Background(), c.spec.startupTimeout())
+		ctx, cancel := context.WithTimeout(context.Background(), c.spec.StartupTimeoutOrDefault())
 		_, err := c.send(ctx, cn, string(mcp.MethodResourcesSubscribe), uriParams(u))
 		cancel()
 		if err != nil {

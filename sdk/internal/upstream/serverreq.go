@@ -104,7 +104,7 @@ func (c *Client) restoreLogLevel(cn *conn) {
 	if level == "" || cn.caps.Logging == nil {
 		return
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), c.spec.startupTimeout())
+	ctx, cancel := context.WithTimeout(context.Background(), c.spec.StartupTimeoutOrDefault())
 	defer cancel()
 	if err := c.sendLogLevel(ctx, cn, level); err != nil {
 		c.log.Warn("setting the log level after a start failed", "server", c.spec.Name, "err", err)

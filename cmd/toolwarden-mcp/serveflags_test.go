@@ -28,7 +28,7 @@ func (b *lockedBuffer) String() string {
 	return b.buf.String()
 }
 
-func TestWrapProxyAndHookSayWhichPluginDidNotLoad(t *testing.T) {
+func TestWrapAndProxySayWhichPluginDidNotLoad(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	cfg := filepath.Join(dir, "config.toml")
@@ -39,17 +39,12 @@ func TestWrapProxyAndHookSayWhichPluginDidNotLoad(t *testing.T) {
 	for _, args := range [][]string{
 		{"wrap", "--config", cfg, "--approvals", filepath.Join(dir, "a.json"), "--", "true"},
 		{"proxy", "--config", cfg, "--approvals", filepath.Join(dir, "b.json")},
-		{"hook", "--agent", "claude", "--config", cfg, "--state-dir", filepath.Join(dir, "state"), "--catalog", filepath.Join(dir, "catalog"), "--approvals", filepath.Join(dir, "c.json")},
 	} {
 		t.Run(args[0], func(t *testing.T) {
 			t.Parallel()
 			// The upstream's goroutines may still log after run returns.
 			var stderrBuf lockedBuffer
-			stdin := ""
-			if args[0] == "hook" {
-				stdin = `{"session_id":"c1","hook_event_name":"PreToolUse","tool_name":"mcp__t__x","tool_input":{}}`
-			}
-			run(&env{stdin: strings.NewReader(stdin), stdout: io.Discard, stderr: &stderrBuf, getenv: func(string) string { return "" }}, args)
+			run(&env{stdin: strings.NewReader(""), stdout: io.Discard, stderr: &stderrBuf, getenv: func(string) string { return "" }}, args)
 			stderr := stderrBuf.String()
 			for _, want := range []string{
 				"policy plugin did not load",

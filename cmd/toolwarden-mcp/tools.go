@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -14,13 +13,15 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/toolwarden/toolwarden/cmd/internal/cli"
 	"github.com/toolwarden/toolwarden/host"
 	"github.com/toolwarden/toolwarden/host/policy"
 	"github.com/toolwarden/toolwarden/sdk/hook"
+	"github.com/toolwarden/toolwarden/sdk/hook/toolsync"
 )
 
 func init() {
-	register(command{name: "tools", summary: "the tool catalog hooks read: tools sync (list the agents' MCP servers), tools list", run: runTools})
+	register("tools", runTools)
 }
 
 const (
@@ -39,7 +40,7 @@ a server could not be listed.`
 )
 
 func toolsUsage(w io.Writer) {
-	fmt.Fprintln(w, "toolwarden tools: "+commands["tools"].summary)
+	fmt.Fprintln(w, "toolwarden tools: "+cli.CompanionSummary("tools"))
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "usage: toolwarden "+toolsSyncSynopsis)
 	fmt.Fprintln(w, "       toolwarden "+toolsListSynopsis)
@@ -65,32 +66,20 @@ func runTools(e *env, args []string) int {
 	return exitUsage
 }
 
-// catalogFlag registers --catalog and returns a function giving its
-// value, or the default folder.
-func catalogFlag(fs *flag.FlagSet, e *env) func() (string, error) {
-	dir := fs.String("catalog", "", "the tool catalog folder (default: $TOOLWARDEN_CATALOG, else <user cache dir>/toolwarden/catalog)")
-	return func() (string, error) {
-		if *dir != "" {
-			return *dir, nil
-		}
-		return hook.DefaultCatalogDir(e.getenv)
-	}
-}
-
 func runToolsSync(e *env, args []string) int {
 	fs := newCmdFlags(e, "tools sync", toolsSyncSynopsis, toolsAbout)
-	fs.summary = "start the MCP servers the agents' configs name and write their tool lists to the catalog"
-	var configs stringList
+	fs.Summary = "start the MCP servers the agents' configs name and write their tool lists to the catalog"
+	var configs cli.StringList
 	fs.Var(&configs, "config", "also list the [mcp_servers.*] of this toolwarden config (repeatable)")
 	agents := fs.String("agent", "claude,gemini,codex", "whose MCP configs to read: claude, gemini, codex, comma separated")
 	project := fs.String("project", "", "the project folder whose .mcp.json and .gemini/settings.json count (default: the current folder)")
 	timeout := fs.Duration("timeout", 30*time.Second, "how long one server may take to start and list its tools")
 	trustProject := fs.Bool("trust-project", false, "also start the project's own servers (.mcp.json, .gemini/settings.json) that the agent has not been told to trust")
-	catalogDir := catalogFlag(fs.FlagSet, e)
-	if code, ok := fs.parse(args); !ok {
+	catalogDir := cli.CatalogFlag(fs.FlagSet, e.getenv)
+	if code, ok := fs.ParseArgs(args); !ok {
 		return code
 	}
-	if code, ok := fs.noArgs("servers come from the agents' configs and --config"); !ok {
+	if code, ok := fs.NoArgs("servers come from the agents' configs and --config"); !ok {
 		return code
 	}
 	dir, err := catalogDir()
@@ -232,15 +221,15 @@ func warnTwice(e *env, servers []hook.Server) {
 
 // listAll lists the servers a few at a time; results keep the servers'
 // order.
-func listAll(ctx context.Context, servers []hook.Server, timeout time.Duration) []hook.Listed {
-	out := make([]hook.Listed, len(servers))
+func listAll(ctx context.Context, servers []hook.Server, timeout time.Duration) []toolsync.Listed {
+	out := make([]toolsync.Listed, len(servers))
 	sem := make(chan struct{}, 4)
 	var wg sync.WaitGroup
 	for i, s := range servers {
 		wg.Go(func() {
 			sem <- struct{}{}
 			defer func() { <-sem }()
-			out[i] = hook.List(ctx, s, timeout, version)
+			out[i] = toolsync.List(ctx, s, timeout, cli.Version())
 		})
 	}
 	wg.Wait()
@@ -249,9 +238,9 @@ func listAll(ctx context.Context, servers []hook.Server, timeout time.Duration) 
 
 func runToolsList(e *env, args []string) int {
 	fs := newCmdFlags(e, "tools list", toolsListSynopsis, toolsAbout)
-	fs.summary = "show the tool catalog: each server's tools, their hints, and how old the list is"
-	catalogDir := catalogFlag(fs.FlagSet, e)
-	servers, code, ok := fs.parseInterleaved(args)
+	fs.Summary = "show the tool catalog: each server's tools, their hints, and how old the list is"
+	catalogDir := cli.CatalogFlag(fs.FlagSet, e.getenv)
+	servers, code, ok := fs.ParseInterleaved(args)
 	if !ok {
 		return code
 	}

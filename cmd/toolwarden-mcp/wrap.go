@@ -13,7 +13,7 @@ import (
 )
 
 func init() {
-	register(command{name: "wrap", summary: "run one stdio MCP server behind toolwarden (same tool names)", run: runWrap})
+	register("wrap", runWrap)
 }
 
 func runWrap(e *env, args []string) int {
@@ -25,12 +25,12 @@ policy, and asks become approval prompts (MCP elicitation) in the client.`)
 	toolTimeout := fs.Duration("tool-timeout", 0, "per-call timeout (default: tool_timeout_sec of [mcp_servers.<app>], else 300s)")
 	startupTimeout := fs.Duration("startup-timeout", 0, "timeout to start the server (default: startup_timeout_sec of [mcp_servers.<app>], else 30s)")
 	watch := watchFlag(fs)
-	if code, ok := fs.parse(args); !ok {
+	if code, ok := fs.ParseArgs(args); !ok {
 		return code
 	}
 	rest := fs.Args()
 	if len(rest) == 0 {
-		return fs.usageError("no server command given (toolwarden wrap --app NAME -- CMD ARGS...)")
+		return fs.UsageError("no server command given (toolwarden wrap --app NAME -- CMD ARGS...)")
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()

@@ -17,7 +17,7 @@ import (
 )
 
 func init() {
-	register(command{name: "proxy", summary: "serve every [mcp_servers.*] as one MCP server (<server>__<tool>)", run: runProxy})
+	register("proxy", runProxy)
 }
 
 func runProxy(e *env, args []string) int {
@@ -26,10 +26,10 @@ func runProxy(e *env, args []string) int {
 config (stdio and streamable HTTP), each tool as <name>__<tool>. Hidden tools are
 left out, every call is decided by policy, asks become approval prompts.`)
 	watch := watchFlag(fs)
-	if code, ok := fs.parse(args); !ok {
+	if code, ok := fs.ParseArgs(args); !ok {
 		return code
 	}
-	if code, ok := fs.noArgs("servers come from [mcp_servers.*] in --config"); !ok {
+	if code, ok := fs.NoArgs("servers come from [mcp_servers.*] in --config"); !ok {
 		return code
 	}
 

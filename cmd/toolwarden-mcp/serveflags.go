@@ -2,12 +2,11 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"log/slog"
 	"os"
-	"path/filepath"
 	"time"
 
+	"github.com/toolwarden/toolwarden/cmd/internal/cli"
 	"github.com/toolwarden/toolwarden/host"
 	"github.com/toolwarden/toolwarden/host/config"
 	"github.com/toolwarden/toolwarden/sdk/proxy"
@@ -16,8 +15,8 @@ import (
 // serveFlags are the flags wrap and proxy share, and the set-up they share:
 // both serve MCP in front of upstream servers and decide with one host.
 type serveFlags struct {
-	configs         stringList
-	requirements    stringList
+	configs         cli.StringList
+	requirements    cli.StringList
 	approvals       string
 	audit           string
 	maxArgBytes     int
@@ -27,12 +26,12 @@ type serveFlags struct {
 
 // newServeFlags makes the flag set of wrap or proxy with the shared flags
 // registered; the command adds its own before parsing.
-func newServeFlags(e *env, name, synopsis, about string) (*cmdFlags, *serveFlags) {
+func newServeFlags(e *env, name, synopsis, about string) (*cli.Flags, *serveFlags) {
 	fs := newCmdFlags(e, name, synopsis, about)
 	var f serveFlags
 	fs.Var(&f.configs, "config", "config file (repeatable; later files override earlier)")
 	fs.Var(&f.requirements, "requirements", "requirements file an admin sets (repeatable; with /etc/codex/requirements.toml, /etc/toolwarden/requirements.toml and $TOOLWARDEN_REQUIREMENTS)")
-	fs.StringVar(&f.approvals, "approvals", "", "persistent \"always\" approvals file (default: "+displayApprovalsPath()+")")
+	fs.StringVar(&f.approvals, "approvals", "", "persistent \"always\" approvals file (default: "+cli.DisplayApprovalsPath()+")")
 	fs.StringVar(&f.audit, "audit", "", "append a JSON Lines record per decision to this file")
 	fs.IntVar(&f.maxArgBytes, "max-arg-bytes", proxy.DefaultMaxArgumentBytes, "largest tools/call arguments accepted, in bytes")
 	fs.DurationVar(&f.approvalTimeout, "approval-timeout", proxy.DefaultApprovalTimeout, "how long an approval prompt may stay unanswered before the call is denied")
@@ -40,35 +39,17 @@ func newServeFlags(e *env, name, synopsis, about string) (*cmdFlags, *serveFlags
 	return fs, &f
 }
 
-// defaultApprovalsPath is where "always" approvals live unless --approvals
-// says otherwise: <user config dir>/toolwarden/approvals.json.
-func defaultApprovalsPath() (string, error) {
-	dir, err := os.UserConfigDir()
-	if err != nil {
-		return "", fmt.Errorf("no user config directory for the approvals file (%w); pass --approvals", err)
-	}
-	return filepath.Join(dir, "toolwarden", "approvals.json"), nil
-}
-
-func displayApprovalsPath() string {
-	p, err := defaultApprovalsPath()
-	if err != nil {
-		return "<user config dir>/toolwarden/approvals.json"
-	}
-	return p
-}
-
 // startHost loads the config and builds the host the proxy decides with.
 // The returned cleanup closes the host and the audit file.
 func (f *serveFlags) startHost(ctx context.Context, e *env) (*host.Host, *config.Config, func(), error) {
-	cfg, err := loadConfig(e, f.configs, f.requirements)
+	cfg, err := cli.LoadConfig(e.getenv, f.configs, f.requirements)
 	if err != nil {
 		return nil, nil, nil, err
 	}
 	settings := host.Defaults()
 	path := f.approvals
 	if path == "" {
-		if path, err = defaultApprovalsPath(); err != nil {
+		if path, err = cli.ApprovalsPath(); err != nil {
 			return nil, nil, nil, err
 		}
 	}
@@ -117,7 +98,7 @@ func (f *serveFlags) logger(e *env) *slog.Logger {
 
 func (f *serveFlags) options(e *env) proxy.Options {
 	return proxy.Defaults().
-		WithServerInfo("toolwarden", version).
+		WithServerInfo("toolwarden", cli.Version()).
 		WithMaxArgumentBytes(f.maxArgBytes).
 		WithApprovalTimeout(f.approvalTimeout).
 		WithLogger(f.logger(e)).

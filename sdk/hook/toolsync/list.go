@@ -1,18 +1,27 @@
-package hook
+// Package toolsync lists one MCP server the agents' configs name, for
+// `toolwarden tools sync`: it starts the server with the upstream client,
+// reads its whole tools/list and stops it. It lives apart from sdk/hook so
+// that the hook, which only reads the catalog this fills, links no MCP
+// client (docs/RATIONALE.md, "Process start").
+//
+//	l := toolsync.List(ctx, server, 30*time.Second, version)
+//	if l.Err == nil { err = hook.WriteCatalog(dir, l.Entry) }
+package toolsync
 
 import (
 	"context"
 	"encoding/json"
 	"time"
 
+	"github.com/toolwarden/toolwarden/sdk/hook"
 	"github.com/toolwarden/toolwarden/sdk/internal/catalog"
 	"github.com/toolwarden/toolwarden/sdk/internal/upstream"
 )
 
 // Listed is what listing one server gave: its catalog entry, or why not.
 type Listed struct {
-	Server Server
-	Entry  *CatalogEntry
+	Server hook.Server
+	Entry  *hook.CatalogEntry
 	Err    error
 }
 
@@ -20,7 +29,7 @@ type Listed struct {
 // tools/list within timeout, and stops it. The entry's tools are the
 // definitions as the server sent them, minus those toolwarden could not
 // read (no name) or saw twice, as in the proxy.
-func List(ctx context.Context, s Server, timeout time.Duration, version string) Listed {
+func List(ctx context.Context, s hook.Server, timeout time.Duration, version string) Listed {
 	if s.Err != nil {
 		return Listed{Server: s, Err: s.Err}
 	}
@@ -40,7 +49,7 @@ func List(ctx context.Context, s Server, timeout time.Duration, version string) 
 	for i, t := range tools {
 		raws[i] = t.Raw
 	}
-	return Listed{Server: s, Entry: &CatalogEntry{
+	return Listed{Server: s, Entry: &hook.CatalogEntry{
 		Version:  catalog.Version,
 		Server:   s.Name,
 		Source:   "toolwarden tools sync: " + s.Source,

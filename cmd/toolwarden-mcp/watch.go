@@ -15,6 +15,7 @@ import (
 
 	"github.com/fsnotify/fsnotify"
 
+	"github.com/toolwarden/toolwarden/cmd/internal/cli"
 	"github.com/toolwarden/toolwarden/host"
 	"github.com/toolwarden/toolwarden/host/config"
 	"github.com/toolwarden/toolwarden/sdk/proxy"
@@ -215,11 +216,11 @@ func digestFiles(files []string) [sha256.Size]byte {
 // watchFlag registers --no-watch on wrap's or proxy's flags and returns a
 // function that starts live changes for a host serving through p (see
 // watchConfig); that function returns the one that stops them.
-func watchFlag(fs *cmdFlags) func(ctx context.Context, e *env, f *serveFlags, h *host.Host, p *proxy.Proxy) (stop func()) {
+func watchFlag(fs *cli.Flags) func(ctx context.Context, e *env, f *serveFlags, h *host.Host, p *proxy.Proxy) (stop func()) {
 	noWatch := fs.Bool("no-watch", false, "do not apply changes of the --config files (and the plugins they name) while running; SIGHUP still reloads")
 	return func(ctx context.Context, e *env, f *serveFlags, h *host.Host, p *proxy.Proxy) func() {
 		return watchConfig(ctx, &liveConfig{
-			cmd: fs.name, configs: f.configs, reqs: config.RequirementsPaths(e.getenv, f.requirements...), h: h, apply: p.Reload, stderr: e.stderr, log: f.logger(e),
+			cmd: fs.Name, configs: f.configs, reqs: config.RequirementsPaths(e.getenv, f.requirements...), h: h, apply: p.Reload, stderr: e.stderr, log: f.logger(e),
 		}, !*noWatch)
 	}
 }
