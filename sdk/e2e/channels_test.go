@@ -325,12 +325,24 @@ func TestTheWebhookGetsASignedAskWithAnAnswerLink(t *testing.T) {
 	}))
 	defer rv.Close()
 	s := newChannelSetup(t, "approval_channel = \"inbox\"\n\n[webhook]\nurl = \""+rv.URL+"/hook\"\nsecret_env = \"TW_E2E_WEBHOOK_SECRET\"\n")
-	// An inbox runs: this process announces one, as `toolwarden inbox` does.
-	remove, err := inbox.Announce(s.rv, "http://127.0.0.1:4242")
-	if err != nil {
+	// An inbox runs: the real page, on a free loopback port.
+	page := exec.Command(twBin, "inbox", "--open=false", "--approvals", filepath.Join(t.TempDir(), "approvals.json"))
+	page.Env = append(os.Environ(), inbox.EnvRuntimeDir+"="+s.rv)
+	pageLog := newLog(t, "toolwarden inbox")
+	page.Stdout, page.Stderr = pageLog, pageLog
+	if err := page.Start(); err != nil {
 		t.Fatal(err)
 	}
-	defer remove()
+	t.Cleanup(func() {
+		page.Process.Kill()
+		page.Wait()
+	})
+	var running inbox.Info
+	eventually(t, 60*time.Second, "toolwarden inbox to announce itself", func() bool {
+		var err error
+		running, err = inbox.Running(s.rv)
+		return err == nil
+	})
 
 	run := startTS(t, s.script(t, false, nil, map[string]string{"TW_E2E_WEBHOOK_SECRET": secret}, s.write("linked.txt", "x")))
 	a := s.asks(t, 1)[0]
@@ -374,18 +386,27 @@ func TestTheWebhookGetsASignedAskWithAnAnswerLink(t *testing.T) {
 		t.Fatalf("payload %s\nask %+v", got.body, a)
 	}
 	link, err := url.Parse(pl.AnswerURLSnake)
-	if err != nil || link.Host != "127.0.0.1:4242" || link.Path != "/a/"+a.ID || link.Query().Get("k") == "" {
-		t.Fatalf("answer_url %q", pl.AnswerURLSnake)
+	if err != nil || "http://"+link.Host != running.URL || link.Path != "/a/"+a.ID || link.Query().Get("k") == "" {
+		t.Fatalf("answer_url %q (inbox at %s)", pl.AnswerURLSnake, running.URL)
 	}
-	// What the inbox page does with the link: use it once, then answer.
-	if err := inbox.ConsumeLink(s.rv, a.ID, link.Query().Get("k")); err != nil {
-		t.Fatal(err)
+	// What the page opened from the link does: answer with its key, once.
+	answer := func(option string) int {
+		body, _ := json.Marshal(map[string]string{"k": link.Query().Get("k"), "option": option})
+		req, _ := http.NewRequest(http.MethodPost, running.URL+"/api/link/"+a.ID, bytes.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Origin", running.URL)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp.StatusCode
 	}
-	if err := inbox.ConsumeLink(s.rv, a.ID, link.Query().Get("k")); err == nil {
-		t.Fatal("the link worked twice")
+	if code := answer("allow_once"); code/100 != 2 {
+		t.Fatalf("answering through the link: HTTP %d", code)
 	}
-	if err := inbox.Respond(s.rv, a.ID, "allow_once", "webhook-link"); err != nil {
-		t.Fatal(err)
+	if code := answer("deny"); code/100 == 2 {
+		t.Fatal("the link answered twice")
 	}
 	if r := run.wait(t).Results[0]; r.IsError || !s.exists("linked.txt") {
 		t.Fatalf("call: %+v", r)
