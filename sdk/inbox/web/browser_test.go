@@ -30,7 +30,14 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	binary = filepath.Join(tmp, "toolwarden")
-	build := exec.Command("go", "build", "-o", binary, "./cmd/toolwarden")
+	args := []string{"build", "-o", binary}
+	if cover := os.Getenv("TOOLWARDEN_E2E_COVERDIR"); cover != "" {
+		// scripts/coverage.sh: the binary's runs count too, written into
+		// GOCOVERDIR, which the inbox processes inherit.
+		args = append(args, "-cover", "-coverpkg=github.com/toolwarden/toolwarden/...")
+		os.Setenv("GOCOVERDIR", cover)
+	}
+	build := exec.Command("go", append(args, "./cmd/toolwarden")...)
 	build.Dir = browser.Root()
 	build.Stdout, build.Stderr = os.Stderr, os.Stderr
 	if err := build.Run(); err != nil {
