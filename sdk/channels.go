@@ -89,7 +89,7 @@ func (s *Session) askChannels(ctx context.Context, name string, q *Question, r *
 	case err == nil:
 		return Answer(ans.Option), nil
 	case errors.As(err, &refusal):
-		return Deny, toolresult.Error("toolwarden denied this call to %s: %s", name, channel.Refusal(refusal.Setting))
+		return Deny, toolresult.Error("toolwarden denied this call to %s: %s [%s]", name, channel.Refusal(refusal.Setting), channel.Code)
 	case errors.Is(err, channel.ErrNoChannel):
 		return Deny, noApprover(name, q.Decision)
 	case errors.Is(err, channel.ErrTimeout):

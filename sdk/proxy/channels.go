@@ -75,5 +75,5 @@ func (p *Proxy) askChannels(ctx context.Context, rt *route, call host.Call, d *h
 
 // noChannel is the deny of an ask under approval_channel = "none".
 func noChannel(rt *route, s config.ChannelSetting) *mcp.CallToolResult {
-	return toolresult.Error("toolwarden denied this call to %s: %s", rt.name, channel.Refusal(s))
+	return toolresult.Error("toolwarden denied this call to %s: %s [%s]", rt.name, channel.Refusal(s), channel.Code)
 }

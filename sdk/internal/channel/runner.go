@@ -99,9 +99,10 @@ func (e *RefusedError) Error() string {
 const Code = "no_approval_channel"
 
 // Refusal is the reason a call is denied under approval_channel = "none",
-// for the message a caller shows: what, where it was set, what to do.
+// for the message a caller shows (followed by the reason code, Code):
+// what, where it was set, what to do.
 func Refusal(s config.ChannelSetting) string {
-	return fmt.Sprintf("it needs approval, but %s, so it was denied [%s]; to be asked, set approval_channel to \"elicitation\", \"inbox\" or \"both\" there", s.Where(), Code)
+	return fmt.Sprintf("it needs approval, and %s sends asks to nobody; to be asked, set approval_channel to \"elicitation\", \"inbox\" or \"both\" there", s.Where())
 }
 
 // Uses reports whether an ask with this setting goes anywhere but today's

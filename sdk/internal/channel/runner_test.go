@@ -163,7 +163,7 @@ func TestNoneRefusesAtOnceAndPostsNothing(t *testing.T) {
 		t.Errorf("posted %v", asks)
 	}
 	msg := Refusal(refused.Setting)
-	for _, want := range []string{`approval_channel = "none" at config.toml:1:1`, Code, `set approval_channel to "elicitation", "inbox" or "both" there`} {
+	for _, want := range []string{`approval_channel = "none" at config.toml:1:1 sends asks to nobody`, `set approval_channel to "elicitation", "inbox" or "both" there`} {
 		if !strings.Contains(msg, want) {
 			t.Errorf("refusal %q does not say %q", msg, want)
 		}
