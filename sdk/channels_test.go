@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/toolwarden/toolwarden/host"
+	"github.com/toolwarden/toolwarden/host/config"
 	"github.com/toolwarden/toolwarden/sdk"
 	"github.com/toolwarden/toolwarden/sdk/inbox"
 )
@@ -176,6 +177,34 @@ func TestTheGuardFollowsApprovalChannel(t *testing.T) {
 		out, isErr := call(t, g.Client("fs", f.connect(t)), "write_file", map[string]any{"path": "/a.txt", "content": "x"})
 		if !isErr || !strings.Contains(out, "no answer within 50ms") || len(f.ran()) != 0 {
 			t.Fatalf("result %q, ran %v", out, f.ran())
+		}
+	})
+	t.Run("a requirements pin beats the user's channel and says where it was required", func(t *testing.T) {
+		dir := privateInbox(t)
+		f := newFiles()
+		user, err := config.LoadBytes("config.toml", []byte("approval_channel = \"inbox\"\n"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := config.ParseRequirements("admin.toml", []byte("approval_channel = \"none\"\n"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg, err := user.ApplyRequirements(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		h, err := host.New(context.Background(), cfg, host.Defaults())
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer h.Close(context.Background())
+		out, isErr := call(t, sdk.New(h).Client("fs", f.connect(t)), "write_file", map[string]any{"path": "/a.txt", "content": "x"})
+		if !isErr || !strings.Contains(out, `approval_channel = "none" required by admin.toml:1:1`) || len(f.ran()) != 0 {
+			t.Fatalf("result %q, ran %v", out, f.ran())
+		}
+		if asks, _ := inbox.List(dir); len(asks) != 0 {
+			t.Errorf("the user's inbox channel was used: %v", asks)
 		}
 	})
 	t.Run("elicitation without an approver says how to be asked", func(t *testing.T) {
