@@ -65,7 +65,8 @@ func (o Options) WithMaxArgumentBytes(n int) Options { o.maxArgs = n; return o }
 
 // WithApprovalTimeout bounds how long a client that uses server-initiated
 // elicitation (protocol 2025-11-25 and earlier) may take to answer an
-// approval prompt. No answer in time is a deny.
+// approval prompt, and how long an ask waits in the approval inbox
+// (approval_channel "inbox" or "both"). No answer in time is a deny.
 func (o Options) WithApprovalTimeout(d time.Duration) Options { o.approvalTimeout = d; return o }
 
 // WithStateTTL sets how long a minted approval request state stays valid
