@@ -243,8 +243,10 @@ func TestBothChannelsTheFirstAnswerWinsAndTheOtherIsWithdrawn(t *testing.T) {
 		if r := res.Results[0]; r.IsError || !s.exists("inbox-won.txt") {
 			t.Fatalf("call: %+v", r)
 		}
-		if len(res.Asked) != 1 {
-			t.Errorf("the client was asked %d times, want once (both channels)", len(res.Asked))
+		// The prompt may not even have reached the client when the inbox
+		// answered; it is never answered by it.
+		if len(res.Asked) > 1 {
+			t.Errorf("the client was asked %d times, want at most once", len(res.Asked))
 		}
 		if n := s.askFiles(t); n != 0 {
 			t.Errorf("%d ask files left", n)
