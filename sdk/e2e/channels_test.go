@@ -452,3 +452,58 @@ func TestAHookAskWithTheInboxChannelWaitsForTheAnswer(t *testing.T) {
 		}
 	}
 }
+
+// A 2026-07-28 client (mcp-go, multi round-trip): under "inbox" the call
+// is held while the inbox answers; under "both", an input request asks it
+// and nothing goes to the inbox (the answer comes on a retry, which cannot
+// wait on the inbox as well).
+func TestAModernClientWithTheInboxChannel(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		channel string
+		inbox   bool
+	}{{"inbox", true}, {"both", false}} {
+		t.Run(tc.channel, func(t *testing.T) {
+			t.Parallel()
+			rv := filepath.Join(t.TempDir(), "rv")
+			if err := os.Mkdir(rv, 0o700); err != nil {
+				t.Fatal(err)
+			}
+			cfg := writeFile(t, "modern.toml", "approval_channel = \""+tc.channel+"\"\n")
+			ask := answers("allow_once")
+			// env(1) hands wrap the rendezvous directory.
+			args := append([]string{inbox.EnvRuntimeDir + "=" + rv, twBin}, wrapArgs(t, "ts", []string{cfg}, testServer, "-state", t.TempDir())...)
+			c := startGo(t, false, ask, "env", args...)
+			type result struct {
+				out   string
+				isErr bool
+			}
+			done := make(chan result, 1)
+			go func() {
+				out, isErr := c.call(t, "write", map[string]any{"what": "a"})
+				done <- result{out, isErr}
+			}()
+			if tc.inbox {
+				var asks []inbox.Ask
+				eventually(t, 60*time.Second, "the ask in the inbox", func() bool {
+					asks, _ = inbox.List(rv)
+					return len(asks) == 1
+				})
+				respond(t, rv, asks[0].ID, "allow_once")
+			}
+			r := <-done
+			if r.isErr || r.out != "wrote a" {
+				t.Fatalf("call: %q (error %v)", r.out, r.isErr)
+			}
+			if asked := ask.count() == 1; asked == tc.inbox {
+				t.Errorf("the client was asked %d times", ask.count())
+			}
+			if asks, _ := inbox.List(rv); len(asks) != 0 {
+				t.Errorf("asks left in the inbox: %v", asks)
+			}
+			if _, err := os.Stat(filepath.Join(rv, "asks")); !tc.inbox && !errors.Is(err, fs.ErrNotExist) {
+				t.Errorf("the input request also went to the inbox (%v)", err)
+			}
+		})
+	}
+}
