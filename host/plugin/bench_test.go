@@ -183,7 +183,8 @@ func BenchmarkGuestFloor(b *testing.B) {
 }
 
 // BenchmarkDeadline is the per-event cost of arming and disarming a
-// deadline (one timer per instance, Reset and Stop), beside reading the
+// deadline (one timer per instance, left scheduled across events:
+// deadline.go), beside reading the
 // clock, the least a shared watchdog goroutine would need per event to
 // know when an event started.
 func BenchmarkDeadline(b *testing.B) {

@@ -32,13 +32,14 @@ type instance struct {
 
 	// The deadline: the stop flag and the countdown the instrumented
 	// module checks at every loop header and function entry
-	// (instrument.go), set by a timer that is created once and re-armed
-	// per event.
+	// (instrument.go), set by a timer that is created once and left
+	// running across events (deadline.go).
 	stop     api.MutableGlobal
 	fuel     api.MutableGlobal
 	timer    *time.Timer
 	fireDone chan struct{} // the timer's function has set the flag
 	fired    atomic.Bool   // fire ran (it runs its body once)
+	clock    deadlineClock
 
 	// Per-event state, read by the host functions.
 	inEvent  bool
@@ -81,51 +82,6 @@ func (c *callCtx) Value(key any) any {
 		return c.in
 	}
 	return nil
-}
-
-// fire runs on the timer's goroutine when a deadline passes: it sets the
-// stop flag, and the countdown to 0 so that the guest looks at the flag at
-// its next check (a loop header or function entry). It is the only writer
-// of the flag, and its body runs at most once per instance (a deadline and
-// an interrupt may both fire the timer): an instance whose deadline fired
-// is discarded. See docs/RATIONALE.md ("Plugin deadlines are a stop flag,
-// not wazero's context watch") for why plain writes from another goroutine
-// are enough.
-func (in *instance) fire() {
-	if !in.fired.CompareAndSwap(false, true) {
-		return
-	}
-	in.stop.Set(1)
-	in.fuel.Set(0)
-	in.fireDone <- struct{}{} // buffered, and sent once
-}
-
-// interrupt stops a running guest at its next check, by firing its
-// deadline now (so the timer's function stays the flag's only writer); the
-// instance cannot run again. It is safe on an idle instance, from any
-// goroutine.
-func (in *instance) interrupt() {
-	if in.stop != nil {
-		in.timer.Reset(0)
-	}
-}
-
-// arm starts the deadline of one guest call.
-func (in *instance) arm(d time.Duration) {
-	if in.stop != nil {
-		in.timer.Reset(d)
-	}
-}
-
-// disarm stops the deadline after the call and reports whether it fired.
-// When it did, disarm waits until the flag is set, so that nothing of the
-// timer's goroutine outlives the call.
-func (in *instance) disarm() (fired bool) {
-	if in.stop == nil || in.timer.Stop() {
-		return false
-	}
-	<-in.fireDone
-	return true
 }
 
 // memAlloc backs one instance's linear memory and caps it: past the limit,
@@ -264,7 +220,7 @@ func (p *Plugin) newInstance(ctx context.Context) (_ *instance, err error) {
 	if in.handle == nil || in.mem == nil || (in.stop == nil || in.fuel == nil) && !p.rt.opts.noDeadlines {
 		return nil, errors.New("instantiate: exports vanished")
 	}
-	in.timer = time.AfterFunc(time.Hour, in.fire)
+	in.timer = time.AfterFunc(time.Hour, in.tick)
 	in.timer.Stop()
 	for _, name := range [...]string{instrument.StartExport, initExport} {
 		fn := mod.ExportedFunction(name)

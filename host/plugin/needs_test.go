@@ -141,10 +141,16 @@ func TestRenderedDefinitionsNeverGoStale(t *testing.T) {
 	in := envelopePlugin(t, needAll)
 	base := needsCheckInput()
 	variants := map[string]func(c *policy.CheckInput){
-		"same":      func(*policy.CheckInput) {},
-		"hash":      func(c *policy.CheckInput) { c.Tool = &hints.Tool{Name: testTool.Name, Title: testTool.Title, HashHex: "00"} },
-		"title":     func(c *policy.CheckInput) { c.Tool = &hints.Tool{Name: testTool.Name, Title: "Other", HashHex: testTool.HashHex} },
-		"name":      func(c *policy.CheckInput) { c.Tool = &hints.Tool{Name: "other", Title: testTool.Title, HashHex: testTool.HashHex} },
+		"same": func(*policy.CheckInput) {},
+		"hash": func(c *policy.CheckInput) {
+			c.Tool = &hints.Tool{Name: testTool.Name, Title: testTool.Title, HashHex: "00"}
+		},
+		"title": func(c *policy.CheckInput) {
+			c.Tool = &hints.Tool{Name: testTool.Name, Title: "Other", HashHex: testTool.HashHex}
+		},
+		"name": func(c *policy.CheckInput) {
+			c.Tool = &hints.Tool{Name: "other", Title: testTool.Title, HashHex: testTool.HashHex}
+		},
 		"no tool":   func(c *policy.CheckInput) { c.Tool = nil },
 		"hint":      func(c *policy.CheckInput) { c.Hints.Put(hints.ReadOnly, hints.True) },
 		"hint off":  func(c *policy.CheckInput) { c.Hints.Put(hints.Destructive, hints.False) },

@@ -30,9 +30,10 @@ const (
 // A plugin that failed to load is still a *Plugin: every event answers with
 // its on_error verdict and the load error (fail closed, keep serving).
 type Plugin struct {
-	rt   *Runtime
-	name string
-	pos  config.Position
+	rt     *Runtime
+	name   string
+	source string // "plugin:<name>", for reasons
+	pos    config.Position
 
 	apps, tools []glob
 	canApprove  bool
@@ -119,6 +120,7 @@ func newPlugin(rt *Runtime, pol *config.Policy) (*Plugin, error) {
 	p := &Plugin{
 		rt:         rt,
 		name:       pol.Name,
+		source:     policy.StepPlugin + ":" + pol.Name,
 		pos:        pol.Pos,
 		canApprove: pol.CanApprove,
 		onError:    policy.Deny,
@@ -309,6 +311,9 @@ func FromBytes(ctx context.Context, rt *Runtime, pol *config.Policy, bin []byte)
 // Name is the [policies.<name>] key.
 func (p *Plugin) Name() string { return p.name }
 
+// ReasonSource is "plugin:<name>" (policy.ReasonSourcer), rendered once.
+func (p *Plugin) ReasonSource() string { return p.source }
+
 // Pos is where the policy is defined in the config.
 func (p *Plugin) Pos() config.Position { return p.pos }
 
@@ -419,6 +424,8 @@ func (in *instance) check(ctx context.Context, input []byte) (policy.PluginVerdi
 	if err != nil {
 		return v, in.p.fault(FaultBadOutput, "bad output: "+err.Error(), err)
 	}
+	// Rendered once per distinct output, not per decision.
+	v.Detail = policy.TraceDetail(&v)
 	in.memo.store(EventCheck, out)
 	in.memo.verdict = v
 	return v, nil

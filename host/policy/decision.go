@@ -198,10 +198,15 @@ type PluginVerdict struct {
 	// session state: what it asked for and the state after.
 	StateUpdate *session.StateUpdate
 	State       *session.PluginState
+	// Detail, when set, is TraceDetail of this verdict, rendered once by
+	// a plugin that returns the same verdict many times; it is ignored
+	// when Err is set.
+	Detail string
 }
 
 // Checker is one configured plugin as the pipeline sees it (step 5).
-// Implementations must be safe for concurrent use.
+// Implementations must be safe for concurrent use, and must not keep the
+// *CheckInput after Check returns: the pipeline reuses it.
 type Checker interface {
 	// Name is the [policies.<name>] key.
 	Name() string

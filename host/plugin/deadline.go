@@ -1,0 +1,136 @@
+package plugin
+
+import (
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Deadlines without a timer operation per event. Stopping and re-arming a
+// Go timer around every guest call took the runtime's timer locks twice
+// per event, a visible share of a cheap plugin's cost and a point of
+// contention between cores. Instead each instance's timer stays scheduled
+// across events: arming an event stores its deadline, and the timer is
+// moved only when it is idle or due later than the new deadline. When it
+// fires it looks at the running event's deadline: passed, it fires the stop
+// flag; not yet (a later event), it sleeps until then; no event running,
+// it lapses until the next arm.
+//
+// The guarantee is the same as with a timer per event: an event's stop flag
+// is set no later than its deadline (plus the timer's own latency), never
+// by another event's deadline, and the timer's function stays the flag's
+// only writer. The handoff between the timer and the event ending is
+// deadlineClock.due: the timer claims an event by swapping its deadline for
+// dueFiring, the event ends by swapping in 0, and only one of them wins.
+
+// dueFiring marks a deadline the timer has claimed: the flag is being set.
+const dueFiring = -1
+
+// clockBase makes deadlines small monotonic numbers (time.Since reads only
+// the monotonic clock).
+var clockBase = time.Now()
+
+func nowNanos() int64 { return int64(time.Since(clockBase)) }
+
+type deadlineClock struct {
+	// due is the running event's deadline in nowNanos, 0 when no event
+	// runs, dueFiring once the timer claimed it.
+	due atomic.Int64
+	// kill asks the timer to fire at once, event or not (interrupt).
+	kill atomic.Bool
+
+	mu      sync.Mutex
+	pending bool  // the timer is scheduled
+	at      int64 // for when, in nowNanos
+}
+
+// fire runs on the timer's goroutine once it claimed a deadline: it sets
+// the stop flag, and the countdown to 0 so that the guest looks at the flag
+// at its next check (a loop header or function entry). Its body runs at
+// most once per instance: an instance whose deadline fired is discarded.
+// See docs/RATIONALE.md ("Plugin deadlines are a stop flag, not wazero's
+// context watch") for why plain writes from another goroutine are enough.
+func (in *instance) fire() {
+	if !in.fired.CompareAndSwap(false, true) {
+		return
+	}
+	in.stop.Set(1)
+	in.fuel.Set(0)
+	in.fireDone <- struct{}{} // buffered, and sent once
+}
+
+// tick is the timer's function.
+func (in *instance) tick() {
+	c := &in.clock
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.pending = false
+	for {
+		due := c.due.Load()
+		if due == dueFiring {
+			return
+		}
+		now := nowNanos()
+		if c.kill.Load() || due != 0 && now >= due {
+			if c.due.CompareAndSwap(due, dueFiring) {
+				in.fire()
+				return
+			}
+			continue // the event ended or another began: look again
+		}
+		if due != 0 { // an event with a later deadline runs
+			c.schedule(in.timer, due, now)
+		}
+		return
+	}
+}
+
+// schedule moves the timer to due; c.mu is held.
+func (c *deadlineClock) schedule(t *time.Timer, due, now int64) {
+	c.pending, c.at = true, due
+	t.Reset(time.Duration(due - now))
+}
+
+// arm starts the deadline of one guest call, d > 0 from now.
+func (in *instance) arm(d time.Duration) {
+	if in.stop == nil {
+		return
+	}
+	c := &in.clock
+	now := nowNanos()
+	due := now + int64(d)
+	if !c.due.CompareAndSwap(0, due) {
+		return // an interrupt fired already: the flag is set
+	}
+	c.mu.Lock()
+	if !c.pending || c.at > due {
+		c.schedule(in.timer, due, now)
+	}
+	c.mu.Unlock()
+}
+
+// disarm ends the deadline after the call and reports whether it fired.
+// When it did, disarm waits until the flag is set, so that nothing of the
+// timer's firing outlives the call.
+func (in *instance) disarm() (fired bool) {
+	if in.stop == nil || in.clock.due.Swap(0) != dueFiring {
+		return false
+	}
+	<-in.fireDone
+	return true
+}
+
+// interrupt stops a running guest at its next check, by firing its
+// deadline now (so the timer's function stays the flag's only writer); the
+// instance cannot run again. It is safe on an idle instance, from any
+// goroutine.
+func (in *instance) interrupt() {
+	if in.stop == nil {
+		return
+	}
+	c := &in.clock
+	c.kill.Store(true)
+	c.mu.Lock()
+	c.schedule(in.timer, 0, 0)
+	c.mu.Unlock()
+}
