@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"text/tabwriter"
 	"time"
 
@@ -139,7 +140,7 @@ func runApprovals(e *env, args []string) int {
 	if code, ok := a.fs.noArgs(""); !ok {
 		return code
 	}
-	if a.hash != "" && !hexPrefix.MatchString(a.hash) {
+	if a.hash != "" && !hexPrefix().MatchString(a.hash) {
 		return a.fs.usageError("--hash %q is not a hex definition hash (or a prefix of at least 8 hex digits)", a.hash)
 	}
 	a.file = a.path
@@ -263,7 +264,10 @@ func resetApprovals(e *env, p *session.Persistent, file string) int {
 	return exitOK
 }
 
-var hexPrefix = regexp.MustCompile(`^[0-9a-fA-F]{8,64}$`)
+// hexPrefix is compiled on first use: every toolwarden process, a hook
+// event above all, would otherwise pay for it at start ({8,64} makes a
+// large program).
+var hexPrefix = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[0-9a-fA-F]{8,64}$`) })
 
 func short(h string) string {
 	if len(h) > 12 {

@@ -30,18 +30,29 @@ builtin = "argguard"
 config.rules = [{ tool = "*", arg = "path", deny_glob = "/etc/**" }]
 `
 
-// buildStartBinaries builds toolwarden (or takes TOOLWARDEN_START_BINARY,
-// to measure another build of it) and a hello-world Go program, the
-// baseline every process start is compared with.
-func buildStartBinaries(tb testing.TB) (toolwarden, hello string) {
+// buildStartBinaries builds toolwarden as the README installs it
+// (CGO_ENABLED=0: a static binary), the same with cgo (what go install
+// gives where a C compiler is found: dynamically linked to libc), and a
+// hello-world Go program, the baseline every process start is compared
+// with. TOOLWARDEN_START_BINARY measures another build instead of the
+// first (and skips the cgo one).
+func buildStartBinaries(tb testing.TB) (toolwarden, toolwardenCgo, hello string) {
 	tb.Helper()
 	dir := tb.TempDir()
+	build := func(out, pkgDir string, env ...string) {
+		cmd := exec.Command("go", "build", "-o", out, ".")
+		cmd.Dir = pkgDir
+		cmd.Env = append(os.Environ(), env...)
+		if msg, err := cmd.CombinedOutput(); err != nil {
+			tb.Fatalf("building %s: %v\n%s", filepath.Base(out), err, msg)
+		}
+	}
 	toolwarden = os.Getenv("TOOLWARDEN_START_BINARY")
 	if toolwarden == "" {
 		toolwarden = filepath.Join(dir, "toolwarden")
-		if out, err := exec.Command("go", "build", "-o", toolwarden, ".").CombinedOutput(); err != nil {
-			tb.Fatalf("building toolwarden: %v\n%s", err, out)
-		}
+		build(toolwarden, ".", "CGO_ENABLED=0")
+		toolwardenCgo = filepath.Join(dir, "toolwarden-cgo")
+		build(toolwardenCgo, ".")
 	}
 	hdir := filepath.Join(dir, "hello")
 	if err := os.MkdirAll(hdir, 0o755); err != nil {
@@ -56,13 +67,8 @@ func buildStartBinaries(tb testing.TB) (toolwarden, hello string) {
 		}
 	}
 	hello = filepath.Join(dir, "hello-bin")
-	cmd := exec.Command("go", "build", "-o", hello, ".")
-	cmd.Dir = hdir
-	cmd.Env = append(os.Environ(), "GOFLAGS=", "GOWORK=off")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		tb.Fatalf("building hello world: %v\n%s", err, out)
-	}
-	return toolwarden, hello
+	build(hello, hdir, "GOFLAGS=", "GOWORK=off")
+	return toolwarden, toolwardenCgo, hello
 }
 
 // hookRunner runs `toolwarden hook` for one event with its own config,
@@ -132,23 +138,29 @@ func timed(tb testing.TB, f func() ([]byte, error)) time.Duration {
 //
 //   - argguard-warm: the plugin's compiled code in the disk cache, as
 //     every hook event after the first finds it;
+//   - argguard-warm-cgo: the same with toolwarden built with cgo, which a
+//     dynamically linked binary pays for at every start;
 //   - argguard-cold: an empty cache (the first event after an install);
 //   - no-plugin: the config alone.
 //
 // TOOLWARDEN_START_BINARY measures another build of toolwarden.
 func BenchmarkHookStart(b *testing.B) {
-	tw, hello := buildStartBinaries(b)
+	tw, twCgo, hello := buildStartBinaries(b)
 	helloRun := func() ([]byte, error) { return exec.Command(hello).CombinedOutput() }
 	for _, c := range []struct {
-		name, policies string
-		cold           bool
+		name, bin, policies string
+		cold                bool
 	}{
-		{"argguard-warm", hookStartArgguard, false},
-		{"no-plugin", "", false},
-		{"argguard-cold", hookStartArgguard, true},
+		{"argguard-warm", tw, hookStartArgguard, false},
+		{"argguard-warm-cgo", twCgo, hookStartArgguard, false},
+		{"no-plugin", tw, "", false},
+		{"argguard-cold", tw, hookStartArgguard, true},
 	} {
+		if c.bin == "" {
+			continue
+		}
 		b.Run(c.name, func(b *testing.B) {
-			r := newHookRunner(b, tw, c.policies, c.cold)
+			r := newHookRunner(b, c.bin, c.policies, c.cold)
 			var ratios []float64
 			var hookSum, helloSum time.Duration
 			b.ResetTimer()

@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"runtime/debug"
 	"strings"
+	"sync"
 	"text/template"
 
 	"github.com/toolwarden/toolwarden/pdk"
@@ -29,8 +30,9 @@ var pluginLangs = []string{"go", "rust", "c", "assemblyscript", "wat"}
 
 // pluginNameRE is what a plugin name may be: it becomes the describe name
 // (1-64 bytes), a file name, a Go module path, a Cargo package and a TOML
-// key, so it keeps to what all of them accept.
-var pluginNameRE = regexp.MustCompile(`^[a-z][a-z0-9_-]{0,63}$`)
+// key, so it keeps to what all of them accept. Compiled on first use, not
+// at every process start.
+var pluginNameRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z][a-z0-9_-]{0,63}$`) })
 
 // projectFile is one file of a new project: where it goes, where its text
 // comes from (a template under pdk/templates, or a kit source copied as it
@@ -128,7 +130,7 @@ func runPluginNew(e *env, args []string) int {
 		return fail("want one NAME (toolwarden plugin new --lang %s NAME)", strings.Join(pluginLangs, "|"))
 	}
 	name := pos[0]
-	if !pluginNameRE.MatchString(name) {
+	if !pluginNameRE().MatchString(name) {
 		return fail("name %q: want a lower-case letter, then up to 63 lower-case letters, digits, - or _ (it names the module, the package and the policy)", name)
 	}
 	if _, ok := langTitles[*lang]; !ok {
