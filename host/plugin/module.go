@@ -130,7 +130,7 @@ func (rt *Runtime) compile(ctx context.Context, bin []byte) (*module, error) {
 	if m, ok := rt.modules[sum]; ok {
 		return m, nil
 	}
-	ibin, err := instrument.Module(bin)
+	ibin, err := rt.instrumented(bin, sum)
 	if err != nil {
 		return nil, fmt.Errorf("instrument: %w", err)
 	}

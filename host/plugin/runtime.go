@@ -60,6 +60,10 @@ type Runtime struct {
 	wasi    bool
 	plugins []*Plugin
 	closed  bool
+
+	// instrDir keeps instrumented modules across processes (instrcache.go);
+	// empty without a disk cache.
+	instrDir string
 }
 
 // wazeroInit makes wazero look up its own version once, before any runtime
@@ -105,6 +109,8 @@ func NewRuntime(ctx context.Context, opts Options) (*Runtime, error) {
 		if err != nil {
 			rt.log.Warn("plugin compilation cache disabled", "dir", dir, "err", err)
 			rt.cache = nil
+		} else {
+			rt.instrDir = filepath.Join(dir, "instrumented")
 		}
 	}
 	if rt.cache == nil {
