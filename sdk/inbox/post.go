@@ -19,6 +19,10 @@ import (
 // change on some filesystems, and a missed answer must only be late.
 const pollEvery = time.Second
 
+// newWatcher is fsnotify.NewWatcher; tests replace it to prove the poll
+// alone delivers.
+var newWatcher = fsnotify.NewWatcher
+
 // Pending is an ask this process posted and waits on.
 type Pending struct {
 	dir    string
@@ -70,10 +74,11 @@ func (p *Pending) ID() string { return p.ask.ID }
 // applied.
 func (p *Pending) Wait(ctx context.Context) (Answer, error) {
 	var events <-chan fsnotify.Event
-	if w, err := fsnotify.NewWatcher(); err == nil {
+	var errs <-chan error
+	if w, err := newWatcher(); err == nil {
 		defer w.Close()
 		if w.Add(filepath.Join(p.dir, answersDir)) == nil {
-			events = w.Events
+			events, errs = w.Events, w.Errors
 		}
 	}
 	tick := time.NewTicker(pollEvery)
@@ -96,6 +101,7 @@ func (p *Pending) Wait(ctx context.Context) (Answer, error) {
 			}
 			return Answer{}, ErrExpired
 		case <-events:
+		case <-errs:
 		case <-tick.C:
 		}
 	}

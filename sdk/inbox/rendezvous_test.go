@@ -10,6 +10,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/fsnotify/fsnotify"
 )
 
 // testDir returns a fresh private rendezvous directory.
@@ -475,5 +477,27 @@ func TestGetSaysWhyAnAskIsNotPending(t *testing.T) {
 	os.WriteFile(askPath(dir, p.ID()), []byte("garbage"), 0o600)
 	if _, err := Get(dir, p.ID()); err == nil || errors.Is(err, ErrUnknownAsk) {
 		t.Errorf("Get(garbage) = %v; want a parse error", err)
+	}
+}
+
+// Without fsnotify (no inotify, or its limits reached) answers and changes
+// still arrive, through the poll.
+func TestThePollDeliversWithoutFsnotify(t *testing.T) {
+	saved := newWatcher
+	newWatcher = func() (*fsnotify.Watcher, error) { return nil, errors.New("inotify unavailable") }
+	defer func() { newWatcher = saved }()
+
+	dir := testDir(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	ch, err := Watch(ctx, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := post(t, dir, testAsk())
+	<-ch
+	go Respond(dir, p.ID(), "deny", "inbox")
+	if ans, err := p.Wait(context.Background()); err != nil || ans.Option != "deny" {
+		t.Fatalf("Wait = %+v, %v", ans, err)
 	}
 }

@@ -21,12 +21,14 @@ func Watch(ctx context.Context, dir string) (<-chan struct{}, error) {
 		return nil, err
 	}
 	var w *fsnotify.Watcher
-	if nw, err := fsnotify.NewWatcher(); err == nil {
+	if nw, err := newWatcher(); err == nil {
 		w = nw
 		for _, d := range []string{asksDir, answersDir} {
-			if err := w.Add(filepath.Join(dir, d)); err != nil {
+			if w.Add(filepath.Join(dir, d)) != nil {
+				// Out of inotify watches: the poll below still notices.
 				w.Close()
-				return nil, fmt.Errorf("inbox: watch %s: %w", d, err)
+				w = nil
+				break
 			}
 		}
 	}
@@ -37,6 +39,9 @@ func Watch(ctx context.Context, dir string) (<-chan struct{}, error) {
 		default:
 		}
 	}
+	// Taken now, not in the goroutine: a change made right after Watch
+	// returns must differ from it.
+	last := fingerprint(dir)
 	go func() {
 		defer close(out)
 		var events <-chan fsnotify.Event
@@ -47,7 +52,6 @@ func Watch(ctx context.Context, dir string) (<-chan struct{}, error) {
 		}
 		tick := time.NewTicker(pollEvery)
 		defer tick.Stop()
-		last := fingerprint(dir)
 		for {
 			select {
 			case <-ctx.Done():
