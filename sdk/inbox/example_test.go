@@ -16,6 +16,7 @@ func Example() {
 	tmp, _ := os.MkdirTemp("", "inbox-example")
 	defer os.RemoveAll(tmp)
 	os.Setenv(inbox.EnvRuntimeDir, filepath.Join(tmp, "rv"))
+	defer os.Unsetenv(inbox.EnvRuntimeDir)
 	dir, err := inbox.Dir()
 	if err != nil {
 		fmt.Println(err)
