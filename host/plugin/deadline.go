@@ -39,9 +39,11 @@ type deadlineClock struct {
 	// kill asks the timer to fire at once, event or not (interrupt).
 	kill atomic.Bool
 
-	mu      sync.Mutex
-	pending bool  // the timer is scheduled
-	at      int64 // for when, in nowNanos
+	// at is when the timer is scheduled for, in nowNanos; 0 when it is
+	// not. Written under mu; read without it by arm, which needs no lock
+	// when the timer already goes off no later than the new deadline.
+	at atomic.Int64
+	mu sync.Mutex
 }
 
 // fire runs on the timer's goroutine once it claimed a deadline: it sets
@@ -64,7 +66,9 @@ func (in *instance) tick() {
 	c := &in.clock
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.pending = false
+	// Lapse before reading the deadline: an arm that stores its deadline
+	// after this read sees at == 0 and schedules the timer itself.
+	c.at.Store(0)
 	for {
 		due := c.due.Load()
 		if due == dueFiring {
@@ -85,9 +89,9 @@ func (in *instance) tick() {
 	}
 }
 
-// schedule moves the timer to due; c.mu is held.
+// schedule moves the timer to due (at least 1); c.mu is held.
 func (c *deadlineClock) schedule(t *time.Timer, due, now int64) {
-	c.pending, c.at = true, due
+	c.at.Store(max(due, 1))
 	t.Reset(time.Duration(due - now))
 }
 
@@ -99,11 +103,15 @@ func (in *instance) arm(d time.Duration) {
 	c := &in.clock
 	now := nowNanos()
 	due := now + int64(d)
+	// Store the deadline before reading at (see tick).
 	if !c.due.CompareAndSwap(0, due) {
 		return // an interrupt fired already: the flag is set
 	}
+	if at := c.at.Load(); at != 0 && at <= due {
+		return // the timer goes off in time and will look at due
+	}
 	c.mu.Lock()
-	if !c.pending || c.at > due {
+	if at := c.at.Load(); at == 0 || at > due {
 		c.schedule(in.timer, due, now)
 	}
 	c.mu.Unlock()

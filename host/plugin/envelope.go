@@ -48,7 +48,7 @@ func (in *instance) appendCheck(b []byte, c *policy.CheckInput) []byte {
 	if n.has(needServerContext) {
 		b = appendServerContext(b, c.Context)
 	}
-	b = in.appendCall(b, c.Server, c.App, c.Connector, c.Tool, c.Arguments, &c.Hints, c.Caps)
+	b = in.appendCall(b, c.Server, c.App, c.Connector, c.Tool, c.Arguments, c.ArgumentsChecked, &c.Hints, c.Caps)
 	if n.has(needBaseline) {
 		b = append(b, `,"baseline":{"decision":`...)
 		b = appendString(b, c.Baseline.String())
@@ -75,7 +75,7 @@ func (in *instance) appendObserve(b []byte, o *policy.ObserveInput) []byte {
 	if n.has(needServerContext) {
 		b = appendServerContext(b, o.Context)
 	}
-	b = in.appendCall(b, o.Server, o.App, o.Connector, o.Tool, o.Arguments, &o.Hints, o.Caps)
+	b = in.appendCall(b, o.Server, o.App, o.Connector, o.Tool, o.Arguments, false, &o.Hints, o.Caps)
 	if n.has(needResult) {
 		b = in.appendResult(b, o)
 	}
@@ -196,6 +196,36 @@ func (in *instance) appendSession(b []byte, id string, labels []string) []byte {
 // the ABI promises, using scratch space so that the caller's slice is left
 // alone.
 func (in *instance) appendLabels(b []byte, labels []string) []byte {
+	// A session's labels rarely change between its calls: reuse the last
+	// rendering when the caller's labels are the same strings.
+	if m := &in.labelMemo; m.valid && slices.Equal(m.labels, labels) {
+		return append(b, m.bytes...)
+	}
+	at := len(b)
+	b = in.renderLabels(b, labels)
+	m := &in.labelMemo
+	if len(labels) <= maxMemoLabels {
+		m.labels = append(m.labels[:0], labels...)
+		m.bytes = append(m.bytes[:0], b[at:]...)
+		m.valid = true
+	} else {
+		clear(m.labels)
+		m.valid = false
+	}
+	return b
+}
+
+// maxMemoLabels bounds the labels an instance remembers.
+const maxMemoLabels = 64
+
+// labelMemo is the last labels an instance rendered.
+type labelMemo struct {
+	valid  bool
+	labels []string
+	bytes  []byte
+}
+
+func (in *instance) renderLabels(b []byte, labels []string) []byte {
 	b = append(b, `"labels":[`...)
 	in.labels = append(in.labels[:0], labels...)
 	if !slices.IsSorted(in.labels) {
@@ -221,7 +251,10 @@ func (in *instance) appendLabels(b []byte, labels []string) []byte {
 // appendCall writes `,"call":{...}` with the parts the plugin needs: the
 // definition's parts from the instance's rendered copy (callblock.go), the
 // arguments from the call.
-func (in *instance) appendCall(b []byte, server, app, connector string, tool *hints.Tool, args []byte, h *hints.Set, caps hints.Capabilities) []byte {
+//
+// checked says the pipeline validated args already (CheckInput.ArgumentsChecked);
+// otherwise invalid JSON becomes null, so that the envelope stays JSON.
+func (in *instance) appendCall(b []byte, server, app, connector string, tool *hints.Tool, args []byte, checked bool, h *hints.Set, caps hints.Capabilities) []byte {
 	n := in.p.needs()
 	if !n.has(needCallParts) {
 		return b
@@ -238,7 +271,7 @@ func (in *instance) appendCall(b []byte, server, app, connector string, tool *hi
 		switch {
 		case len(args) == 0:
 			b = append(b, `{}`...)
-		case validJSON(args):
+		case checked || validJSON(args):
 			b = append(b, args...)
 		default:
 			b = append(b, `null`...)
@@ -333,6 +366,15 @@ func (in *instance) appendTime(b []byte) []byte {
 
 const hexDigits = "0123456789abcdef"
 
+// plainByte marks the bytes a JSON string carries as they are: printable
+// ASCII but the quote and the backslash (one table lookup per byte).
+var plainByte = func() (t [256]bool) {
+	for c := 0x20; c < 0x80; c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()
+
 // appendString writes s as a JSON string. Invalid UTF-8 becomes U+FFFD, so
 // the envelope is always valid JSON whatever a server or client sent.
 func appendString(b []byte, s string) []byte {
@@ -340,6 +382,10 @@ func appendString(b []byte, s string) []byte {
 	start := 0
 	for i := 0; i < len(s); {
 		c := s[i]
+		if plainByte[c] {
+			i++
+			continue
+		}
 		if c < utf8.RuneSelf {
 			if c >= 0x20 && c != '"' && c != '\\' {
 				i++

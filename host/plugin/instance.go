@@ -56,8 +56,9 @@ type instance struct {
 	timeSec int64
 	timeBuf []byte
 
-	memo memo
-	defs defMemo // rendered definition parts (callblock.go)
+	memo      memo
+	defs      defMemo   // rendered definition parts (callblock.go)
+	labelMemo labelMemo // the last labels rendered (envelope.go)
 
 	// state, when set, is written into the envelope being built (a
 	// stateful plugin's session state, state.go).

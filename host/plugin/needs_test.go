@@ -291,3 +291,30 @@ func objectKeys(t *testing.T, dec *json.Decoder, nest bool) string {
 	}
 	return strings.Join(parts, " ")
 }
+
+// The last labels an instance rendered are reused only for the very same
+// labels: a label added, removed or changed renders afresh, sorted and
+// without duplicates.
+func TestRenderedLabelsFollowTheSession(t *testing.T) {
+	in := envelopePlugin(t, needLabels)
+	for _, tc := range []struct {
+		labels []string
+		want   string
+	}{
+		{nil, `[]`},
+		{[]string{"b", "a"}, `["a","b"]`},
+		{[]string{"b", "a"}, `["a","b"]`},
+		{[]string{"b", "a", "c"}, `["a","b","c"]`},
+		{[]string{"b", "a"}, `["a","b"]`},
+		{[]string{"b", "x"}, `["b","x"]`},
+		{[]string{"x", "b", "x"}, `["b","x"]`},
+		{[]string{}, `[]`},
+	} {
+		c := needsCheckInput()
+		c.Labels = tc.labels
+		want := `{"abi":1,"event":"check","session":{"labels":` + tc.want + `}}`
+		if got := string(in.appendCheck(nil, c)); got != want {
+			t.Fatalf("labels %q:\n got %s\nwant %s", tc.labels, got, want)
+		}
+	}
+}

@@ -175,6 +175,10 @@ type CheckInput struct {
 	Context *ServerContext
 	// State holds the session's plugin states; nil when there is none.
 	State StateStore
+	// ArgumentsChecked: the pipeline's CheckArguments accepted Arguments
+	// (a JSON object without duplicate keys), so a plugin host need not
+	// scan them again to know they are valid JSON.
+	ArgumentsChecked bool
 }
 
 // PluginVerdict is one plugin's answer.

@@ -431,6 +431,7 @@ func (r *Rules) runPlugins(ctx context.Context, in *Input, d *Decision) {
 		Session: in.Session, Labels: in.Labels, Server: d.Server, App: d.App, Connector: d.Connector,
 		Tool: in.Tool, Arguments: in.Arguments, Hints: d.Hints, Caps: d.Capabilities,
 		Baseline: d.Decision, Mode: d.Mode, Rememberable: d.Rememberable, Context: in.Context, State: in.State,
+		ArgumentsChecked: true, // Decide ran CheckArguments before step 5
 	}
 	defer func() {
 		*ci = CheckInput{} // keep nothing of this call alive
