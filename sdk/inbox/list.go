@@ -21,8 +21,8 @@ type Skipped struct {
 // stay before List removes it: its asker is gone or stopped waiting long ago.
 const staleAfter = time.Minute
 
-// List returns the asks pending now, oldest first: expired asks and asks
-// whose process is gone are left out, and so are malformed files (Scan
+// List returns the asks pending now, oldest first: answered and expired
+// asks and asks whose process is gone are left out, and so are malformed files (Scan
 // says which and why).
 func List(dir string) ([]Ask, error) {
 	asks, _, err := Scan(dir)
@@ -68,6 +68,8 @@ func Scan(dir string) ([]Ask, []Skipped, error) {
 				withdraw(dir, id)
 			}
 			continue
+		case answered(dir, id):
+			continue // no longer pending: its asker is about to withdraw it
 		}
 		asks = append(asks, a)
 	}
@@ -99,6 +101,12 @@ func Get(dir, id string) (Ask, error) {
 		return Ask{}, fmt.Errorf("inbox: ask %s: %w", id, ErrExpired)
 	}
 	return a, nil
+}
+
+// answered reports whether ask id has an answer.
+func answered(dir, id string) bool {
+	_, err := os.Lstat(answerPath(dir, id))
+	return err == nil
 }
 
 // sweepAnswers removes answers whose ask is gone (an answer that raced the

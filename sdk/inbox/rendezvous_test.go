@@ -501,3 +501,19 @@ func TestThePollDeliversWithoutFsnotify(t *testing.T) {
 		t.Fatalf("Wait = %+v, %v", ans, err)
 	}
 }
+
+func TestAnAnsweredAskIsNoLongerListed(t *testing.T) {
+	dir := testDir(t)
+	p := post(t, dir, testAsk())
+	q := post(t, dir, testAsk())
+	if err := Respond(dir, p.ID(), "deny", "inbox"); err != nil {
+		t.Fatal(err)
+	}
+	got, err := List(dir)
+	if err != nil || len(got) != 1 || got[0].ID != q.ID() {
+		t.Errorf("List = %v, %v; want only the unanswered ask", got, err)
+	}
+	if ans, err := p.Wait(context.Background()); err != nil || ans.Option != "deny" {
+		t.Errorf("Wait after List = %+v, %v", ans, err)
+	}
+}

@@ -273,8 +273,8 @@ func TestTheInboxInAHeadlessBrowser(t *testing.T) {
 	if ans.Option != "allow_once" || ans.Channel != "inbox" {
 		t.Errorf("the asker got %+v; want allow_once from the inbox", ans)
 	}
-	first.Close() // as the asker does once answered
-	b.WaitGone(card)
+	b.WaitGone(card) // answered: gone before its asker withdraws it
+	first.Close()
 	other.Close() // withdrawn: answered elsewhere, or the call ended
 	b.WaitGone(`article.ask[data-ask-id="` + other.ID() + `"]`)
 	b.Wait(`#no-asks`)
