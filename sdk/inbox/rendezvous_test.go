@@ -517,3 +517,20 @@ func TestAnAnsweredAskIsNoLongerListed(t *testing.T) {
 		t.Errorf("Wait after List = %+v, %v", ans, err)
 	}
 }
+
+// A directory another user made (and could write into later) is refused,
+// even with the right mode. Only root can hand a directory to another user,
+// so the test needs root (as CI runs).
+func TestADirectoryOfAnotherUserIsRefused(t *testing.T) {
+	if os.Getuid() != 0 {
+		t.Skip("making a directory another user's needs root")
+	}
+	d := testDir(t)
+	if err := os.Chown(d, 65534, 65534); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv(EnvRuntimeDir, d)
+	if _, err := Dir(); err == nil || !strings.Contains(err.Error(), "belongs to uid 65534") {
+		t.Errorf("Dir() = %v; want a refusal naming the owner", err)
+	}
+}
