@@ -96,3 +96,26 @@ func TestInboxServesAnnouncesAndCleansUp(t *testing.T) {
 		t.Errorf("inbox.json outlived the inbox: %v", err)
 	}
 }
+
+func TestInboxSaysWhichServersSendAsksToIt(t *testing.T) {
+	tests := []struct {
+		name, toml, want string
+	}{
+		{"no channel set", "[mcp_servers.fs]\ncommand = \"x\"\n", "No server of"},
+		{"one server routed here", "[mcp_servers.fs]\ncommand = \"x\"\napproval_channel = \"inbox\"\n[mcp_servers.git]\ncommand = \"y\"\n", "Asks from fs reach this inbox"},
+		{"the top level routes everything", "approval_channel = \"both\"\n", "Asks reach this inbox by approval_channel"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := filepath.Join(t.TempDir(), "config.toml")
+			os.WriteFile(f, []byte(tt.toml), 0o600)
+			cfg, err := loadConfig(&env{getenv: func(string) string { return "" }}, []string{f}, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := inboxConfigNote(cfg); !strings.Contains(got, tt.want) {
+				t.Errorf("note %q; want it to say %q", got, tt.want)
+			}
+		})
+	}
+}
