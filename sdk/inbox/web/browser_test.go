@@ -96,7 +96,7 @@ func startInbox(t *testing.T, dir string, args ...string) *inboxProcess {
 	return &inboxProcess{url: u, dir: dir}
 }
 
-// shots saves screenshots into $TOOLWARDEN_SCREENSHOTS (docs/images when
+// shot saves a screenshot into $TOOLWARDEN_SCREENSHOTS (docs/images when
 // refreshing the docs), and nowhere when it is unset, so that running the
 // tests never rewrites tracked files.
 func shot(t *testing.T, b *browser.Browser, name, selector string) {
