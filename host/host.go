@@ -118,6 +118,7 @@ type Host struct {
 	audit     *audit.Log
 	maxResult int
 	now       func() time.Time
+	observing observeGates // observations running after the answer (observe_after.go)
 }
 
 // New builds a host for cfg. Plugins configured under [policies.*] are
@@ -172,11 +173,17 @@ func (g *generation) addPlugin(p Plugin) bool {
 func (h *Host) Config() *config.Config { return h.gen.Load().cfg }
 
 // Session returns the session with id, creating it on first use.
-func (h *Host) Session(id string) *session.Session { return h.sessions.Get(id) }
+func (h *Host) Session(id string) *session.Session {
+	h.observing.settle(id)
+	return h.sessions.Get(id)
+}
 
 // LookupSession returns the session with id if the host holds it, without
 // creating it.
-func (h *Host) LookupSession(id string) (*session.Session, bool) { return h.sessions.Lookup(id) }
+func (h *Host) LookupSession(id string) (*session.Session, bool) {
+	h.observing.settle(id)
+	return h.sessions.Lookup(id)
+}
 
 // OpenSessionFile loads session id from its file under dir (hook mode: one
 // process per call, so a session lives in a file between them) and locks
@@ -207,6 +214,7 @@ func (h *Host) Check(ctx context.Context, c Call) Decision {
 }
 
 func (h *Host) check(ctx context.Context, g *generation, c Call) Decision {
+	h.observing.settle(c.Session)
 	s := h.sessions.Get(c.Session)
 	drifted := s.Pin(c.Server, c.Tool.Name, c.Tool.HashHex)
 	in := policy.Input{
@@ -261,6 +269,7 @@ func (h *Host) Filter(ctx context.Context, sessionID, server string, tools []*To
 	g := h.acquire()
 	defer g.release()
 	if len(g.listers) > 0 {
+		h.observing.settle(sessionID) // list plugins read the labels
 		return g.filterListed(ctx, h.sessions.Get(sessionID), server, tools)
 	}
 	out := make([]*Tool, 0, len(tools))
@@ -309,6 +318,11 @@ func observes(o policy.Observer, d *Decision) bool {
 func (h *Host) Observe(ctx context.Context, c Call, d *Decision, r Result) []string {
 	g := h.acquire()
 	defer g.release()
+	h.observing.settle(c.Session)
+	return h.observe(ctx, g, c, d, r)
+}
+
+func (h *Host) observe(ctx context.Context, g *generation, c Call, d *Decision, r Result) []string {
 	if h.audit == nil && !anyObserves(g.observers, d) {
 		return nil // nothing would run and nothing is recorded
 	}

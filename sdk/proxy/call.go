@@ -551,8 +551,10 @@ func retriable(err error, d *host.Decision) bool {
 }
 
 // settle turns the upstream's answer into the call's outcome and runs
-// Observe on it, before the client sees the result (so labels an observer
-// adds apply to the client's next call). When Observe would do nothing
+// Observe on it, before the client can act on the result (so labels an
+// observer adds apply to the client's next call: a successful result is
+// observed beside the answer, and the host holds the session's next call
+// until that is done). When Observe would do nothing
 // for this call (no observer plugin matches it, no audit log), neither it
 // runs nor is the result's text read: the result is only checked to be a
 // tool result.
@@ -574,7 +576,8 @@ func (p *Proxy) settle(ctx context.Context, rt *route, call host.Call, d *host.D
 		return made(res)
 	}
 	if observes {
-		p.h.Observe(ctx, call, d, host.Result{Text: text, IsError: isErr})
+		// Beside the answer: the session's next call waits for it.
+		p.h.ObserveAfter(ctx, call, d, host.Result{Text: text, IsError: isErr})
 	}
 	return outcome{raw: raw}
 }
