@@ -40,9 +40,10 @@ func newModuleTwins(t testing.TB, host *Plugin, name string, ref *pdk.Plugin, cf
 func (m *moduleTwins) close() { m.in.close() }
 
 // withConfig is the host's envelope env with this config's end instead of
-// the host's.
+// the host's (the whole plugin block, even for a module that declared
+// needs without config: the host may send more than a plugin needs).
 func (m *moduleTwins) withConfig(env []byte) []byte {
-	return append(env[:len(env)-len(m.host.tail)], m.tail...)
+	return append(env[:len(env)-len(m.host.closing())], m.tail...)
 }
 
 // envelope is the host's check envelope for c, with this config.
