@@ -259,6 +259,9 @@ func TestARevokeInThePageStopsTheNextCall(t *testing.T) {
 		t.Error("the chart has no bar for fs/write_file")
 	}
 	pageShot(t, b, "inbox-wrap-decisions.png", "#decisions-section")
+	if problems := b.Problems(); len(problems) > 0 {
+		t.Errorf("the page had problems:\n%s", strings.Join(problems, "\n"))
+	}
 }
 
 // auditDecisions reads the decisions on server's tool from the audit log
