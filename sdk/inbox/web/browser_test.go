@@ -104,6 +104,11 @@ func shot(t *testing.T, b *browser.Browser, name, selector string) {
 	if dir == "" {
 		return
 	}
+	if !filepath.IsAbs(dir) {
+		// go test runs in this package's folder; the docs name the
+		// folder from the module root (docs/images).
+		dir = filepath.Join(browser.Root(), dir)
+	}
 	b.Screenshot(filepath.Join(dir, name), selector)
 	t.Logf("screenshot %s", filepath.Join(dir, name))
 }
