@@ -94,6 +94,10 @@ func (e engine) label() string {
 	return e.name
 }
 
+// lastFailure says why a benchmark failed: testing.Benchmark, which
+// TestReport uses, does not print a benchmark's own failure.
+var lastFailure atomic.Value
+
 // bench is e as a benchmark function.
 func (e engine) bench(b *testing.B) {
 	ctx := context.Background()
@@ -105,6 +109,7 @@ func (e engine) bench(b *testing.B) {
 		b.ResetTimer()
 		for range b.N {
 			if d := e.decide(ctx, 0); d != "ask" {
+				lastFailure.Store(e.label() + ": " + d + ", want ask")
 				b.Fatalf("%s: %s, want ask", e.label(), d)
 			}
 		}
@@ -116,6 +121,7 @@ func (e engine) bench(b *testing.B) {
 		g := int(next.Add(1))
 		for pb.Next() {
 			if d := e.decide(ctx, g); d != "ask" {
+				lastFailure.Store(e.label() + ": " + d + ", want ask")
 				b.Errorf("%s: %s, want ask", e.label(), d)
 				return
 			}
@@ -204,7 +210,7 @@ func TestReport(t *testing.T) {
 		for _, e := range es {
 			res := testing.Benchmark(e.bench)
 			if res.N == 0 {
-				t.Fatalf("%s failed in round %d", e.label(), r+1)
+				t.Fatalf("%s failed in round %d: %v", e.label(), r+1, lastFailure.Load())
 			}
 			ns[e.label()] = append(ns[e.label()], float64(res.T.Nanoseconds())/float64(res.N))
 			allocs[e.label()] = res.AllocsPerOp()
