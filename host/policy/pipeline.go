@@ -212,9 +212,10 @@ func (r *Rules) Decide(ctx context.Context, in *Input) Decision {
 	if d.Decision == Ask && d.Rememberable && in.Approvals != nil &&
 		in.Approvals.Remembered(d.App, d.Server, d.Connector, d.Tool, d.DefinitionHash) {
 		d.Decision = Allow
-		d.Reasons = append(d.Reasons[:0], Reason{Source: StepRemembered, Code: CodeRemembered, Message: "approved earlier in this session for this exact definition"})
+		where := rememberedWhere(in.Approvals, &d)
+		d.Reasons = append(d.Reasons[:0], Reason{Source: StepRemembered, Code: CodeRemembered, Message: "approved earlier " + where + " for this exact definition"})
 		if traced {
-			d.Trace = append(d.Trace, Step{Step: StepRemembered, Outcome: "allow", Detail: "session approval matches definition " + shortHash(d.DefinitionHash)})
+			d.Trace = append(d.Trace, Step{Step: StepRemembered, Outcome: "allow", Detail: "approval " + where + " matches definition " + shortHash(d.DefinitionHash)})
 		}
 	}
 	if d.Decision == Ask && in.Approvals != nil {

@@ -71,6 +71,16 @@ func (s *Session) Remembered(app, server, connector, tool, hash string) bool {
 	return ok
 }
 
+// RememberedForSession reports whether the session itself holds an
+// approval for the key, leaving the approvals file aside: it tells a
+// session answer from an "always" one in the reason of a decision.
+func (s *Session) RememberedForSession(app, server, connector, tool, hash string) bool {
+	s.mu.RLock()
+	_, ok := s.approvals[ApprovalKey{app, server, connector, tool, hash}]
+	s.mu.RUnlock()
+	return ok
+}
+
 // Remember stores a session-scoped approval. "Always" approvals go to the
 // approvals file instead (Persistent.Add), never here.
 func (s *Session) Remember(k ApprovalKey) {
