@@ -109,6 +109,12 @@ func (h *Host) ObserveAfter(ctx context.Context, c Call, d *Decision, r Result) 
 			g.release()
 			h.observing.pending.Add(-1)
 			gate.end()
+			// A Go-native observer that panics must not take the process
+			// down from a goroutine nobody waits on: the caller of Observe
+			// would have seen the panic, here it is logged and dropped.
+			if v := recover(); v != nil && h.settings.logger != nil {
+				h.settings.logger.Error("observer panicked", "session", c.Session, "tool", c.Tool.Name, "panic", v)
+			}
 		}()
 		h.observe(ctx, g, c, &dc, r)
 	}()

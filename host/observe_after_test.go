@@ -117,3 +117,36 @@ func TestCloseWaitsForObservationsAfterTheAnswer(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+type panickingObserver struct{ done chan struct{} }
+
+func (panickingObserver) Name() string                  { return "panics" }
+func (panickingObserver) Matches(app, tool string) bool { return true }
+func (o panickingObserver) Observe(context.Context, *policy.ObserveInput) policy.ObserveResult {
+	close(o.done)
+	panic("observer bug")
+}
+
+// A Go-native observer that panics after the answer does not take the
+// process down, and the session's next call goes on.
+func TestAPanickingObserverAfterTheAnswerIsContained(t *testing.T) {
+	ctx := context.Background()
+	cfg, err := config.LoadBytes("t.toml", []byte("[mcp_servers.fs]\ncommand = \"fs\"\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	obs := panickingObserver{done: make(chan struct{})}
+	h, err := New(ctx, cfg, Defaults().WithPlugin(obs))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close(ctx)
+	tl, _ := ParseTool([]byte(`{"name":"read"}`))
+	call := Call{Session: "s", Server: "fs", Tool: tl}
+	d := h.Check(ctx, call)
+	h.ObserveAfter(ctx, call, &d, Result{})
+	<-obs.done
+	if d := h.Check(ctx, call); d.Decision == policy.Deny {
+		t.Fatalf("the next call: %+v", d.Reasons)
+	}
+}
