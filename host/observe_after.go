@@ -90,7 +90,9 @@ func (o *observeGates) gate(id string) *observeGate {
 // answers the client. It copies what it keeps of c, d and r, so the caller
 // may reuse their memory; the observation is not canceled with ctx (a
 // result that arrived must be observed, or its labels would be lost).
-// When Observe would do nothing for this call it does nothing.
+// When Observe would do nothing for this call it does nothing. A Go-native
+// observer must not call back into the host for the same session (Check,
+// Observe, Session): that call would wait for the observation it runs in.
 func (h *Host) ObserveAfter(ctx context.Context, c Call, d *Decision, r Result) {
 	if !h.ObservesCall(d) {
 		return
