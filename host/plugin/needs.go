@@ -143,7 +143,7 @@ func (p *Plugin) closing() []byte {
 }
 
 // Needs lists the input parts the plugin declared in describe, or nil when
-// it declared none (it gets everything).
+// it gets everything (it declared none, or all).
 func (p *Plugin) Needs() []string {
 	if p.evTail == nil {
 		return nil

@@ -221,6 +221,9 @@ func TestPluginDeclaringNeedsGetsExactlyThoseKeys(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			if got, want := p.Needs(), needsNames(tc.config); !slices.Equal(got, want) {
+				t.Fatalf("Needs() = %q, want %q", got, want)
+			}
 			// Several checks, on more than one instance.
 			for i := range 3 {
 				var held *instance
@@ -316,5 +319,35 @@ func TestRenderedLabelsFollowTheSession(t *testing.T) {
 		if got := string(in.appendCheck(nil, c)); got != want {
 			t.Fatalf("labels %q:\n got %s\nwant %s", tc.labels, got, want)
 		}
+	}
+}
+
+// needsNames is what Plugin.Needs reports for a goneeds config: nil when
+// it declares none, else the names in the ABI's order.
+func needsNames(cfg map[string]any) []string {
+	list, ok := cfg["needs"].([]any)
+	if !ok {
+		return nil
+	}
+	var n needs
+	for _, x := range list {
+		part, err := parseNeeds([]string{x.(string)})
+		if err != nil {
+			panic(err)
+		}
+		n |= part
+	}
+	names := []string{}
+	for i, name := range needNames {
+		if n&(1<<i) != 0 {
+			names = append(names, name)
+		}
+	}
+	return names
+}
+
+func TestNeedsPrintByName(t *testing.T) {
+	if got := (needLabels | needTool).String(); got != "[labels tool]" {
+		t.Fatalf("got %s", got)
 	}
 }

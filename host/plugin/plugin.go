@@ -237,7 +237,9 @@ func (p *Plugin) start(ctx context.Context, bin []byte) error {
 		p.pool.discard(in)
 		return fmt.Errorf("describe: bad output: %v", err)
 	}
-	p.omit, p.evTail = needAll&^n, tailFor(p.name, p.config, n)
+	if n != needAll {
+		p.omit, p.evTail = needAll&^n, tailFor(p.name, p.config, n)
+	}
 	p.stateful = stateful
 	p.desc = desc
 	for _, e := range desc.Events {
