@@ -44,6 +44,6 @@ func Example() {
 	})
 	fmt.Println(v.Verdict, v.Code, v.Remember)
 	// Output:
-	// trifecta [check observe]
+	// trifecta [check observe init]
 	// ask lethal_trifecta false
 }

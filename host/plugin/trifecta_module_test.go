@@ -31,6 +31,9 @@ func TestTrifectaModuleMatchesGoReference(t *testing.T) {
 			t.Fatal(err)
 		}
 		ref := trifecta.New()
+		// The module gets its config once per instance (its needs leave it
+		// out of check and observe); so does the reference.
+		ref.Handle(pdk.EventDescribe, []byte(`{"abi":1,"event":"describe","plugin":{"name":"trifecta","config":`+string(p.config)+`}}`))
 		in := p.pool.take()
 		p.pool.give(in)
 		n := 0

@@ -883,7 +883,23 @@ typedef struct tw_plugin {
 	 * stays valid for the instance's life. It returns false with *error set
 	 * to fail the instance (pdk/ABI.md section 13). */
 	bool (*data)(tw_value data, tw_str *error);
+	/* needs names the input parts the plugin reads (pdk/ABI.md section 14),
+	 * a NULL-terminated array such as (const char *const[]){"labels",
+	 * "tool", NULL}; NULL (the default) means everything. Without "config"
+	 * among them, describe lists init and each instance gets its config
+	 * there, before its first other event. */
+	const char *const *needs;
 } tw_plugin;
+
+/* tw__wants_init: describe lists init, for the data file or to hand the
+ * config to every instance of a plugin that does not need it per event. */
+static bool tw__wants_init(const tw_plugin *pl) {
+	if (pl->data) return true;
+	if (!pl->needs) return false;
+	for (const char *const *n = pl->needs; *n; n++)
+		if (tw_str_eq(tw_cstr(*n), TW_STR("config")) || tw_str_eq(tw_cstr(*n), TW_STR("plugin"))) return false;
+	return true;
+}
 
 static bool tw__configured;
 static uint32_t tw__config_code;
@@ -893,6 +909,13 @@ static void tw__configure(const tw_plugin *pl, tw_value root) {
 	tw__configured = true;
 	tw_value cfg = tw_get(tw_get(root, "plugin"), "config");
 	tw_str raw = TW_STR("{}");
+	if (pl->needs && !tw_exists(tw_get(root, "plugin"))) {
+		/* Configured at init, which always carries the plugin block:
+		 * reading {} instead would run on a config the user did not write. */
+		tw__config_code = TW_INTERNAL;
+		tw__config_error = TW_STR("toolwarden.h: the instance's first event carried no plugin config (the host must send init first: pdk/ABI.md section 14)");
+		return;
+	}
 	if (tw_exists(cfg) && !tw_raw(cfg, &raw)) {
 		tw__config_code = TW_BAD_CONFIG;
 		tw__config_error = TW_STR("config is not valid JSON");
@@ -913,7 +936,7 @@ static void tw__events(tw_buf *b, const tw_plugin *pl) {
 	if (pl->list) { tw_buf_cstr(b, "\"list\""); n++; }
 	if (pl->check) { if (n++) tw_buf_byte(b, ','); tw_buf_cstr(b, "\"check\""); }
 	if (pl->observe) { if (n++) tw_buf_byte(b, ','); tw_buf_cstr(b, "\"observe\""); }
-	if (pl->data) { if (n++) tw_buf_byte(b, ','); tw_buf_cstr(b, "\"init\""); }
+	if (tw__wants_init(pl)) { if (n++) tw_buf_byte(b, ','); tw_buf_cstr(b, "\"init\""); }
 }
 
 static const char *const tw__decisions[] = {"abstain", "allow", "ask", "deny"};
@@ -960,7 +983,16 @@ static uint32_t tw__run(const tw_plugin *pl, uint32_t event, uint32_t input_len)
 		tw__json_string(&out, tw_cstr(pl->version));
 		tw_buf_cstr(&out, ",\"events\":[");
 		tw__events(&out, pl);
-		tw_buf_cstr(&out, "]}");
+		tw_buf_byte(&out, ']');
+		if (pl->needs) {
+			tw_buf_cstr(&out, ",\"needs\":[");
+			for (const char *const *n = pl->needs; *n; n++) {
+				if (n != pl->needs) tw_buf_byte(&out, ',');
+				tw__json_string(&out, tw_cstr(*n));
+			}
+			tw_buf_byte(&out, ']');
+		}
+		tw_buf_byte(&out, '}');
 		break;
 	case TW_EVENT_CHECK: {
 		if (!pl->check) {
@@ -1017,7 +1049,8 @@ static uint32_t tw__run(const tw_plugin *pl, uint32_t event, uint32_t input_len)
 	}
 	case TW_EVENT_INIT: {
 		if (!pl->data) {
-			code = TW_NOT_HANDLED;
+			/* Listed only to configure the instance, done above. */
+			code = tw__wants_init(pl) ? TW_OK : TW_NOT_HANDLED;
 			break;
 		}
 		configuring = true; /* the data's memory lives on */

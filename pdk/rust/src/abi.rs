@@ -125,7 +125,7 @@ fn handle<C: 'static>(p: &'static Plugin<C>, event: u32, input: &'static [u8], o
         return state.code;
     }
     let config: &'static C = unsafe { &*(state.config as *const C) };
-    let ev = Event { event, input: root };
+    let ev = Event::new(event, root);
     match event {
         crate::EVENT_DESCRIBE => {
             out.push(b"{\"name\":");
@@ -134,7 +134,7 @@ fn handle<C: 'static>(p: &'static Plugin<C>, event: u32, input: &'static [u8], o
             json::write_string(out, p.version);
             out.push(b",\"events\":[");
             let mut n = 0;
-            for (name, on) in [("list", p.list.is_some()), ("check", p.check.is_some()), ("observe", p.observe.is_some()), ("init", p.data.is_some())] {
+            for (name, on) in [("list", p.list.is_some()), ("check", p.check.is_some()), ("observe", p.observe.is_some()), ("init", p.wants_init())] {
                 if on {
                     if n > 0 {
                         out.byte(b',');
@@ -143,7 +143,18 @@ fn handle<C: 'static>(p: &'static Plugin<C>, event: u32, input: &'static [u8], o
                     json::write_string(out, name);
                 }
             }
-            out.push(b"]}");
+            out.byte(b']');
+            if let Some(needs) = p.needs {
+                out.push(b",\"needs\":[");
+                for (i, part) in needs.iter().enumerate() {
+                    if i > 0 {
+                        out.byte(b',');
+                    }
+                    json::write_string(out, part);
+                }
+                out.byte(b']');
+            }
+            out.byte(b'}');
             crate::OK
         }
         crate::EVENT_CHECK => {
@@ -234,7 +245,8 @@ fn handle<C: 'static>(p: &'static Plugin<C>, event: u32, input: &'static [u8], o
         crate::EVENT_INIT => {
             let f = match p.data {
                 Some(f) => f,
-                None => return crate::NOT_HANDLED,
+                // Listed only to configure the instance, done above.
+                None => return if p.wants_init() { crate::OK } else { crate::NOT_HANDLED },
             };
             // The data's memory lives on, as the config's does.
             *configuring = true;
@@ -268,6 +280,13 @@ fn configure<C: 'static>(p: &'static Plugin<C>, root: Value<'static>, state: &mu
                 return;
             }
         }
+    } else if p.needs.is_some() && !root.get("plugin").exists() {
+        // A plugin that declared needs without "config" is configured at
+        // init, which always carries the plugin block; without it, reading
+        // "{}" would run the plugin on a config the user did not write.
+        state.code = crate::INTERNAL;
+        state.message = "toolwarden_pdk: the instance's first event carried no plugin config (the host must send init first: pdk/ABI.md section 14)";
+        return;
     } else {
         b"{}"
     };

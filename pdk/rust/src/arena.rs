@@ -129,17 +129,36 @@ impl<'a> Buf<'a> {
 
     pub(crate) fn push(&mut self, b: &[u8]) {
         if self.data.len() - self.len < b.len() {
-            let cap = (self.data.len() * 2).max(self.len + b.len()).max(64);
-            let data = bytes(cap);
-            data[..self.len].copy_from_slice(&self.data[..self.len]);
-            self.data = data;
+            self.grow(b.len());
         }
-        self.data[self.len..self.len + b.len()].copy_from_slice(b);
+        let dst = &mut self.data[self.len..self.len + b.len()];
+        if b.len() <= 8 {
+            // Short pieces (a quote, a key's punctuation) byte by byte:
+            // memory.copy is a call out of the guest's code (wazero calls
+            // the Go runtime's memmove), dearer than a few stores.
+            for (d, s) in dst.iter_mut().zip(b) {
+                *d = *s;
+            }
+        } else {
+            dst.copy_from_slice(b);
+        }
         self.len += b.len();
     }
 
+    #[inline(never)]
+    fn grow(&mut self, more: usize) {
+        let cap = (self.data.len() * 2).max(self.len + more).max(256);
+        let data = bytes(cap);
+        data[..self.len].copy_from_slice(&self.data[..self.len]);
+        self.data = data;
+    }
+
     pub(crate) fn byte(&mut self, b: u8) {
-        self.push(&[b]);
+        if self.len == self.data.len() {
+            self.grow(1);
+        }
+        self.data[self.len] = b;
+        self.len += 1;
     }
 
     pub(crate) fn len(&self) -> usize {

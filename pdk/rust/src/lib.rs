@@ -162,12 +162,20 @@ impl<'a> Error<'a> {
 }
 
 /// One event's input (ABI section 4): a JSON object read lazily.
+///
+/// `call` and `session` are found once per event and kept: a plugin that
+/// reads several keys under them scans the envelope's first keys once.
 pub struct Event<'a> {
     event: u32,
     input: Value<'a>,
+    call: core::cell::Cell<Option<Value<'a>>>,
+    session: core::cell::Cell<Option<Value<'a>>>,
 }
 
 impl<'a> Event<'a> {
+    pub(crate) fn new(event: u32, input: Value<'a>) -> Self {
+        Event { event, input, call: core::cell::Cell::new(None), session: core::cell::Cell::new(None) }
+    }
     /// The event number ([`EVENT_CHECK`], ...).
     pub fn kind(&self) -> u32 {
         self.event
@@ -182,7 +190,7 @@ impl<'a> Event<'a> {
     }
     /// `call` (check and observe).
     pub fn call(&self) -> Value<'a> {
-        self.input.get("call")
+        cached(&self.call, || self.input.get("call"))
     }
     /// `call.arguments`, as the client sent them.
     pub fn arguments(&self) -> Value<'a> {
@@ -194,7 +202,7 @@ impl<'a> Event<'a> {
     }
     /// `session`.
     pub fn session(&self) -> Value<'a> {
-        self.input.get("session")
+        cached(&self.session, || self.input.get("session"))
     }
     /// Whether the session carries a label.
     pub fn has_label(&self, label: &str) -> bool {
@@ -203,6 +211,17 @@ impl<'a> Event<'a> {
     /// Memory for this event.
     pub fn alloc(&self) -> Alloc<'a> {
         Alloc::new()
+    }
+}
+
+fn cached<'a>(slot: &core::cell::Cell<Option<Value<'a>>>, find: impl FnOnce() -> Value<'a>) -> Value<'a> {
+    match slot.get() {
+        Some(v) => v,
+        None => {
+            let v = find();
+            slot.set(Some(v));
+            v
+        }
     }
 }
 
@@ -323,6 +342,8 @@ pub struct Plugin<C: 'static> {
     pub state: bool,
     /// Receives the policy's data file once per instance (section 13).
     pub data: Option<DataFn>,
+    /// The input parts the plugin reads (section 14), `None` for all.
+    pub needs: Option<&'static [&'static str]>,
 }
 
 /// Reads the policy's data file (JSON; null when the policy has none) once
@@ -332,7 +353,7 @@ pub type DataFn = fn(Value<'static>, Alloc<'static>) -> Result<(), Error<'static
 
 impl<C: 'static> Plugin<C> {
     pub const fn new(name: &'static str, version: &'static str, configure: ConfigureFn<C>) -> Self {
-        Plugin { name, version, configure, check: None, observe: None, list: None, state: false, data: None }
+        Plugin { name, version, configure, check: None, observe: None, list: None, state: false, data: None, needs: None }
     }
     pub const fn check(mut self, f: CheckFn<C>) -> Self {
         self.check = Some(f);
@@ -355,6 +376,21 @@ impl<C: 'static> Plugin<C> {
     pub const fn data(mut self, f: DataFn) -> Self {
         self.data = Some(f);
         self
+    }
+    /// Names the input parts the plugin reads (pdk/ABI.md section 14:
+    /// "labels", "capabilities", "tool", "arguments", ...): the host then
+    /// sends only those. The kit reads the config once per instance, so
+    /// leave "config" out unless a handler reads `plugin.config` itself:
+    /// without it, describe lists init and every instance gets its config
+    /// there, before its first other event.
+    pub const fn needs(mut self, parts: &'static [&'static str]) -> Self {
+        self.needs = Some(parts);
+        self
+    }
+    /// Whether describe lists init: for the data file, or to hand the
+    /// config to every instance of a plugin that does not need it per event.
+    pub(crate) fn wants_init(&self) -> bool {
+        self.data.is_some() || matches!(self.needs, Some(n) if !n.iter().any(|&p| p == "config" || p == "plugin"))
     }
 }
 

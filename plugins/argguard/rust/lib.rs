@@ -530,5 +530,8 @@ fn push_uint(out: &mut StrBuf<'_>, mut n: usize) {
     out.push_str(unsafe { core::str::from_utf8_unchecked(&digits[i..]) });
 }
 
-static PLUGIN: Plugin<Config> = Plugin::new("argguard", "1.0.0", configure).check(check);
+// What check reads (pdk/ABI.md section 14): the host sends nothing else;
+// the rules are compiled once per instance, at init.
+static PLUGIN: Plugin<Config> =
+    Plugin::new("argguard", "1.0.0", configure).check(check).needs(&["tool", "app", "arguments", "server_context"]);
 export!(PLUGIN);

@@ -523,5 +523,10 @@ fn push_uint(out: &mut StrBuf<'_>, mut n: usize) {
     }
 }
 
-static PLUGIN: Plugin<Config> = Plugin::new("secrets", "1.0.0", configure).check(check).observe(observe);
+// What check and observe read (pdk/ABI.md section 14): the host sends
+// nothing else; the config is read once per instance, at init.
+static PLUGIN: Plugin<Config> = Plugin::new("secrets", "1.0.0", configure)
+    .check(check)
+    .observe(observe)
+    .needs(&["labels", "capabilities", "tool", "arguments", "result"]);
 export!(PLUGIN);

@@ -44,8 +44,24 @@ fn configure(cfg: Value<'static>, alloc: Alloc<'static>) -> Result<Decision, Err
 }
 
 fn check<'a>(mode: &'static Decision, ev: &Event<'a>) -> Result<Verdict<'a>, Error<'a>> {
-    let call = ev.call();
-    if !capability(call, "can_exfiltrate") {
+    // One pass over the call for the two keys read (get would rescan the
+    // capabilities and hints to reach the tool); the first member of each
+    // name counts, as with get.
+    let (mut caps, mut tool) = (Value::default(), Value::default());
+    for (key, v) in ev.call().members_bytes() {
+        let slot = match key {
+            b"capabilities" => &mut caps,
+            b"tool" => &mut tool,
+            _ => continue,
+        };
+        if !slot.exists() {
+            *slot = v;
+        }
+        if caps.exists() && tool.exists() {
+            break;
+        }
+    }
+    if !caps.get("can_exfiltrate").is_true() {
         return Ok(Verdict::abstain());
     }
     let (mut private, mut untrusted) = (false, false);
@@ -59,7 +75,7 @@ fn check<'a>(mode: &'static Decision, ev: &Event<'a>) -> Result<Verdict<'a>, Err
     if !(private && untrusted) {
         return Ok(Verdict::abstain());
     }
-    let name = call.get("tool").get("name").str().unwrap_or("");
+    let name = tool.get("name").str().unwrap_or("");
     let mut reason = ev.alloc().string();
     reason.push_str("this session has read private data and untrusted content, and ");
     quote(&mut reason, name);
@@ -116,5 +132,10 @@ fn quote(out: &mut StrBuf<'_>, s: &str) {
     out.push('"');
 }
 
-static PLUGIN: Plugin<Decision> = Plugin::new("trifecta", "1.0.0", configure).check(check).observe(observe);
+// What check and observe read (pdk/ABI.md section 14): the host sends
+// nothing else; the mode is read once per instance, at init.
+static PLUGIN: Plugin<Decision> = Plugin::new("trifecta", "1.0.0", configure)
+    .check(check)
+    .observe(observe)
+    .needs(&["labels", "capabilities", "tool"]);
 export!(PLUGIN);

@@ -10,9 +10,11 @@
 // writes, and a countdown, __toolwarden_fuel. Checks are inserted:
 //
 //   - at the start of every loop body:
-//     if stop | (++c & (FuelTicks-1)) == 0 { tick }
+//     if (c += w) >= FuelTicks { c = 0; tick }
 //     where c is a local added to the function (0 at entry, like every
-//     local);
+//     local) and w is 1 + the loop's size in bytes / LoopBytesPerTick (64),
+//     so that about 64 KiB of straight-line code at most runs between two
+//     ticks of a loop, however big its body;
 //   - at the start of every function that calls another guest function:
 //     if --fuel <= 0 { tick; fuel = FuelTicks }
 //   - after every bulk memory or table instruction, weighted by its size n
@@ -27,8 +29,11 @@
 // Every unbounded execution iterates a loop without end or makes calls
 // without end (recursion, or an exponential call tree), so it passes checks
 // without end. When an event's deadline passes, the host sets stop to 1 and
-// fuel to 0 from a timer (instance.go): the guest traps at its next loop
-// header or function entry.
+// fuel to 0 from a timer (instance.go): the guest traps at its next
+// function entry that checks, or at its loop's next tick (at most FuelTicks
+// iterations later). A loop header reads only its local counter: reading
+// the flag there, at every iteration, cost the first-party plugins 15-30%
+// of their time (docs/performance.md, "Guest cost").
 //
 // The countdowns exist because the timer needs a goroutine, and Go cannot
 // run one while another goroutine, spinning in compiled wasm, holds up a

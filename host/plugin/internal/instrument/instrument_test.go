@@ -110,15 +110,17 @@ func TestInstrumentCorpus(t *testing.T) {
 var featureCalls = []struct {
 	name string
 	args []uint64
-	// checked: the call passes a check (a loop, a call or a bulk
-	// instruction), so it traps once the stop flag is set.
+	// checked: the call passes a check (a call, a bulk instruction, or
+	// more than FuelTicks iterations of a loop: a loop looks at the flag
+	// at its ticks), so it traps once the stop flag is set.
 	checked bool
 	// fails: the call traps anyway (before or at its first check).
 	fails bool
 }{
 	{name: "g", args: nil, checked: false},
 	{name: "leaf", args: []uint64{5}, checked: false},
-	{name: "sum", args: []uint64{100}, checked: true},
+	{name: "sum", args: []uint64{100}, checked: false}, // a loop that ends before its first tick
+	{name: "sum", args: []uint64{FuelTicks}, checked: true},
 	{name: "fib", args: []uint64{15}, checked: true},
 	{name: "indirect", args: []uint64{0, 7}, checked: true},
 	{name: "indirect", args: []uint64{1, 10}, checked: true},
@@ -127,13 +129,14 @@ var featureCalls = []struct {
 	{name: "fill", args: []uint64{70000}, checked: true, fails: true}, // out of bounds
 	{name: "passive", args: nil, checked: true},
 	{name: "tables", args: []uint64{9}, checked: true},
-	{name: "multi", args: []uint64{10}, checked: true},
+	{name: "multi", args: []uint64{10}, checked: false},
+	{name: "multi", args: []uint64{5000}, checked: true},
 	{name: "misc", args: []uint64{0}, checked: false},
 	{name: "misc", args: []uint64{1}, checked: false},
 	{name: "misc", args: []uint64{2}, checked: false},
 	{name: "misc", args: []uint64{7}, checked: false},
-	{name: "simd", args: []uint64{0}, checked: true},
-	{name: "simd", args: []uint64{1000}, checked: true},
+	{name: "simd", args: []uint64{0}, checked: false},
+	{name: "simd", args: []uint64{5000}, checked: true},
 }
 
 type featureModule struct {
@@ -374,7 +377,7 @@ func TestInstrumentGlobalIndexAndStart(t *testing.T) {
 	}
 	// Global 0 is imported, 1 defined; the stop flag is 2 and fuel 3.
 	for _, want := range [][]byte{
-		append([]byte{0x03, 0x7f}, appendCheckPrefix(2)...),
+		append(appendTickFlag(2), 0x04, 0x40, 0x00, 0x0b),
 		{0x7f, 0x01, 0x41, 0x00, 0x0b, 0x7f, 0x01, 0x41, 0x80, 0x08, 0x0b},
 	} {
 		if !bytes.Contains(out, want) {
@@ -383,8 +386,9 @@ func TestInstrumentGlobalIndexAndStart(t *testing.T) {
 	}
 }
 
-// appendCheckPrefix is how a loop check starts: global.get stop.
-func appendCheckPrefix(stop uint32) []byte { return appendU32([]byte{0x23}, stop) }
+// appendTickFlag is how a tick reads the flag: global.get stop (then `if
+// unreachable end`).
+func appendTickFlag(stop uint32) []byte { return appendU32([]byte{0x23}, stop) }
 
 // BenchmarkInstrument is the load-time cost of instrumenting the
 // first-party plugins (Rust, 29 and 70 KB).
@@ -518,4 +522,62 @@ func readFile(t testing.TB, path string) []byte {
 		t.Fatal(err)
 	}
 	return b
+}
+
+// loopModule exports f(n): a loop of n iterations whose body holds pad
+// nops before its counter.
+func loopModule(pad int) []byte {
+	body := []byte{0x00, 0x03, 0x40} // no locals; loop
+	body = append(body, bytes.Repeat([]byte{0x01}, pad)...)
+	body = append(body, 0x20, 0x00, 0x41, 0x01, 0x6b, 0x22, 0x00, 0x0d, 0x00, 0x0b, 0x0b) // n--; br_if (n != 0); end; end
+	return wasmModule(
+		wasmSection(secType, 1, 0x60, 1, 0x7f, 0),
+		wasmSection(secFunction, 1, 0),
+		wasmSection(secMemory, 1, 0, 1),
+		wasmSection(secExport, 1, 1, 'f', 0x00, 0),
+		wasmSection(secCode, append(appendU32([]byte{1}, uint32(len(body))), body...)...),
+	)
+}
+
+// A loop reads the stop flag at its ticks, every FuelTicks iterations, and
+// at every iteration when its body is big: however big a loop body, no
+// more than about FuelTicks*LoopBytesPerTick bytes of it run between two
+// looks at the flag.
+func TestInstrumentLoopTicksScaleWithTheBody(t *testing.T) {
+	ctx := context.Background()
+	r := wazero.NewRuntime(ctx)
+	defer r.Close(ctx)
+	for _, c := range []struct {
+		name     string
+		pad      int
+		n        uint64
+		wantTrap bool
+	}{
+		{"a small loop that ends before its first tick returns", 0, 10, false},
+		{"a small loop traps at its first tick", 0, FuelTicks + 1, true},
+		{"a loop of half the tick budget in bytes does not tick at its first iteration", FuelTicks * LoopBytesPerTick / 2, 1, false},
+		{"a loop of half the tick budget in bytes ticks at its second iteration", FuelTicks * LoopBytesPerTick / 2, 2, true},
+		{"a loop body over the tick budget ticks at every iteration", FuelTicks * LoopBytesPerTick, 1, true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			out, err := Module(loopModule(c.pad))
+			if err != nil {
+				t.Fatal(err)
+			}
+			cm, err := r.CompileModule(ctx, out)
+			if err != nil {
+				t.Fatal(err)
+			}
+			m, err := r.InstantiateModule(ctx, cm, wazero.NewModuleConfig().WithName(""))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer m.Close(ctx)
+			m.ExportedGlobal(StopExport).(api.MutableGlobal).Set(1)
+			_, err = m.ExportedFunction("f").Call(ctx, c.n)
+			if trapped := err != nil && strings.Contains(err.Error(), "unreachable"); trapped != c.wantTrap {
+				t.Errorf("f(%d) with the stop flag set: %v, want a trap: %v", c.n, err, c.wantTrap)
+			}
+		})
+	}
 }
