@@ -9,6 +9,7 @@ import (
 	"os/signal"
 	"syscall"
 
+	"github.com/toolwarden/toolwarden/host/config"
 	"github.com/toolwarden/toolwarden/sdk/proxy"
 )
 
@@ -49,6 +50,12 @@ policy, and asks become approval prompts (MCP elicitation) in the client.`)
 		}
 	}
 
+	// An admin's server allow-lists hold for the command wrap is given too:
+	// a command line must not get round them.
+	if err := cfg.ServerAllowed(name, &config.Server{Command: rest[0], Args: rest[1:]}); err != nil {
+		fmt.Fprintln(e.stderr, "toolwarden wrap: refusing to start the server:", err)
+		return exitError
+	}
 	spec := proxy.Upstream{Name: name, Command: rest[0], Args: rest[1:], Stderr: e.stderr}
 	if s, ok := cfg.Servers[name]; ok {
 		spec.StartupTimeout = s.StartupTimeout()

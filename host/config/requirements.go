@@ -271,6 +271,7 @@ func (c *Config) clone() *Config {
 	}
 	n.Warnings = slices.Clone(c.Warnings)
 	n.Overrides = slices.Clone(c.Overrides)
+	n.serverLists = slices.Clip(c.serverLists)
 	n.required = make(map[string]Position, len(c.required))
 	for k, v := range c.required {
 		n.required[k] = v
@@ -385,22 +386,6 @@ func (c *Config) apply(reqs []*Requirements) (*Config, error) {
 					a.RequiredModes[tn] = rt.ApprovalMode
 				}
 				c.required[tp] = r.at(tp)
-			}
-		}
-		if len(r.AllowedServers) > 0 {
-			for _, name := range sortedServerNames(c.Servers) {
-				s := c.Servers[name]
-				if slices.ContainsFunc(r.AllowedServers, func(a AllowedServer) bool { return a.matches(s) }) {
-					continue
-				}
-				p := "mcp_servers." + quoteKey(name) + ".enabled"
-				id := s.Command
-				if s.URL != "" {
-					id = s.URL
-				}
-				overrideAt(p, s.Pos, r.at("allowed_servers"), fmt.Sprintf("server %s (%s) is not in allowed_servers, so it is disabled", quote(name), id))
-				f := false
-				s.Enabled = &f
 			}
 		}
 		c.applyServerRequirements(r, overrideAt)

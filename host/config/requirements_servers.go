@@ -217,38 +217,68 @@ func (l *loader) valueMatcher(path string, v any) (ValueMatcher, bool) {
 }
 
 // applyServerRequirements disables every configured server that a
-// requirements file's [mcp_servers] allow-list does not admit: one it does
-// not name, or one whose command or URL does not match. No user layer can
-// turn such a server back on.
+// requirements file's allow-lists do not admit: its [[allowed_servers]]
+// (by identity alone) and its [mcp_servers] (Codex's, by name and
+// identity). No user layer can turn such a server back on. The file is
+// kept so that servers that are not configured (the command wrap is given,
+// an agent's own server list) are held to the same lists.
 func (c *Config) applyServerRequirements(r *Requirements, overrideAt func(path string, at, req Position, msg string)) {
-	if r.Servers == nil {
+	if len(r.AllowedServers) == 0 && r.Servers == nil {
 		return
 	}
+	c.serverLists = append(c.serverLists, r)
 	for _, name := range sortedServerNames(c.Servers) {
 		s := c.Servers[name]
-		sr := r.Servers[name]
-		if sr != nil && sr.matches(s) {
+		ok, req, msg := r.admits(name, s)
+		if ok {
 			continue
 		}
-		id := s.Command
-		if s.URL != "" {
-			id = s.URL
-		}
 		p := "mcp_servers." + quoteKey(name) + ".enabled"
-		req := r.at("mcp_servers")
-		msg := fmt.Sprintf("server %s is not in the mcp_servers allow-list (%s), so it is disabled", quote(name), strings.Join(r.requiredServerNames(), ", "))
-		if sr != nil {
-			req = sr.Pos
-			msg = fmt.Sprintf("server %s (%s) does not match the required %s, so it is disabled", quote(name), id, sr.describe())
-		}
 		if Bool(s.Enabled, true) {
-			overrideAt(p, s.Pos, req, msg)
+			overrideAt(p, s.Pos, req, msg+", so it is disabled")
 		} else {
 			c.required[p] = req
 		}
 		f := false
 		s.Enabled = &f
 	}
+}
+
+// admits reports whether the file's allow-lists let the server run, and
+// if not, which entry decided and why.
+func (r *Requirements) admits(name string, s *Server) (bool, Position, string) {
+	id := s.Command
+	if s.URL != "" {
+		id = s.URL
+	}
+	if len(r.AllowedServers) > 0 && !slices.ContainsFunc(r.AllowedServers, func(a AllowedServer) bool { return a.matches(s) }) {
+		return false, r.at("allowed_servers"), fmt.Sprintf("server %s (%s) is not in allowed_servers", quote(name), id)
+	}
+	if r.Servers == nil {
+		return true, Position{}, ""
+	}
+	sr := r.Servers[name]
+	switch {
+	case sr == nil:
+		return false, r.at("mcp_servers"), fmt.Sprintf("server %s is not in the mcp_servers allow-list (%s)", quote(name), strings.Join(r.requiredServerNames(), ", "))
+	case !sr.matches(s):
+		return false, sr.Pos, fmt.Sprintf("server %s (%s) does not match the required %s", quote(name), id, sr.describe())
+	}
+	return true, Position{}, ""
+}
+
+// ServerAllowed reports whether the requirements in force let a server
+// run under this name with this command and args (or URL), whether or not
+// a layer configures it: wrap checks the command it is given, since a
+// command line must not get round an admin's allow-list. When it is not
+// allowed, the error says why and names the requirement that decided.
+func (c *Config) ServerAllowed(name string, s *Server) error {
+	for _, r := range c.serverLists {
+		if ok, req, msg := r.admits(name, s); !ok {
+			return fmt.Errorf("%s (required by %s)", msg, req)
+		}
+	}
+	return nil
 }
 
 // requiredServerNames lists the names an allow-list admits, for messages.

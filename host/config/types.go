@@ -79,6 +79,9 @@ type Config struct {
 
 	// required maps the key paths a requirement decided to where.
 	required map[string]Position
+	// serverLists are the requirements files with server allow-lists
+	// (ServerAllowed).
+	serverLists []*Requirements
 	// channelPins are requirements' approval_channel pins by app id ("":
 	// every app); see channel.go.
 	channelPins map[string]ChannelSetting
