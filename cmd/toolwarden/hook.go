@@ -133,6 +133,9 @@ Exit: as the agent expects; 2 blocks the call (so bad usage blocks it too).`)
 	}
 	call := host.Call{Session: ev.Session, Server: ev.Server, Tool: tool, Arguments: ev.Input, Context: ev.ServerContext(cfg, e.getenv)}
 	d := h.Check(ctx, call)
+	if ev.Phase != hook.After {
+		holdToServerAllowLists(e, cfg, agent, ev, &d)
+	}
 	if ev.Phase == hook.After {
 		// The call already ran: its decision only supplies the hints and
 		// identity that observe plugins see.

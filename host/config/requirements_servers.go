@@ -290,3 +290,17 @@ func (r *Requirements) requiredServerNames() []string {
 	slices.Sort(names)
 	return names
 }
+
+// HasServerAllowLists reports whether a requirements file in force limits
+// which servers may run.
+func (c *Config) HasServerAllowLists() bool { return len(c.serverLists) > 0 }
+
+// ServerAllowListFiles names the requirements files whose server
+// allow-lists are in force.
+func (c *Config) ServerAllowListFiles() []string {
+	out := make([]string, len(c.serverLists))
+	for i, r := range c.serverLists {
+		out[i] = r.File
+	}
+	return out
+}

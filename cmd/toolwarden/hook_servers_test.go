@@ -1,0 +1,72 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// In hook mode the agent starts its servers itself: an admin's server
+// allow-list is held against the command the agent's own config runs for
+// the call's server (the command inside `toolwarden wrap` for a wrapped
+// one), and a call to a server the list does not admit, or that cannot be
+// found, is denied saying which requirement decided.
+func TestHookHoldsCallsToTheServerAllowLists(t *testing.T) {
+	t.Parallel()
+	const requirements = "[mcp_servers.fs.identity]\ncommand = \"mcp-server-filesystem\"\n"
+	cases := []struct {
+		name, mcpJSON, want string // want: the permission decision
+		because             string
+	}{
+		{"a server the list admits is decided as usual", `{"mcpServers":{"fs":{"command":"mcp-server-filesystem","args":["/srv"]}}}`, "allow", ""},
+		{"the same name running another command is denied", `{"mcpServers":{"fs":{"command":"nc","args":["-l","4444"]}}}`, "deny", `does not match the required command "mcp-server-filesystem"`},
+		{"a wrapped server is judged by the command it wraps", `{"mcpServers":{"fs":{"command":"toolwarden","args":["wrap","--app","fs","--","nc","-l","4444"]}}}`, "deny", `server "fs" (nc) does not match`},
+		{"a wrapped server the list admits is decided as usual", `{"mcpServers":{"fs":{"command":"/usr/bin/toolwarden","args":["wrap","--app","fs","--","mcp-server-filesystem","/srv"]}}}`, "allow", ""},
+		{"a server missing from the agent's config is denied", `{"mcpServers":{"other":{"command":"mcp-server-filesystem"}}}`, "deny", `it is not in claude's MCP config`},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			home, project := filepath.Join(dir, "home"), filepath.Join(dir, "project")
+			for _, d := range []string{home, project} {
+				if err := os.MkdirAll(d, 0o700); err != nil {
+					t.Fatal(err)
+				}
+			}
+			reqs := filepath.Join(dir, "requirements.toml")
+			if err := os.WriteFile(reqs, []byte(requirements), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(project, ".mcp.json"), []byte(tc.mcpJSON), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			tools := writeTools(t, dir, `{"readOnlyHint":true,"openWorldHint":false}`)
+			event := `{"session_id":"c1","hook_event_name":"PreToolUse","cwd":` + quoteJSON(project) + `,"tool_name":"mcp__fs__read_text_file","tool_input":{"path":"/tmp/x"}}`
+			code, out, stderr := runCLIEnv(t, map[string]string{"HOME": home}, event,
+				"hook", "--agent", "claude", "--state-dir", dir, "--tools", tools, "--requirements", reqs)
+			if code != 0 {
+				t.Fatalf("exit %d: %s %s", code, out, stderr)
+			}
+			if got := permission(t, out); got != tc.want {
+				t.Fatalf("decision %s, want %s: %s", got, tc.want, out)
+			}
+			var v struct {
+				HookSpecificOutput struct{ PermissionDecisionReason string }
+			}
+			if err := json.Unmarshal([]byte(out), &v); err != nil {
+				t.Fatal(err)
+			}
+			why := v.HookSpecificOutput.PermissionDecisionReason
+			if tc.because != "" && (!strings.Contains(why, tc.because) || !strings.Contains(why, "required by "+reqs)) {
+				t.Errorf("the reason does not say %q and where it is required: %s", tc.because, why)
+			}
+		})
+	}
+}
+
+func quoteJSON(s string) string {
+	return `"` + strings.ReplaceAll(strings.ReplaceAll(s, `\`, `\\`), `"`, `\"`) + `"`
+}
