@@ -57,6 +57,7 @@ type instance struct {
 	timeBuf []byte
 
 	memo      memo
+	last      lastCheck // a deterministic plugin's last check (deterministic.go)
 	defs      defMemo   // rendered definition parts (callblock.go)
 	labelMemo labelMemo // the last labels rendered (envelope.go)
 

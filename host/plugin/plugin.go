@@ -58,6 +58,9 @@ type Plugin struct {
 	events uint8 // bit per Event the plugin handles
 	// stateful: the plugin asked for session state (state.go).
 	stateful bool
+	// deterministic: the plugin's check output depends on its input alone
+	// (deterministic.go).
+	deterministic bool
 	// data is the policy's data file, delivered by init (data.go); inits
 	// counts the deliveries.
 	data  []byte
@@ -237,6 +240,12 @@ func (p *Plugin) start(ctx context.Context, bin []byte) error {
 		p.pool.discard(in)
 		return fmt.Errorf("describe: bad output: %v", err)
 	}
+	det, err := parseDescribeDeterministic(out)
+	if err != nil {
+		p.pool.discard(in)
+		return fmt.Errorf("describe: bad output: %v", err)
+	}
+	p.deterministic = det
 	if n != needAll {
 		p.omit, p.evTail = needAll&^n, tailFor(p.name, p.config, n)
 	}
@@ -400,7 +409,16 @@ func (p *Plugin) Check(ctx context.Context, c *policy.CheckInput) policy.PluginV
 		return p.failVerdict(f)
 	}
 	in.buf = in.appendCheck(in.buf[:0], c)
+	if p.deterministic {
+		if v, ok := in.last.reuse(in.buf); ok {
+			p.release(in, nil)
+			return v
+		}
+	}
 	v, f := in.check(ctx, in.buf)
+	if p.deterministic {
+		in.last.keep(in.buf, v, f)
+	}
 	p.release(in, f)
 	if f != nil {
 		return p.failVerdict(f)

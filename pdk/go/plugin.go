@@ -117,6 +117,11 @@ type Plugin struct {
 	// everything. Leave "config" out when only Configure reads it: the kit
 	// then asks for init, so every instance gets its config once (needs.go).
 	Needs []string
+	// Deterministic promises that Check's verdict depends on nothing but
+	// its input (pdk/ABI.md section 15): no counters, clocks or randomness.
+	// The host may then answer an input identical to the last one without
+	// calling the plugin.
+	Deterministic bool
 
 	configured bool
 	configErr  error
@@ -257,6 +262,9 @@ func (p *Plugin) appendDescribe(b []byte) []byte {
 	if p.Needs != nil {
 		b = append(b, `,"needs":`...)
 		b = appendStrings(b, p.Needs)
+	}
+	if p.Deterministic {
+		b = append(b, `,"deterministic":true`...)
 	}
 	return append(b, '}')
 }

@@ -154,6 +154,9 @@ fn handle<C: 'static>(p: &'static Plugin<C>, event: u32, input: &'static [u8], o
                 }
                 out.byte(b']');
             }
+            if p.deterministic {
+                out.push(b",\"deterministic\":true");
+            }
             out.byte(b'}');
             crate::OK
         }

@@ -344,6 +344,8 @@ pub struct Plugin<C: 'static> {
     pub data: Option<DataFn>,
     /// The input parts the plugin reads (section 14), `None` for all.
     pub needs: Option<&'static [&'static str]>,
+    /// Check's verdict depends on its input alone (section 15).
+    pub deterministic: bool,
 }
 
 /// Reads the policy's data file (JSON; null when the policy has none) once
@@ -353,7 +355,7 @@ pub type DataFn = fn(Value<'static>, Alloc<'static>) -> Result<(), Error<'static
 
 impl<C: 'static> Plugin<C> {
     pub const fn new(name: &'static str, version: &'static str, configure: ConfigureFn<C>) -> Self {
-        Plugin { name, version, configure, check: None, observe: None, list: None, state: false, data: None, needs: None }
+        Plugin { name, version, configure, check: None, observe: None, list: None, state: false, data: None, needs: None, deterministic: false }
     }
     pub const fn check(mut self, f: CheckFn<C>) -> Self {
         self.check = Some(f);
@@ -385,6 +387,14 @@ impl<C: 'static> Plugin<C> {
     /// there, before its first other event.
     pub const fn needs(mut self, parts: &'static [&'static str]) -> Self {
         self.needs = Some(parts);
+        self
+    }
+    /// Promises that check's verdict depends on nothing but its input
+    /// (pdk/ABI.md section 15): no counters, clocks or randomness. The
+    /// host may then answer an input identical to the last one without
+    /// calling the plugin.
+    pub const fn deterministic(mut self) -> Self {
+        self.deterministic = true;
         self
     }
     /// Whether describe lists init: for the data file, or to hand the

@@ -533,5 +533,5 @@ fn push_uint(out: &mut StrBuf<'_>, mut n: usize) {
 // What check reads (pdk/ABI.md section 14): the host sends nothing else;
 // the rules are compiled once per instance, at init.
 static PLUGIN: Plugin<Config> =
-    Plugin::new("argguard", "1.0.0", configure).check(check).needs(&["tool", "app", "arguments", "server_context"]);
+    Plugin::new("argguard", "1.0.0", configure).check(check).needs(&["tool", "app", "arguments", "server_context"]).deterministic();
 export!(PLUGIN);

@@ -137,5 +137,6 @@ fn quote(out: &mut StrBuf<'_>, s: &str) {
 static PLUGIN: Plugin<Decision> = Plugin::new("trifecta", "1.0.0", configure)
     .check(check)
     .observe(observe)
-    .needs(&["labels", "capabilities", "tool"]);
+    .needs(&["labels", "capabilities", "tool"])
+    .deterministic();
 export!(PLUGIN);
