@@ -1,6 +1,7 @@
 package peers
 
 import (
+	"encoding/json"
 	"context"
 	"fmt"
 	"os"
@@ -58,6 +59,24 @@ func newEngines(tb testing.TB) []engine {
 		es = append(es, engine{name: "tw-" + v.Name, close: tw.Close,
 			decide: func(ctx context.Context, _ int) string { return tw.Decide(ctx, "s", args) }})
 	}
+	// Both plugins on a call whose path changes every time (256 paths in
+	// turn): argguard, whose input holds the arguments, is entered for
+	// every call, where the engines above see the same call again and
+	// deterministic plugins answer it without entering the guest.
+	fresh, err := NewToolwarden(ctx, Variants[3].Config, host.Defaults())
+	if err != nil {
+		tb.Fatal(err)
+	}
+	freshArgs := make([]json.RawMessage, 256)
+	for i := range freshArgs {
+		freshArgs[i] = json.RawMessage(`{"path":"/home/me/src/notes-` + strconv.Itoa(i) + `.txt","content":"hello"}`)
+	}
+	next := 0
+	es = append(es, engine{name: "tw-both-fresh", close: fresh.Close,
+		decide: func(ctx context.Context, _ int) string {
+			next = (next + 1) % len(freshArgs)
+			return fresh.Decide(ctx, "s", freshArgs[next])
+		}})
 	// Parallel: the same engines from GOMAXPROCS goroutines; toolwarden
 	// with both plugins, each goroutine its own session (a host serving
 	// several clients).
