@@ -106,8 +106,8 @@ func secretsCall() *policy.CheckInput {
 
 func guestVariants(b testing.TB) []guestVariant {
 	ctx := context.Background()
-	rt := newRuntime(b, Options{PoolSize: 1})
-	bare := newRuntime(b, Options{PoolSize: 1, noDeadlines: true})
+	rt := newRuntime(b, Options{PoolSize: 1, noReuse: true})
+	bare := newRuntime(b, Options{PoolSize: 1, noDeadlines: true, noReuse: true})
 	anchorPath := anchorWasm(b)
 	// Long deadlines: a shared machine's stall must not fail a benchmark.
 	anchor, err := Load(ctx, rt, &config.Policy{Name: "anchor", Wasm: anchorPath, TimeoutMs: 60000}, nil)

@@ -71,6 +71,9 @@ type nativeTwin struct {
 func newTwin(p *Plugin, gp *pdk.Plugin) *nativeTwin {
 	t := &nativeTwin{p: p, gp: gp}
 	t.in.p = p
+	// The twin gets its config as the module does: at describe, since
+	// its check envelopes carry only what it needs.
+	gp.Handle(pdk.EventDescribe, append(append([]byte(nil), p.head[EventDescribe]...), p.tail...))
 	return t
 }
 
@@ -101,12 +104,19 @@ func BenchmarkTrifectaCheck(b *testing.B) {
 	p := loadBuiltin(b, rt, "trifecta", nil)
 	in := trifectaCall()
 	ctx := context.Background()
+	// wasm enters the guest for every check; wasm-reused is what a
+	// repeated input costs, answered without the guest (deterministic.go).
+	b.Run("wasm-reused", func(b *testing.B) {
+		warm(p, in)
+		benchCheck(b, policy.Ask, func() policy.PluginVerdict { return p.Check(ctx, in) })
+	})
+	p = loadBuiltin(b, newRuntime(b, Options{PoolSize: 1, noReuse: true}), "trifecta", nil)
 	b.Run("wasm", func(b *testing.B) {
 		warm(p, in)
 		benchCheck(b, policy.Ask, func() policy.PluginVerdict { return p.Check(ctx, in) })
 	})
 	b.Run("wasm-nodeadline", func(b *testing.B) {
-		p := loadBuiltin(b, newRuntime(b, Options{PoolSize: 1, noDeadlines: true}), "trifecta", nil)
+		p := loadBuiltin(b, newRuntime(b, Options{PoolSize: 1, noDeadlines: true, noReuse: true}), "trifecta", nil)
 		warm(p, in)
 		benchCheck(b, policy.Ask, func() policy.PluginVerdict { return p.Check(ctx, in) })
 	})
@@ -130,12 +140,19 @@ func BenchmarkArgguardCheck(b *testing.B) {
 	p := loadBuiltin(b, rt, "argguard", argguardConfig)
 	in := argguardCall()
 	ctx := context.Background()
+	// wasm enters the guest for every check; wasm-reused is what a
+	// repeated input costs, answered without the guest (deterministic.go).
+	b.Run("wasm-reused", func(b *testing.B) {
+		warm(p, in)
+		benchCheck(b, policy.Ask, func() policy.PluginVerdict { return p.Check(ctx, in) })
+	})
+	p = loadBuiltin(b, newRuntime(b, Options{PoolSize: 1, noReuse: true}), "argguard", argguardConfig)
 	b.Run("wasm", func(b *testing.B) {
 		warm(p, in)
 		benchCheck(b, policy.Ask, func() policy.PluginVerdict { return p.Check(ctx, in) })
 	})
 	b.Run("wasm-nodeadline", func(b *testing.B) {
-		p := loadBuiltin(b, newRuntime(b, Options{PoolSize: 1, noDeadlines: true}), "argguard", argguardConfig)
+		p := loadBuiltin(b, newRuntime(b, Options{PoolSize: 1, noDeadlines: true, noReuse: true}), "argguard", argguardConfig)
 		warm(p, in)
 		benchCheck(b, policy.Ask, func() policy.PluginVerdict { return p.Check(ctx, in) })
 	})
@@ -217,7 +234,7 @@ func BenchmarkDeadline(b *testing.B) {
 // BenchmarkTrifectaCheckParallel runs BenchmarkTrifectaCheck from every
 // core; scaling is the serial ns/op over the parallel ns/op.
 func BenchmarkTrifectaCheckParallel(b *testing.B) {
-	rt := newRuntime(b, Options{})
+	rt := newRuntime(b, Options{noReuse: true})
 	p := loadBuiltin(b, rt, "trifecta", nil)
 	in := trifectaCall()
 	ctx := context.Background()

@@ -245,7 +245,7 @@ func (p *Plugin) start(ctx context.Context, bin []byte) error {
 		p.pool.discard(in)
 		return fmt.Errorf("describe: bad output: %v", err)
 	}
-	p.deterministic = det
+	p.deterministic = det && !p.rt.opts.noReuse
 	if n != needAll {
 		p.omit, p.evTail = needAll&^n, tailFor(p.name, p.config, n)
 	}

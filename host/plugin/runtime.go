@@ -42,6 +42,10 @@ type Options struct {
 	// and runs events without deadlines: benchmarks use it to measure what
 	// deadlines cost. Never set outside tests.
 	noDeadlines bool
+	// noReuse enters the guest for every check, even a deterministic
+	// plugin's repeated input (deterministic.go): benchmarks of guest
+	// cost, in this package's tests only.
+	noReuse bool
 }
 
 // Runtime compiles and runs plugins. One Runtime serves every plugin of a
