@@ -76,6 +76,10 @@ Exit: as the agent expects; 2 blocks the call (so bad usage blocks it too).`)
 	if err != nil {
 		return fail("%v", err)
 	}
+	var allowListNote string
+	if ev.Phase != hook.After {
+		allowListNote = admitHookServer(e, cfg, agent, ev) // hook_servers.go
+	}
 	settings := host.Defaults()
 	if path := hookApprovalsPath(e, *approvals); path != "" {
 		settings = settings.WithApprovalsFile(path)
@@ -124,6 +128,9 @@ Exit: as the agent expects; 2 blocks the call (so bad usage blocks it too).`)
 	if err != nil {
 		return fail("%v", err)
 	}
+	if allowListNote != "" {
+		def.Notes = append(def.Notes, allowListNote)
+	}
 	tool := def.Tool
 	if def.Listed {
 		adoptListed(sess, ev.Server, tool)
@@ -133,9 +140,6 @@ Exit: as the agent expects; 2 blocks the call (so bad usage blocks it too).`)
 	}
 	call := host.Call{Session: ev.Session, Server: ev.Server, Tool: tool, Arguments: ev.Input, Context: ev.ServerContext(cfg, e.getenv)}
 	d := h.Check(ctx, call)
-	if ev.Phase != hook.After {
-		holdToServerAllowLists(e, cfg, agent, ev, &d)
-	}
 	if ev.Phase == hook.After {
 		// The call already ran: its decision only supplies the hints and
 		// identity that observe plugins see.

@@ -8,33 +8,27 @@ import (
 	"strings"
 
 	"github.com/toolwarden/toolwarden/host/config"
-	"github.com/toolwarden/toolwarden/host/policy"
 	"github.com/toolwarden/toolwarden/sdk/hook"
 )
 
-// codeServerNotAllowed is the reason code of a hook call denied because an
-// admin's server allow-list does not admit the server.
-const codeServerNotAllowed = "server_not_allowed"
-
-// holdToServerAllowLists denies d when the requirements in force limit
-// which servers may run and do not admit the call's server. In hook mode
-// the agent starts its servers itself, so the server's command (or URL) is
-// read from the agent's own config, where the agent finds it; a server
-// that runs through `toolwarden wrap` is judged by the command it wraps.
-// A server that cannot be found there is denied: the allow-list cannot
-// vouch for it. Servers behind `toolwarden proxy` are held to the lists by
-// the proxy, which disables every configured server they do not admit.
-func holdToServerAllowLists(e *env, cfg *config.Config, agent hook.Agent, ev *hook.Event, d *policy.Decision) {
-	if !cfg.HasServerAllowLists() || !ev.MCP || d.Decision == policy.Deny {
-		return
+// admitHookServer holds the event's server to an admin's server
+// allow-lists before any decision is made. In hook mode the agent starts
+// its servers itself, so the server's command (or URL) is read from the
+// agent's own config, where the agent finds it; a server that runs
+// through `toolwarden wrap` is judged by the command it wraps. A server
+// the lists do not admit, or that cannot be found there, is disabled in
+// cfg (required by the entry that decided), so the decision denies, and is
+// audited, like any call to a disabled server; the returned note says why,
+// for the agent. Servers behind `toolwarden proxy` are held to the lists
+// by the proxy, which disables every configured server they do not admit.
+func admitHookServer(e *env, cfg *config.Config, agent hook.Agent, ev *hook.Event) string {
+	if !cfg.HasServerAllowLists() || !ev.MCP {
+		return ""
 	}
-	err := hookServerAllowed(e, cfg, agent, ev)
-	if err == nil {
-		return
+	if err := hookServerAllowed(e, cfg, agent, ev); err != nil {
+		return err.Error()
 	}
-	d.Decision = policy.Deny
-	d.Rememberable = false
-	d.Reasons = []policy.Reason{{Source: "requirements", Code: codeServerNotAllowed, Message: err.Error()}}
+	return ""
 }
 
 func hookServerAllowed(e *env, cfg *config.Config, agent hook.Agent, ev *hook.Event) error {
@@ -60,7 +54,10 @@ func hookServerAllowed(e *env, cfg *config.Config, agent hook.Agent, ev *hook.Ev
 		if len(errs) > 0 {
 			why = fmt.Sprintf("%s's MCP config could not be read (%v)", agent, errs[0])
 		}
-		return fmt.Errorf("server %q cannot be checked against the server allow-list: %s (required by %s)", ev.Server, why, strings.Join(cfg.ServerAllowListFiles(), ", "))
+		err := fmt.Errorf("server %q cannot be checked against the server allow-list: %s (required by %s)", ev.Server, why, strings.Join(cfg.ServerAllowListFiles(), ", "))
+		// No list admits a server without a command or URL: this disables it.
+		_ = cfg.AdmitServer(ev.Server, &config.Server{})
+		return err
 	}
 	sp := found.Spec
 	command, args := sp.Command, sp.Args
@@ -74,5 +71,5 @@ func hookServerAllowed(e *env, cfg *config.Config, agent hook.Agent, ev *hook.Ev
 			}
 		}
 	}
-	return cfg.ServerAllowed(ev.Server, &config.Server{Command: command, Args: args, URL: sp.URL})
+	return cfg.AdmitServer(ev.Server, &config.Server{Command: command, Args: args, URL: sp.URL})
 }

@@ -45,8 +45,9 @@ func TestHookHoldsCallsToTheServerAllowLists(t *testing.T) {
 			}
 			tools := writeTools(t, dir, `{"readOnlyHint":true,"openWorldHint":false}`)
 			event := `{"session_id":"c1","hook_event_name":"PreToolUse","cwd":` + quoteJSON(project) + `,"tool_name":"mcp__fs__read_text_file","tool_input":{"path":"/tmp/x"}}`
+			auditLog := filepath.Join(dir, "audit.jsonl")
 			code, out, stderr := runCLIEnv(t, map[string]string{"HOME": home}, event,
-				"hook", "--agent", "claude", "--state-dir", dir, "--tools", tools, "--requirements", reqs)
+				"hook", "--agent", "claude", "--state-dir", dir, "--tools", tools, "--requirements", reqs, "--audit", auditLog)
 			if code != 0 {
 				t.Fatalf("exit %d: %s %s", code, out, stderr)
 			}
@@ -62,6 +63,14 @@ func TestHookHoldsCallsToTheServerAllowLists(t *testing.T) {
 			why := v.HookSpecificOutput.PermissionDecisionReason
 			if tc.because != "" && (!strings.Contains(why, tc.because) || !strings.Contains(why, "required by "+reqs)) {
 				t.Errorf("the reason does not say %q and where it is required: %s", tc.because, why)
+			}
+			// The audit log records what the agent was told.
+			logged, err := os.ReadFile(auditLog)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(string(logged), `"decision":"`+tc.want+`"`) {
+				t.Errorf("the audit log does not record %s:\n%s", tc.want, logged)
 			}
 		})
 	}

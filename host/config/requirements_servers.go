@@ -304,3 +304,32 @@ func (c *Config) ServerAllowListFiles() []string {
 	}
 	return out
 }
+
+// AdmitServer holds a server that no layer may configure (an agent's own
+// server, in hook mode) to the allow-lists. When they do not admit it, the
+// server is recorded as disabled, required by the entry that decided, so
+// that every decision on its tools denies and says so, like a configured
+// server the lists disabled; the error says why.
+func (c *Config) AdmitServer(name string, s *Server) error {
+	for _, r := range c.serverLists {
+		ok, req, msg := r.admits(name, s)
+		if ok {
+			continue
+		}
+		srv := c.Servers[name]
+		if srv == nil {
+			cp := *s
+			cp.Name, cp.Pos = name, req
+			srv = &cp
+			if c.Servers == nil {
+				c.Servers = map[string]*Server{}
+			}
+			c.Servers[name] = srv
+		}
+		f := false
+		srv.Enabled = &f
+		c.required["mcp_servers."+quoteKey(name)+".enabled"] = req
+		return fmt.Errorf("%s (required by %s)", msg, req)
+	}
+	return nil
+}
