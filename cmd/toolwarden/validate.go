@@ -70,6 +70,12 @@ Exit: 0 valid (warnings alone included), 1 errors, 2 bad usage.`)
 	for _, w := range cfg.Warnings {
 		fmt.Fprintln(e.stderr, w.String())
 	}
+	if w := cfg.Webhook; w != nil && w.SecretEnv != "" && e.getenv(w.SecretEnv) == "" {
+		// The secret is read at send time; without it nothing is sent.
+		d := config.Diagnostic{Pos: w.Pos, Path: "webhook.secret_env", Severity: config.SeverityWarning,
+			Message: fmt.Sprintf("$%s is not set here, and the webhook sends nothing without its secret: set it in the environment the agent starts toolwarden in", w.SecretEnv)}
+		fmt.Fprintln(e.stderr, d.String())
+	}
 	if len(errs) > 0 {
 		return exitError
 	}
