@@ -1,8 +1,8 @@
 package peers
 
 import (
-	"encoding/json"
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"sort"
