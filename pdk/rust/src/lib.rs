@@ -47,6 +47,9 @@ pub mod shellwords;
 mod state;
 
 pub use abi::run;
+/// A growable array in the arena, for what configure builds (also the regex
+/// engine's): plugins use it instead of writing their own.
+pub use regex_vec::Vec as ArenaVec;
 pub use json::{Elements, Kind, Members, MembersBytes, Value, MAX_DEPTH};
 
 /// Events, as numbered by the ABI.

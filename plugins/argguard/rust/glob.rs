@@ -2,7 +2,7 @@
 //! Go reference's ../glob.go has them.
 
 use toolwarden_pdk::regex::{self, Regex};
-use crate::vec::Vec;
+use toolwarden_pdk::ArenaVec as Vec;
 use toolwarden_pdk::Alloc;
 
 /// Compiles a path glob as compilePathGlob does: translated to a regexp, so

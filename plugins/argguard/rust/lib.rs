@@ -25,12 +25,11 @@
 mod glob;
 mod resolve;
 mod scope;
-mod vec;
 
 use toolwarden_pdk::regex::{self, Regex};
 use resolve::Context;
 use toolwarden_pdk::{export, Alloc, Decision, Error, Event, Kind, Plugin, StrBuf, Value, Verdict};
-use vec::Vec;
+use toolwarden_pdk::ArenaVec as Vec;
 
 const CODE_DENY: &str = "arg_denied";
 const CODE_ASK: &str = "arg_needs_approval";
