@@ -278,6 +278,53 @@ impl<'a> StrBuf<'a> {
     pub fn is_empty(&self) -> bool {
         self.buf.len() == 0
     }
+    /// Appends s as a JSON string, as the Go kit's `pdk.Quote` writes it:
+    /// `"`, `\\`, `\n`, `\t` and `\r` escaped, other control bytes as `\u00XX`,
+    /// each byte of invalid UTF-8 as `\ufffd`.
+    pub fn push_quoted(&mut self, s: &[u8]) {
+        self.push('"');
+        let mut rest = s;
+        loop {
+            match core::str::from_utf8(rest) {
+                Ok(v) => {
+                    self.push_quoted_str(v);
+                    break;
+                }
+                Err(e) => {
+                    let (good, bad) = rest.split_at(e.valid_up_to());
+                    self.push_quoted_str(unsafe { core::str::from_utf8_unchecked(good) });
+                    self.push_str("\\ufffd");
+                    rest = &bad[1..];
+                }
+            }
+        }
+        self.push('"');
+    }
+    fn push_quoted_str(&mut self, s: &str) {
+        const HEX: &[u8; 16] = b"0123456789abcdef";
+        let mut start = 0;
+        for (i, c) in s.bytes().enumerate() {
+            let esc: &str = match c {
+                b'"' => "\\\"",
+                b'\\' => "\\\\",
+                b'\n' => "\\n",
+                b'\t' => "\\t",
+                b'\r' => "\\r",
+                0..=0x1f => "",
+                _ => continue,
+            };
+            self.push_str(&s[start..i]);
+            if esc.is_empty() {
+                self.push_str("\\u00");
+                self.push(HEX[(c >> 4) as usize] as char);
+                self.push(HEX[(c & 0xf) as usize] as char);
+            } else {
+                self.push_str(esc);
+            }
+            start = i + 1;
+        }
+        self.push_str(&s[start..]);
+    }
     pub fn as_str(self) -> &'a str {
         // Only whole &strs and chars were pushed.
         unsafe { core::str::from_utf8_unchecked(self.buf.into_bytes()) }

@@ -118,7 +118,7 @@ fn configure(cfg: Value<'static>, alloc: Alloc<'static>) -> Result<Config, Error
                         Some(k) => c.disabled |= 1 << k,
                         None => {
                             let mut q = alloc.string();
-                            quote(&mut q, s.as_bytes());
+                            q.push_quoted(s.as_bytes());
                             return Err(fail(&[at, ": unknown kind ", q.as_str(), " (kinds: aws_access_key, aws_secret_key, \
                                 gcp_service_account, azure_storage_key, github_token, slack_token, slack_webhook, private_key, jwt, \
                                 stripe_key, openai_key, anthropic_key, named_secret)"]));
@@ -204,7 +204,7 @@ fn add_prefix(c: &mut Config, at: &'static str, p: Prefix, alloc: Alloc<'static>
         return Err(fail(&[at, ".kind: want 1 to 32 of a-z, 0-9 and '_' (it names the label secret_seen:<kind>)"]));
     }
     let mut q = alloc.string();
-    quote(&mut q, p.kind.as_bytes());
+    q.push_quoted(p.kind.as_bytes());
     if KIND_NAMES.contains(&p.kind) {
         return Err(fail(&[at, ".kind: ", q.as_str(), " is a built-in kind"]));
     }
@@ -388,7 +388,7 @@ fn check<'a>(c: &'static Config, ev: &Event<'a>) -> Result<Verdict<'a>, Error<'a
                 if i > 0 {
                     reason.push_str(", ");
                 }
-                quote(&mut reason, f.as_bytes());
+                reason.push_quoted(f.as_bytes());
             }
             reason.push(')');
         }
@@ -398,7 +398,7 @@ fn check<'a>(c: &'static Config, ev: &Event<'a>) -> Result<Verdict<'a>, Error<'a
         reason.push_str(" carry what looks like ");
         c.describe(arg_kinds, &mut reason);
         reason.push_str(", and ");
-        quote(&mut reason, tool);
+        reason.push_quoted(tool);
         reason.push_str(" can send data out");
         if marked {
             reason.push_str("; this session has also seen ");
@@ -409,7 +409,7 @@ fn check<'a>(c: &'static Config, ev: &Event<'a>) -> Result<Verdict<'a>, Error<'a
         reason.push_str("this session has seen ");
         c.describe(seen, &mut reason);
         reason.push_str(", and ");
-        quote(&mut reason, tool);
+        reason.push_quoted(tool);
         reason.push_str(" can send data out");
     }
     let reason = reason.as_str();
@@ -457,54 +457,6 @@ fn flag<'a>(alloc: Alloc<'a>, name: &'a [u8]) -> Option<&'a str> {
     } else {
         None
     }
-}
-
-/// Appends s as a JSON string, as the Go reference's pdk.Quote writes it
-/// (each invalid UTF-8 byte as \ufffd).
-fn quote(out: &mut StrBuf<'_>, s: &[u8]) {
-    out.push('"');
-    let mut rest = s;
-    loop {
-        match core::str::from_utf8(rest) {
-            Ok(v) => {
-                quote_str(out, v);
-                break;
-            }
-            Err(e) => {
-                let (good, bad) = rest.split_at(e.valid_up_to());
-                quote_str(out, unsafe { core::str::from_utf8_unchecked(good) });
-                out.push_str("\\ufffd");
-                rest = &bad[1..];
-            }
-        }
-    }
-    out.push('"');
-}
-
-fn quote_str(out: &mut StrBuf<'_>, s: &str) {
-    const HEX: &[u8; 16] = b"0123456789abcdef";
-    let mut start = 0;
-    for (i, c) in s.bytes().enumerate() {
-        let esc: &str = match c {
-            b'"' => "\\\"",
-            b'\\' => "\\\\",
-            b'\n' => "\\n",
-            b'\t' => "\\t",
-            b'\r' => "\\r",
-            0..=0x1f => "",
-            _ => continue,
-        };
-        out.push_str(&s[start..i]);
-        if esc.is_empty() {
-            out.push_str("\\u00");
-            out.push(HEX[(c >> 4) as usize] as char);
-            out.push(HEX[(c & 0xf) as usize] as char);
-        } else {
-            out.push_str(esc);
-        }
-        start = i + 1;
-    }
-    out.push_str(&s[start..]);
 }
 
 fn push_uint(out: &mut StrBuf<'_>, mut n: usize) {

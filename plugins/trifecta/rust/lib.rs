@@ -12,7 +12,7 @@
 //!   labels, gets ask (not rememberable) or, with mode = "deny", deny.
 #![no_std]
 
-use toolwarden_pdk::{export, Alloc, Decision, Error, Event, Kind, Names, Plugin, StrBuf, Value, Verdict};
+use toolwarden_pdk::{export, Alloc, Decision, Error, Event, Kind, Names, Plugin, Value, Verdict};
 
 const PRIVATE: &str = "private_data_seen";
 const UNTRUSTED: &str = "untrusted_content_seen";
@@ -78,7 +78,7 @@ fn check<'a>(mode: &'static Decision, ev: &Event<'a>) -> Result<Verdict<'a>, Err
     let name = tool.get("name").str().unwrap_or("");
     let mut reason = ev.alloc().string();
     reason.push_str("this session has read private data and untrusted content, and ");
-    quote(&mut reason, name);
+    reason.push_quoted(name.as_bytes());
     reason.push_str(" can send data out (lethal trifecta)");
     let reason = reason.as_str();
     Ok(match mode {
@@ -101,35 +101,6 @@ fn observe<'a>(_: &'static Decision, ev: &Event<'a>, labels: &Names<'a>) -> Resu
 /// Whether call.capabilities.<name> is true.
 fn capability(call: Value<'_>, name: &str) -> bool {
     call.get("capabilities").get(name).is_true()
-}
-
-/// Appends s as a JSON string, as the Go reference's pdk.Quote writes it.
-fn quote(out: &mut StrBuf<'_>, s: &str) {
-    const HEX: &[u8; 16] = b"0123456789abcdef";
-    out.push('"');
-    let mut start = 0;
-    for (i, c) in s.bytes().enumerate() {
-        let esc: &str = match c {
-            b'"' => "\\\"",
-            b'\\' => "\\\\",
-            b'\n' => "\\n",
-            b'\t' => "\\t",
-            b'\r' => "\\r",
-            0..=0x1f => "",
-            _ => continue,
-        };
-        out.push_str(&s[start..i]);
-        if esc.is_empty() {
-            out.push_str("\\u00");
-            out.push(HEX[(c >> 4) as usize] as char);
-            out.push(HEX[(c & 0xf) as usize] as char);
-        } else {
-            out.push_str(esc);
-        }
-        start = i + 1;
-    }
-    out.push_str(&s[start..]);
-    out.push('"');
 }
 
 // What check and observe read (pdk/ABI.md section 14): the host sends
