@@ -300,6 +300,20 @@ impl<'a> StrBuf<'a> {
         }
         self.push('"');
     }
+    /// Appends n in decimal (without core::fmt, which costs code size).
+    pub fn push_uint(&mut self, mut n: usize) {
+        let mut digits = [0u8; 20];
+        let mut i = digits.len();
+        loop {
+            i -= 1;
+            digits[i] = b'0' + (n % 10) as u8;
+            n /= 10;
+            if n == 0 {
+                break;
+            }
+        }
+        self.buf.push(&digits[i..]);
+    }
     fn push_quoted_str(&mut self, s: &str) {
         const HEX: &[u8; 16] = b"0123456789abcdef";
         let mut start = 0;

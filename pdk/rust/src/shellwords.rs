@@ -39,20 +39,7 @@ impl WordsError {
         let mut s = alloc.string();
         let at = |s: &mut crate::StrBuf<'a>, n: usize| {
             s.push_str(" at byte ");
-            let mut digits = [0u8; 20];
-            let mut i = digits.len();
-            let mut n = n;
-            loop {
-                i -= 1;
-                digits[i] = b'0' + (n % 10) as u8;
-                n /= 10;
-                if n == 0 {
-                    break;
-                }
-            }
-            for &d in &digits[i..] {
-                s.push(d as char);
-            }
+            s.push_uint(n);
         };
         s.push_str("shell words: ");
         match *self {

@@ -28,7 +28,7 @@ mod scope;
 
 use toolwarden_pdk::regex::{self, Regex};
 use resolve::Context;
-use toolwarden_pdk::{export, Alloc, Decision, Error, Event, Kind, Plugin, StrBuf, Value, Verdict};
+use toolwarden_pdk::{export, Alloc, Decision, Error, Event, Kind, Plugin, Value, Verdict};
 use toolwarden_pdk::ArenaVec as Vec;
 
 const CODE_DENY: &str = "arg_denied";
@@ -95,7 +95,7 @@ fn configure(cfg: Value<'static>, alloc: Alloc<'static>) -> Result<Config, Error
 fn rule(i: usize, v: Value<'static>, alloc: Alloc<'static>) -> Result<Rule, Error<'static>> {
     let mut at = alloc.string();
     at.push_str("rules[");
-    push_uint(&mut at, i);
+    at.push_uint(i);
     at.push(']');
     let at = at.as_str();
     let fail = |parts: &[&str]| Error::bad_config(alloc.concat(parts));
@@ -515,19 +515,6 @@ fn plain8(b: &[u8]) -> bool {
     (q.wrapping_sub(LO) & !q | bs.wrapping_sub(LO) & !bs | x.wrapping_sub(LO * 0x20) & !x | x) & HI == 0
 }
 
-fn push_uint(out: &mut StrBuf<'_>, mut n: usize) {
-    let mut digits = [0u8; 20];
-    let mut i = digits.len();
-    loop {
-        i -= 1;
-        digits[i] = b'0' + (n % 10) as u8;
-        n /= 10;
-        if n == 0 {
-            break;
-        }
-    }
-    out.push_str(unsafe { core::str::from_utf8_unchecked(&digits[i..]) });
-}
 
 // What check reads (pdk/ABI.md section 14): the host sends nothing else;
 // the rules are compiled once per instance, at init.

@@ -141,7 +141,7 @@ fn index(alloc: Alloc<'static>, name: &str, i: usize) -> &'static str {
     let mut at = alloc.string();
     at.push_str(name);
     at.push('[');
-    push_uint(&mut at, i);
+    at.push_uint(i);
     at.push(']');
     at.as_str()
 }
@@ -459,21 +459,6 @@ fn flag<'a>(alloc: Alloc<'a>, name: &'a [u8]) -> Option<&'a str> {
     }
 }
 
-fn push_uint(out: &mut StrBuf<'_>, mut n: usize) {
-    let mut digits = [0u8; 20];
-    let mut i = digits.len();
-    loop {
-        i -= 1;
-        digits[i] = b'0' + (n % 10) as u8;
-        n /= 10;
-        if n == 0 {
-            break;
-        }
-    }
-    for &d in &digits[i..] {
-        out.push(d as char);
-    }
-}
 
 // What check and observe read (pdk/ABI.md section 14): the host sends
 // nothing else; the config is read once per instance, at init.
