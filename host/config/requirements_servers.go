@@ -273,12 +273,19 @@ func (r *Requirements) admits(name string, s *Server) (bool, Position, string) {
 // command line must not get round an admin's allow-list. When it is not
 // allowed, the error says why and names the requirement that decided.
 func (c *Config) ServerAllowed(name string, s *Server) error {
+	_, err := c.refusal(name, s)
+	return err
+}
+
+// refusal is the first allow-list entry that does not admit the server:
+// where it is, and the error that says so; a nil error admits it.
+func (c *Config) refusal(name string, s *Server) (Position, error) {
 	for _, r := range c.serverLists {
 		if ok, req, msg := r.admits(name, s); !ok {
-			return fmt.Errorf("%s (required by %s)", msg, req)
+			return req, fmt.Errorf("%s (required by %s)", msg, req)
 		}
 	}
-	return nil
+	return Position{}, nil
 }
 
 // requiredServerNames lists the names an allow-list admits, for messages.
@@ -311,25 +318,22 @@ func (c *Config) ServerAllowListFiles() []string {
 // that every decision on its tools denies and says so, like a configured
 // server the lists disabled; the error says why.
 func (c *Config) AdmitServer(name string, s *Server) error {
-	for _, r := range c.serverLists {
-		ok, req, msg := r.admits(name, s)
-		if ok {
-			continue
-		}
-		srv := c.Servers[name]
-		if srv == nil {
-			cp := *s
-			cp.Name, cp.Pos = name, req
-			srv = &cp
-			if c.Servers == nil {
-				c.Servers = map[string]*Server{}
-			}
-			c.Servers[name] = srv
-		}
-		f := false
-		srv.Enabled = &f
-		c.required["mcp_servers."+quoteKey(name)+".enabled"] = req
-		return fmt.Errorf("%s (required by %s)", msg, req)
+	req, err := c.refusal(name, s)
+	if err == nil {
+		return nil
 	}
-	return nil
+	srv := c.Servers[name]
+	if srv == nil {
+		cp := *s
+		cp.Name, cp.Pos = name, req
+		srv = &cp
+		if c.Servers == nil {
+			c.Servers = map[string]*Server{}
+		}
+		c.Servers[name] = srv
+	}
+	f := false
+	srv.Enabled = &f
+	c.required["mcp_servers."+quoteKey(name)+".enabled"] = req
+	return err
 }
