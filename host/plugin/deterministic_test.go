@@ -2,6 +2,7 @@ package plugin
 
 import (
 	"context"
+	"encoding/json"
 	"testing"
 
 	"github.com/toolwarden/toolwarden/host/config"
@@ -104,4 +105,28 @@ func TestFirstPartyPluginsDeclareDeterministicChecks(t *testing.T) {
 			t.Errorf("%s: Deterministic() = %v, want %v", name, p.Deterministic(), want)
 		}
 	}
+}
+
+// FuzzParseDescribeDeterministic: any describe output either refuses the
+// plugin or gives the answer encoding/json gives for a *bool, so that no
+// spelling other than true turns reuse on.
+func FuzzParseDescribeDeterministic(f *testing.F) {
+	for _, s := range []string{`{"deterministic":true}`, `{"deterministic":"true"}`, `{"deterministic":1}`, `{}`, `{"deterministic":null}`, `{"Deterministic":true}`, `{"deterministic":true,"deterministic":false}`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, out []byte) {
+		got, err := parseDescribeDeterministic(out)
+		var want struct {
+			Deterministic *bool `json:"deterministic"`
+		}
+		if json.Unmarshal(out, &want) != nil {
+			if got {
+				t.Fatalf("%q: reuse on for output encoding/json refuses", out)
+			}
+			return
+		}
+		if err == nil && got != (want.Deterministic != nil && *want.Deterministic) {
+			t.Fatalf("%q: %v, encoding/json says %v", out, got, want.Deterministic)
+		}
+	})
 }
