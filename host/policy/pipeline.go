@@ -157,9 +157,7 @@ func (r *Rules) Visible(server string, tool *hints.Tool, drifted bool) (bool, Re
 func (r *Rules) Decide(ctx context.Context, in *Input) Decision {
 	var d Decision
 	traced := !in.NoTrace
-	if traced {
-		d.Trace = make([]Step, 0, 8)
-	}
+	prompt := newDecisionMem(&d, traced, len(in.Plugins) > 0) // decision_mem.go
 	var s state
 	r.prepare(&s, in.Server, in.Tool, in.Drifted, &d)
 	if traced {
@@ -173,7 +171,7 @@ func (r *Rules) Decide(ctx context.Context, in *Input) Decision {
 	}
 	if !ok {
 		d.Decision, d.Hidden = Deny, true
-		d.Reasons = []Reason{reason}
+		d.Reasons = append(d.Reasons, reason)
 		if traced {
 			d.Trace = append(d.Trace, Step{Step: StepDecision, Outcome: "deny", Detail: "hidden tools are never prompted"})
 		}
@@ -183,7 +181,7 @@ func (r *Rules) Decide(ctx context.Context, in *Input) Decision {
 	// Arguments every reader agrees on, or none at all.
 	if err := CheckArguments(in.Arguments); err != nil {
 		d.Decision = Deny
-		d.Reasons = []Reason{{Source: StepArguments, Code: CodeInvalidArguments, Message: err.Error()}}
+		d.Reasons = append(d.Reasons, Reason{Source: StepArguments, Code: CodeInvalidArguments, Message: err.Error()})
 		if traced {
 			d.Trace = append(d.Trace, Step{Step: StepArguments, Outcome: "invalid", Detail: err.Error()},
 				Step{Step: StepDecision, Outcome: "deny"})
@@ -200,8 +198,7 @@ func (r *Rules) Decide(ctx context.Context, in *Input) Decision {
 		d.Trace = append(d.Trace, Step{Step: StepApprovalMode, Outcome: base.String(), Source: modeSrc, Detail: msg})
 	}
 	d.Decision, d.Rememberable = base, rememberable
-	d.Reasons = make([]Reason, 1, 2)
-	d.Reasons[0] = Reason{Source: StepApprovalMode, Code: code, Message: msg}
+	d.Reasons = append(d.Reasons, Reason{Source: StepApprovalMode, Code: code, Message: msg})
 
 	// Step 5: plugins.
 	if len(in.Plugins) > 0 {
@@ -226,7 +223,7 @@ func (r *Rules) Decide(ctx context.Context, in *Input) Decision {
 	r.approvalPolicy(&s, in, &d)
 
 	if d.Decision == Ask {
-		d.Prompt = s.prompt(&d, in.Arguments)
+		d.Prompt = s.prompt(&d, in.Arguments, prompt)
 	} else {
 		d.Rememberable = false
 	}
@@ -449,10 +446,11 @@ func (r *Rules) runPlugins(ctx context.Context, in *Input, d *Decision) {
 	denies, asks, approvals := denyBuf[:0], askBuf[:0], approveBuf[:0]
 	var denyArgs, askArgs, approveArgs []string // flagged by each kind of verdict
 	// One clock reading per plugin, not two: each plugin's time runs from
-	// the previous one's end (a clock reading costs tens of nanoseconds).
-	var start time.Time
+	// the previous one's end. Only the monotonic clock is read (monoNow):
+	// time.Now reads the wall clock as well, which Elapsed never needs.
+	var start time.Duration
 	if !in.NoTrace {
-		start = time.Now()
+		start = monoNow()
 	}
 	for _, p := range in.Plugins {
 		if !p.Matches(d.App, d.Tool) && (d.Connector == "" || !p.Matches(d.Server, d.Tool)) {
@@ -461,8 +459,8 @@ func (r *Rules) runPlugins(ctx context.Context, in *Input, d *Decision) {
 		v := p.Check(ctx, ci)
 		code, msg := pluginCode(&v), pluginMessage(&v)
 		if !in.NoTrace {
-			end := time.Now()
-			st := Step{Step: StepPlugin, Outcome: v.Verdict.String(), Source: p.Name(), Elapsed: end.Sub(start),
+			end := monoNow()
+			st := Step{Step: StepPlugin, Outcome: v.Verdict.String(), Source: p.Name(), Elapsed: end - start,
 				StateUpdate: v.StateUpdate, State: v.State, Detail: traceDetail(&v)}
 			if v.State != nil {
 				st.Detail += stateDetail(v.State) // pluginstate.go
@@ -503,6 +501,13 @@ func (r *Rules) runPlugins(ctx context.Context, in *Input, d *Decision) {
 		d.Decision, d.Rememberable, d.Reasons, d.Flagged = Allow, false, append(d.Reasons[:0], approvals...), approveArgs
 	}
 }
+
+// monoEpoch is a fixed reading of the clock; monoNow is the monotonic time
+// since it. time.Since of a time that carries a monotonic reading reads
+// the monotonic clock alone.
+var monoEpoch = time.Now()
+
+func monoNow() time.Duration { return time.Since(monoEpoch) }
 
 func shortHash(h string) string {
 	if len(h) > 12 {

@@ -6,20 +6,11 @@ import "encoding/json"
 // on (ArgumentsView.Incomplete) offers allow_once and deny only, and the
 // decision stops being rememberable, so that no answer to it can approve
 // later calls the human never saw. An ask whose plugins proposed scopes
-// offers allow_session_scoped instead of the unscoped options.
-func (s *state) prompt(d *Decision, args json.RawMessage) *Prompt {
-	title := "Allow " + d.Tool + " on " + d.Server + "?"
-	if s.tool.Title != "" && s.tool.Title != d.Tool {
-		title = "Allow " + s.tool.Title + " (" + d.Tool + ") on " + d.Server + "?"
-	}
-	msg := ""
-	for i, r := range d.Reasons {
-		if i > 0 {
-			msg += "; "
-		}
-		msg += r.Message
-	}
-	p := &Prompt{Title: title, Message: msg, Hints: d.Hints}
+// offers allow_session_scoped instead of the unscoped options. p is where
+// to build it: the decision's own memory (decision_mem.go).
+func (s *state) prompt(d *Decision, args json.RawMessage, p *Prompt) *Prompt {
+	title, msg := joinPrompt(s.tool.Title, d.Tool, d.Server, d.Reasons)
+	*p = Prompt{Title: title, Message: msg, Hints: d.Hints}
 	if why := argumentsIncomplete(args, d.Flagged); why != "" {
 		p.Incomplete = why
 		d.Rememberable = false
