@@ -12,6 +12,7 @@ import (
 	"github.com/toolwarden/toolwarden/host/audit"
 	"github.com/toolwarden/toolwarden/host/config"
 	"github.com/toolwarden/toolwarden/host/hints"
+	"github.com/toolwarden/toolwarden/host/plugin"
 	"github.com/toolwarden/toolwarden/host/policy"
 	"github.com/toolwarden/toolwarden/host/session"
 )
@@ -458,6 +459,7 @@ type Settings struct {
 	plugins           []Plugin
 	maxResult         int
 	noTrace           bool
+	pluginRuntime     *plugin.Runtime
 }
 
 // Defaults returns the default settings: no audit log, no persistent
@@ -476,6 +478,16 @@ func (s Settings) WithPluginCacheDir(dir string) Settings { s.pluginCacheDir = d
 
 // WithoutPluginDiskCache keeps compiled plugin code in memory only.
 func (s Settings) WithoutPluginDiskCache() Settings { s.noPluginDiskCache = true; return s }
+
+// WithPluginRuntime loads the configured plugins into rt instead of a
+// runtime of the host's own. The caller owns rt and closes it after every
+// host that uses it; closing a host (or reloading it) closes only that
+// host's plugins. Hosts built one after another on one runtime compile
+// each plugin binary once, which is what a long-lived process that makes a
+// host per request needs. The runtime's own options (cache dir, logger)
+// apply, not the host's WithPluginCacheDir, WithoutPluginDiskCache and
+// WithLogger.
+func (s Settings) WithPluginRuntime(rt *plugin.Runtime) Settings { s.pluginRuntime = rt; return s }
 
 // WithLogger receives plugin log output (nil: slog.Default()).
 func (s Settings) WithLogger(l *slog.Logger) Settings { s.logger = l; return s }

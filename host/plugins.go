@@ -23,16 +23,24 @@ func (g *generation) loadPlugins(ctx context.Context, s Settings) error {
 	if enabled == 0 {
 		return nil
 	}
-	rt, err := plugin.NewRuntime(ctx, plugin.Options{CacheDir: s.pluginCacheDir, NoDiskCache: s.noPluginDiskCache, Logger: s.logger})
-	if err != nil {
-		return err
+	rt := s.pluginRuntime
+	if rt == nil {
+		own, err := plugin.NewRuntime(ctx, plugin.Options{CacheDir: s.pluginCacheDir, NoDiskCache: s.noPluginDiskCache, Logger: s.logger})
+		if err != nil {
+			return err
+		}
+		g.closers = append(g.closers, own.Close)
+		rt = own
 	}
-	g.closers = append(g.closers, rt.Close)
 	ps, err := plugin.LoadAll(ctx, rt, g.cfg.Policies, nil)
 	if err != nil {
 		g.warnings = append(g.warnings, err)
 	}
 	for _, p := range ps {
+		if s.pluginRuntime != nil {
+			// A shared runtime outlives the generation: close its plugins.
+			g.closers = append(g.closers, func(context.Context) error { p.Close(); return nil })
+		}
 		if p.Handles(plugin.EventCheck) {
 			g.checkers = append(g.checkers, p)
 		}

@@ -27,7 +27,21 @@ const maxHookEvent = 8 << 20
 // hook fails closed with it whenever it cannot decide.
 const exitBlock = 2
 
-func runHook(e *env, args []string) int {
+// hookFlags are the flags of one hook invocation.
+type hookFlags struct {
+	configs, reqs   stringList
+	agentName       string
+	stateDir        string
+	toolsFile       string
+	catalogDir      func() (string, error)
+	approvals       string
+	auditPath       string
+	approvalTimeout time.Duration
+	warm            bool
+	warmIdle        time.Duration
+}
+
+func parseHookFlags(e *env, args []string) (*hookFlags, int, bool) {
 	fs := newCmdFlags(e, "hook", "hook [--agent claude|gemini|codex] [--config F]... [flags] < EVENT.json",
 		`Reads one hook event (PreToolUse, BeforeTool, PostToolUse...) of the agent from
 stdin, decides the MCP tool call in it by the config, and answers the agent as
@@ -35,29 +49,50 @@ it expects: allowed, asked or blocked, with the reason. Sessions live in
 --state-dir between hook processes; annotations come from the tool catalog
 (toolwarden tools sync) or --tools. Whenever it cannot decide, the call is blocked.
 
+With --warm, the first event starts a background process for this exact
+command line, directory and environment that keeps the plugins compiled, and
+later events are decided by it (docs/hooks.md, "Warm hooks").
+
 Exit: as the agent expects; 2 blocks the call (so bad usage blocks it too).`)
-	var configs stringList
-	fs.Var(&configs, "config", "config file (repeatable)")
-	var reqs stringList
-	fs.Var(&reqs, "requirements", "requirements file an admin sets (repeatable; with /etc/codex/requirements.toml, /etc/toolwarden/requirements.toml and $TOOLWARDEN_REQUIREMENTS)")
-	agentName := fs.String("agent", "claude", "the agent that runs the hook: claude, gemini or codex")
-	stateDir := fs.String("state-dir", "", "where sessions live between hook processes (default: the user cache dir)")
-	toolsFile := fs.String("tools", "", `tool definitions by server, {"server": [tools/list entries]}, read instead of the tool catalog`)
-	catalogDir := catalogFlag(fs.FlagSet, e)
-	approvals := fs.String("approvals", "", "the \"always\" approvals file wrap and proxy write, read here (default: "+displayApprovalsPath()+")")
-	auditPath := fs.String("audit", "", "append a JSON Lines record per decision to this file")
-	approvalTimeout := fs.Duration("approval-timeout", hook.DefaultApprovalTimeout, "with approval_channel \"inbox\" or \"both\", how long to wait for an answer in the approval inbox (keep it under the agent's hook timeout)")
+	f := &hookFlags{}
+	fs.Var(&f.configs, "config", "config file (repeatable)")
+	fs.Var(&f.reqs, "requirements", "requirements file an admin sets (repeatable; with /etc/codex/requirements.toml, /etc/toolwarden/requirements.toml and $TOOLWARDEN_REQUIREMENTS)")
+	fs.StringVar(&f.agentName, "agent", "claude", "the agent that runs the hook: claude, gemini or codex")
+	fs.StringVar(&f.stateDir, "state-dir", "", "where sessions live between hook processes (default: the user cache dir)")
+	fs.StringVar(&f.toolsFile, "tools", "", `tool definitions by server, {"server": [tools/list entries]}, read instead of the tool catalog`)
+	f.catalogDir = catalogFlag(fs.FlagSet, e)
+	fs.StringVar(&f.approvals, "approvals", "", "the \"always\" approvals file wrap and proxy write, read here (default: "+displayApprovalsPath()+")")
+	fs.StringVar(&f.auditPath, "audit", "", "append a JSON Lines record per decision to this file")
+	fs.DurationVar(&f.approvalTimeout, "approval-timeout", hook.DefaultApprovalTimeout, "with approval_channel \"inbox\" or \"both\", how long to wait for an answer in the approval inbox (keep it under the agent's hook timeout)")
+	fs.BoolVar(&f.warm, "warm", false, "decide in a background process kept warm for this command line (started by the first event; Linux)")
+	fs.DurationVar(&f.warmIdle, "warm-idle", defaultWarmIdle, "with --warm, how long the background process waits for the next event before it exits")
 	if code, ok := fs.parse(args); !ok {
-		return code
+		return nil, code, false
 	}
 	if code, ok := fs.noArgs("the event comes on stdin"); !ok {
+		return nil, code, false
+	}
+	return f, 0, true
+}
+
+func runHook(e *env, args []string) int {
+	f, code, ok := parseHookFlags(e, args)
+	if !ok {
 		return code
 	}
+	if f.warm && e.ownProcess {
+		return runHookWarm(e, args, f) // hookwarm.go
+	}
+	return decideHook(e, f)
+}
+
+// decideHook decides the event on e.stdin in this process.
+func decideHook(e *env, fl *hookFlags) int {
 	fail := func(format string, a ...any) int {
 		fmt.Fprintf(e.stderr, "toolwarden hook: "+format+" (call blocked)\n", a...)
 		return exitBlock
 	}
-	agent, err := hook.ParseAgent(*agentName)
+	agent, err := hook.ParseAgent(fl.agentName)
 	if err != nil {
 		return fail("%v", err)
 	}
@@ -72,7 +107,7 @@ Exit: as the agent expects; 2 blocks the call (so bad usage blocks it too).`)
 	if err != nil {
 		return fail("%v", err)
 	}
-	cfg, err := loadConfig(e, configs, reqs)
+	cfg, err := loadConfig(e, fl.configs, fl.reqs)
 	if err != nil {
 		return fail("%v", err)
 	}
@@ -81,11 +116,14 @@ Exit: as the agent expects; 2 blocks the call (so bad usage blocks it too).`)
 		allowListNote = admitHookServer(e, cfg, agent, ev) // hook_servers.go
 	}
 	settings := host.Defaults()
-	if path := hookApprovalsPath(e, *approvals); path != "" {
+	if e.pluginRuntime != nil {
+		settings = settings.WithPluginRuntime(e.pluginRuntime) // a warm process's compiled plugins
+	}
+	if path := hookApprovalsPath(e, fl.approvals); path != "" {
 		settings = settings.WithApprovalsFile(path)
 	}
-	if *auditPath != "" {
-		f, err := os.OpenFile(*auditPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	if fl.auditPath != "" {
+		f, err := os.OpenFile(fl.auditPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
 		if err != nil {
 			return fail("%v", err)
 		}
@@ -106,7 +144,7 @@ Exit: as the agent expects; 2 blocks the call (so bad usage blocks it too).`)
 		fmt.Fprintf(e.stderr, "toolwarden hook: warning: policy plugin did not load: %v (toolwarden validate reports it)\n", w)
 	}
 
-	dir := *stateDir
+	dir := fl.stateDir
 	if dir == "" {
 		base, err := os.UserCacheDir()
 		if err != nil {
@@ -124,7 +162,7 @@ Exit: as the agent expects; 2 blocks the call (so bad usage blocks it too).`)
 		}
 	}()
 
-	def, err := hookDefinition(e, *toolsFile, catalogDir, ev)
+	def, err := hookDefinition(e, fl.toolsFile, fl.catalogDir, ev)
 	if err != nil {
 		return fail("%v", err)
 	}
@@ -172,7 +210,7 @@ Exit: as the agent expects; 2 blocks the call (so bad usage blocks it too).`)
 			return func() error { return l.Save(s) }, nil
 		}
 		logger := slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-		if out, ok := hook.Ask(ctx, h, cfg, ev, &d, hook.AskOptions{Timeout: *approvalTimeout, Log: logger, Release: release, Reopen: reopen}); ok {
+		if out, ok := hook.Ask(ctx, h, cfg, ev, &d, hook.AskOptions{Timeout: fl.approvalTimeout, Log: logger, Release: release, Reopen: reopen}); ok {
 			e.stdout.Write(out.Stdout)
 			return out.Exit
 		}

@@ -7,8 +7,11 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
+
+	"github.com/toolwarden/toolwarden/sdk/inbox"
 )
 
 // hookStartEvent is one PreToolUse event for an MCP tool: a write under
@@ -75,7 +78,9 @@ func buildStartBinaries(tb testing.TB) (toolwarden, toolwardenCgo, hello string)
 // state dir and cache dir (XDG_CACHE_HOME, where compiled plugins live).
 type hookRunner struct {
 	bin, config, tools, state, cache string
-	coldCache                        bool // a fresh, empty cache dir for every run
+	coldCache                        bool     // a fresh, empty cache dir for every run
+	extra                            []string // more hook flags (--warm)
+	env                              []string // more variables
 }
 
 func newHookRunner(tb testing.TB, bin, policies string, cold bool) *hookRunner {
@@ -111,9 +116,9 @@ func (r *hookRunner) run() ([]byte, error) {
 		defer os.RemoveAll(d)
 		cache = d
 	}
-	cmd := exec.Command(r.bin, "hook", "--config", r.config, "--state-dir", r.state, "--tools", r.tools)
+	cmd := exec.Command(r.bin, append([]string{"hook", "--config", r.config, "--state-dir", r.state, "--tools", r.tools}, r.extra...)...)
 	cmd.Stdin = strings.NewReader(hookStartEvent)
-	cmd.Env = append(os.Environ(), "XDG_CACHE_HOME="+cache)
+	cmd.Env = append(append(os.Environ(), "XDG_CACHE_HOME="+cache), r.env...)
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	err := cmd.Run()
@@ -141,7 +146,9 @@ func timed(tb testing.TB, f func() ([]byte, error)) time.Duration {
 //   - argguard-warm-cgo: the same with toolwarden built with cgo, which a
 //     dynamically linked binary pays for at every start;
 //   - argguard-cold: an empty cache (the first event after an install);
-//   - no-plugin: the config alone.
+//   - no-plugin: the config alone;
+//   - argguard-warm-process: with --warm, decided by the warm process
+//     the first event started (hookwarm.go), as every later event is.
 //
 // TOOLWARDEN_START_BINARY measures another build of toolwarden.
 func BenchmarkHookStart(b *testing.B) {
@@ -149,18 +156,22 @@ func BenchmarkHookStart(b *testing.B) {
 	helloRun := func() ([]byte, error) { return exec.Command(hello).CombinedOutput() }
 	for _, c := range []struct {
 		name, bin, policies string
-		cold                bool
+		cold, warm          bool
 	}{
-		{"argguard-warm", tw, hookStartArgguard, false},
-		{"argguard-warm-cgo", twCgo, hookStartArgguard, false},
-		{"no-plugin", tw, "", false},
-		{"argguard-cold", tw, hookStartArgguard, true},
+		{"argguard-warm-process", tw, hookStartArgguard, false, true},
+		{"argguard-warm", tw, hookStartArgguard, false, false},
+		{"argguard-warm-cgo", twCgo, hookStartArgguard, false, false},
+		{"no-plugin", tw, "", false, false},
+		{"argguard-cold", tw, hookStartArgguard, true, false},
 	} {
 		if c.bin == "" {
 			continue
 		}
 		b.Run(c.name, func(b *testing.B) {
 			r := newHookRunner(b, c.bin, c.policies, c.cold)
+			if c.warm {
+				r.startWarm(b)
+			}
 			var ratios []float64
 			var hookSum, helloSum time.Duration
 			b.ResetTimer()
@@ -176,5 +187,28 @@ func BenchmarkHookStart(b *testing.B) {
 			b.ReportMetric(float64(hookSum.Microseconds())/float64(b.N)/1000, "hook-ms")
 			b.ReportMetric(float64(helloSum.Microseconds())/float64(b.N)/1000, "hello-ms")
 		})
+	}
+}
+
+// startWarm makes r's events --warm ones and waits until an event is
+// decided by the warm process the first one started; the process is
+// stopped when the test ends.
+func (r *hookRunner) startWarm(tb testing.TB) {
+	tb.Helper()
+	r.extra = append(r.extra, "--warm")
+	r.env = append(r.env, warmDebugEnv+"=1", inbox.EnvRuntimeDir+"="+shortTempDir(tb))
+	for i := 0; ; i++ {
+		out, err := r.run()
+		if err != nil {
+			tb.Fatalf("hook event: %v\n%s", err, out)
+		}
+		if pid, ok := warmPID(out); ok {
+			tb.Cleanup(func() { _ = syscall.Kill(pid, syscall.SIGKILL); waitGone(tb, pid) })
+			return
+		}
+		if i == 100 {
+			tb.Fatalf("no event was decided by a warm process:\n%s", out)
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 }

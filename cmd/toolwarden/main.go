@@ -9,6 +9,7 @@ import (
 	"sort"
 
 	"github.com/toolwarden/toolwarden/cmd/internal/cli"
+	"github.com/toolwarden/toolwarden/host/plugin"
 )
 
 // Exit codes shared by every subcommand (and by toolwarden-mcp's).
@@ -26,6 +27,7 @@ type command struct {
 	name    string
 	summary string
 	run     func(env *env, args []string) int
+	hidden  bool // not listed in the usage (a process toolwarden starts itself)
 }
 
 // env is what a command may touch: its streams and the process environment.
@@ -40,6 +42,9 @@ type env struct {
 	// may then replace the process (exec the companion). Tests run
 	// commands in-process without it.
 	ownProcess bool
+	// pluginRuntime, when set, holds compiled plugins across the commands
+	// a warm hook process runs (hookwarm.go).
+	pluginRuntime *plugin.Runtime
 }
 
 var commands = map[string]command{}
@@ -90,7 +95,10 @@ func usage(w io.Writer) {
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "commands:")
 	names := make([]string, 0, len(commands))
-	for n := range commands {
+	for n, c := range commands {
+		if c.hidden {
+			continue
+		}
 		names = append(names, n)
 	}
 	sort.Strings(names)

@@ -358,8 +358,13 @@ func (p *Plugin) Matches(app, tool string) bool {
 }
 
 // Close frees the plugin's instances. Later events fail with FaultClosed,
-// and so do running ones, which are stopped at their next check.
-func (p *Plugin) Close() { p.pool.close() }
+// and so do running ones, which are stopped at their next check. The
+// runtime forgets the plugin, so a runtime that outlives its plugins (one
+// shared by many hosts) does not collect them; its compiled code stays.
+func (p *Plugin) Close() {
+	p.pool.close()
+	p.rt.forget(p)
+}
 
 func (p *Plugin) failVerdict(err *Fault) policy.PluginVerdict {
 	return policy.PluginVerdict{Verdict: p.onError, Code: policy.CodePluginError, Reason: err.Error(), Err: err}

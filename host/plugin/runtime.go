@@ -50,6 +50,12 @@ type Options struct {
 
 // Runtime compiles and runs plugins. One Runtime serves every plugin of a
 // host; it is safe for concurrent use. Close it to free all instances.
+//
+// A Runtime compiles each distinct binary once and keeps the compiled code
+// until it is closed, so a process that builds many hosts one after another
+// (a warm hook process, host.Settings.WithPluginRuntime) shares one Runtime
+// among them and pays for decoding, validating and compiling a plugin only
+// once.
 type Runtime struct {
 	r       wazero.Runtime
 	cache   wazero.CompilationCache
@@ -188,6 +194,18 @@ func (rt *Runtime) Close(ctx context.Context) error {
 		err = cerr
 	}
 	return err
+}
+
+// forget drops a closed plugin from the runtime's list.
+func (rt *Runtime) forget(p *Plugin) {
+	rt.mu.Lock()
+	defer rt.mu.Unlock()
+	for i, q := range rt.plugins {
+		if q == p {
+			rt.plugins = append(rt.plugins[:i], rt.plugins[i+1:]...)
+			return
+		}
+	}
 }
 
 var errClosed = errors.New("plugin runtime is closed")

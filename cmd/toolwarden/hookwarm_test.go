@@ -1,0 +1,352 @@
+package main
+
+import (
+	"bytes"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/toolwarden/toolwarden/sdk/inbox"
+)
+
+// These tests run the real binary: a --warm hook process, the warm process
+// it starts, and the events later hook processes hand it.
+
+var warmPIDLine = regexp.MustCompile(`decided by the warm process \(pid (\d+)\)`)
+
+// warmPID reads who decided from a --warm hook's debug line.
+func warmPID(out []byte) (int, bool) {
+	m := warmPIDLine.FindSubmatch(out)
+	if m == nil {
+		return 0, false
+	}
+	pid, err := strconv.Atoi(string(m[1]))
+	return pid, err == nil
+}
+
+// shortTempDir is a private directory with a short path (a unix socket's
+// path is limited to about 100 bytes), removed when the test ends.
+func shortTempDir(tb testing.TB) string {
+	tb.Helper()
+	dir, err := os.MkdirTemp("", "tw")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if err := os.Chmod(dir, 0o700); err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { os.RemoveAll(dir) })
+	return dir
+}
+
+// warmSetup is one hook invocation's files, run with --warm.
+type warmSetup struct {
+	t                     *testing.T
+	bin, dir, rdv, config string
+	args                  []string
+	env                   []string
+}
+
+const warmConfig = `
+[apps.fs]
+destructive_enabled = true
+
+[policies.argguard]
+builtin = "argguard"
+config.rules = [{ tool = "*", arg = "path", deny_glob = "/etc/**" }]
+`
+
+func newWarmSetup(t *testing.T) *warmSetup {
+	t.Helper()
+	binaries(t)
+	w := &warmSetup{t: t, bin: built.tw, dir: t.TempDir(), rdv: shortTempDir(t)}
+	w.config = filepath.Join(w.dir, "tw.toml")
+	w.writeConfig(warmConfig)
+	tools := writeTools(t, w.dir, `{"readOnlyHint":true,"openWorldHint":false}`)
+	w.args = []string{"hook", "--agent", "claude", "--config", w.config, "--state-dir", filepath.Join(w.dir, "state"), "--tools", tools, "--warm", "--warm-idle", "30s"}
+	w.env = append(os.Environ(), inbox.EnvRuntimeDir+"="+w.rdv, warmDebugEnv+"=1", "XDG_CACHE_HOME="+filepath.Join(w.dir, "cache"))
+	t.Cleanup(func() { stopWarmProcesses(t, w.rdv) })
+	return w
+}
+
+// stopWarmProcesses kills every warm process that meets in rendezvous
+// directory rdv (some were started by events with another key, whose
+// pids no test saw) and waits for them, before the test's directories go.
+func stopWarmProcesses(tb testing.TB, rdv string) {
+	tb.Helper()
+	procs, _ := filepath.Glob("/proc/[0-9]*")
+	for _, p := range procs {
+		cmdline, err := os.ReadFile(filepath.Join(p, "cmdline"))
+		if err != nil || !bytes.Contains(cmdline, []byte("\x00hook-warm\x00")) {
+			continue
+		}
+		environ, err := os.ReadFile(filepath.Join(p, "environ"))
+		if err != nil || !bytes.Contains(append([]byte{0}, environ...), []byte("\x00"+inbox.EnvRuntimeDir+"="+rdv+"\x00")) {
+			continue
+		}
+		pid, err := strconv.Atoi(filepath.Base(p))
+		if err != nil {
+			continue
+		}
+		_ = syscall.Kill(pid, syscall.SIGKILL)
+		waitGone(tb, pid)
+	}
+}
+
+func (w *warmSetup) writeConfig(text string) {
+	w.t.Helper()
+	if err := os.WriteFile(w.config, []byte(text), 0o600); err != nil {
+		w.t.Fatal(err)
+	}
+}
+
+// event runs one hook process with the event on stdin: its exit status,
+// stdout, and the warm process that decided (0: the hook itself).
+func (w *warmSetup) event(ev string, extraEnv ...string) (int, string, int) {
+	w.t.Helper()
+	return w.eventIn("", ev, extraEnv...)
+}
+
+func (w *warmSetup) eventIn(dir, ev string, extraEnv ...string) (int, string, int) {
+	w.t.Helper()
+	cmd := exec.Command(w.bin, w.args...)
+	cmd.Dir = dir
+	cmd.Env = append(append([]string(nil), w.env...), extraEnv...)
+	cmd.Stdin = strings.NewReader(ev)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		w.t.Fatal(err)
+	}
+	pid, _ := warmPID(stderr.Bytes())
+	return code, stdout.String(), pid
+}
+
+// warmUp runs ev until a warm process decides it, and returns its pid.
+func (w *warmSetup) warmUp(ev string, extraEnv ...string) int {
+	w.t.Helper()
+	for i := 0; i < 200; i++ {
+		if _, _, pid := w.event(ev, extraEnv...); pid != 0 {
+			return pid
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	w.t.Fatal("no warm process decided an event")
+	return 0
+}
+
+func TestWarmHooksDecideAsAFreshProcessDoes(t *testing.T) {
+	w := newWarmSetup(t)
+	w.warmUp(claudeEvent("read_text_file"))
+	events := []struct{ name, ev string }{
+		{"a read the tools file calls read-only", claudeEvent("read_text_file")},
+		{"a destructive write", claudeEvent("write_file")},
+		{"a write argguard denies", `{"session_id":"c1","hook_event_name":"PreToolUse","tool_name":"mcp__fs__write_file","tool_input":{"path":"/etc/passwd"}}`},
+		{"an event after the call", `{"session_id":"c1","hook_event_name":"PostToolUse","tool_name":"mcp__fs__write_file","tool_input":{"path":"/tmp/x"},"tool_response":"ok"}`},
+		{"an event that is not JSON", `{"tool_name":`},
+		{"a session id naming another directory", `{"session_id":"../../etc","tool_name":"mcp__fs__write_file"}`},
+	}
+	for _, e := range events {
+		t.Run(e.name, func(t *testing.T) {
+			code, out, pid := w.event(e.ev)
+			if pid == 0 {
+				t.Fatal("not decided by the warm process")
+			}
+			// The same event in a fresh process, without --warm.
+			cold := exec.Command(w.bin, w.args[:len(w.args)-3]...)
+			cold.Env = w.env
+			cold.Stdin = strings.NewReader(e.ev)
+			want, err := cold.Output()
+			wantCode := 0
+			if ee, ok := err.(*exec.ExitError); ok {
+				wantCode = ee.ExitCode()
+			} else if err != nil {
+				t.Fatal(err)
+			}
+			if code != wantCode || out != string(want) {
+				t.Fatalf("warm: exit %d %s\nfresh process: exit %d %s", code, out, wantCode, want)
+			}
+		})
+	}
+}
+
+func TestAWarmProcessReadsTheConfigAndSessionAgainAtEveryEvent(t *testing.T) {
+	w := newWarmSetup(t)
+	write := `{"session_id":"c1","hook_event_name":"PreToolUse","tool_name":"mcp__fs__write_file","tool_input":{"path":"/home/me/notes"}}`
+	pid := w.warmUp(write)
+	if _, out, _ := w.event(write); permission(t, out) != "ask" {
+		t.Fatalf("before the change: %s", out)
+	}
+	w.writeConfig(strings.Replace(warmConfig, `"/etc/**"`, `"/home/**"`, 1))
+	code, out, by := w.event(write)
+	if by != pid || code != 0 || permission(t, out) != "deny" || !strings.Contains(out, "/home/**") {
+		t.Fatalf("after the config change (pid %d, want %d): exit %d %s", by, pid, code, out)
+	}
+
+	// The session file holds the pin: a definition that changed since is
+	// drift, and its relaxing hints are not believed, in the warm process
+	// as in fresh ones.
+	read := claudeEvent("read_text_file")
+	if _, out, _ := w.event(read); permission(t, out) != "allow" {
+		t.Fatalf("read: %s", out)
+	}
+	writeTools(t, w.dir, `{"readOnlyHint":true,"destructiveHint":false,"openWorldHint":false,"idempotentHint":true}`)
+	if _, out, by := w.event(read); by != pid || permission(t, out) != "ask" || !strings.Contains(out, "drift") {
+		t.Fatalf("after drift (pid %d): %s", by, out)
+	}
+}
+
+func TestAWarmProcessServesOnlyItsOwnInvocation(t *testing.T) {
+	w := newWarmSetup(t)
+	ev := claudeEvent("read_text_file")
+	pid := w.warmUp(ev)
+	cases := []struct {
+		name string
+		run  func() int
+	}{
+		{"another value of a variable", func() int { _, _, by := w.event(ev, "TOOLWARDEN_TEST_VARIABLE=2"); return by }},
+		{"another working directory", func() int { _, _, by := w.eventIn(t.TempDir(), ev); return by }},
+		{"another flag", func() int {
+			saved := w.args
+			w.args = append(append([]string(nil), saved...), "--approval-timeout", "7s")
+			defer func() { w.args = saved }()
+			_, _, by := w.event(ev)
+			return by
+		}},
+		{"another executable", func() int {
+			saved := w.bin
+			w.bin = filepath.Join(t.TempDir(), "toolwarden")
+			data, err := os.ReadFile(saved)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(w.bin, data, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			defer func() { w.bin = saved }()
+			_, _, by := w.event(ev)
+			return by
+		}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			if by := c.run(); by == pid {
+				t.Fatalf("decided by the warm process %d of another invocation", pid)
+			}
+		})
+	}
+	if _, _, by := w.event(ev); by != pid {
+		t.Fatalf("the original invocation is no longer served by %d (got %d)", pid, by)
+	}
+}
+
+func TestAHookDecidesItselfWhenTheWarmProcessIsGone(t *testing.T) {
+	w := newWarmSetup(t)
+	deny := `{"session_id":"c1","hook_event_name":"PreToolUse","tool_name":"mcp__fs__write_file","tool_input":{"path":"/etc/passwd"}}`
+	pid := w.warmUp(deny)
+	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	waitGone(t, pid)
+	socks, _ := filepath.Glob(filepath.Join(w.rdv, "hook-*.sock"))
+	if len(socks) != 1 {
+		t.Fatalf("want the killed process's socket left behind, got %v", socks)
+	}
+	code, out, by := w.event(deny)
+	if by != 0 || code != 0 || permission(t, out) != "deny" {
+		t.Fatalf("with a stale socket: decided by %d, exit %d %s", by, code, out)
+	}
+	if next := w.warmUp(deny); next == pid {
+		t.Fatalf("still %d", pid)
+	}
+}
+
+func TestAWarmProcessSurvivesGarbageOnItsSocket(t *testing.T) {
+	w := newWarmSetup(t)
+	ev := claudeEvent("write_file")
+	pid := w.warmUp(ev)
+	socks, _ := filepath.Glob(filepath.Join(w.rdv, "hook-*.sock"))
+	if len(socks) != 1 {
+		t.Fatalf("sockets: %v", socks)
+	}
+	for _, junk := range [][]byte{
+		[]byte("GET / HTTP/1.1\r\n\r\n"),
+		append([]byte(warmMagic), 0xff, 0xff, 0xff, 0x7f), // a length far past the limit
+		[]byte(warmMagic + "\x05\x00\x00\x00ab"),          // shorter than it says
+		nil,
+	} {
+		c, err := net.Dial("unix", socks[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.Write(junk)
+		c.(*net.UnixConn).CloseWrite()
+		answer, _ := readAll(c)
+		c.Close()
+		if len(answer) != 0 {
+			t.Fatalf("garbage %q got an answer %q", junk, answer)
+		}
+	}
+	if code, out, by := w.event(ev); by != pid || code != 0 || permission(t, out) != "ask" {
+		t.Fatalf("after garbage: decided by %d (want %d), exit %d %s", by, pid, code, out)
+	}
+}
+
+func TestAWarmProcessExitsWhenIdle(t *testing.T) {
+	w := newWarmSetup(t)
+	w.args[len(w.args)-1] = "300ms"
+	pid := w.warmUp(claudeEvent("read_text_file"))
+	waitGone(t, pid)
+	if socks, _ := filepath.Glob(filepath.Join(w.rdv, "hook-*.sock")); len(socks) != 0 {
+		t.Fatalf("an idle process left its socket: %v", socks)
+	}
+}
+
+func TestWarmHooksRefuseARendezvousDirectoryOthersCanWrite(t *testing.T) {
+	w := newWarmSetup(t)
+	if err := os.Chmod(w.rdv, 0o777); err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 3; i++ {
+		code, out, by := w.event(`{"session_id":"c1","hook_event_name":"PreToolUse","tool_name":"mcp__fs__write_file","tool_input":{"path":"/etc/passwd"}}`)
+		if by != 0 || code != 0 || permission(t, out) != "deny" {
+			t.Fatalf("decided by %d, exit %d %s", by, code, out)
+		}
+	}
+	if socks, _ := filepath.Glob(filepath.Join(w.rdv, "hook-*")); len(socks) != 0 {
+		t.Fatalf("a socket in a directory others can write: %v", socks)
+	}
+}
+
+// waitGone waits until process pid has exited (it is not our child).
+func waitGone(t testing.TB, pid int) {
+	t.Helper()
+	for i := 0; i < 500; i++ {
+		if err := syscall.Kill(pid, 0); err != nil {
+			return
+		}
+		if data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat"); err == nil && strings.Contains(string(data), ") Z ") {
+			return // exited, waiting for its reaper
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Fatalf("process %d still runs", pid)
+}
+
+func readAll(c net.Conn) ([]byte, error) {
+	_ = c.SetReadDeadline(time.Now().Add(5 * time.Second))
+	var b bytes.Buffer
+	_, err := b.ReadFrom(c)
+	return b.Bytes(), err
+}

@@ -1,0 +1,93 @@
+package host_test
+
+import (
+	"context"
+	"encoding/json"
+	"testing"
+
+	"github.com/toolwarden/toolwarden/host"
+	"github.com/toolwarden/toolwarden/host/config"
+	"github.com/toolwarden/toolwarden/host/plugin"
+)
+
+const argguardEtc = "\n[policies.argguard]\nbuiltin = \"argguard\"\n" + `config.rules = [{ tool = "*", arg = "path", deny_glob = "/etc/**" }]` + "\n"
+
+// Hosts built one after another on one plugin runtime (a warm hook
+// process) each decide with their own plugins: closing one host leaves
+// the runtime and the next host working, and a host never decides with
+// another's plugin config.
+func TestHostsOnASharedPluginRuntimeDecideApart(t *testing.T) {
+	ctx := context.Background()
+	rt, err := plugin.NewRuntime(ctx, plugin.Options{CacheDir: pluginCache})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rt.Close(ctx)
+	tl := tool(t, writeFile)
+	decide := func(policies, path string) host.Decision {
+		t.Helper()
+		cfg, err := config.LoadBytes("shared.toml", []byte(benchConfig+policies))
+		if err != nil {
+			t.Fatal(err)
+		}
+		h, err := host.New(ctx, cfg, host.Defaults().WithPluginRuntime(rt))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ws := h.Warnings(); len(ws) > 0 {
+			t.Fatal(ws)
+		}
+		defer func() {
+			if err := h.Close(ctx); err != nil {
+				t.Fatal(err)
+			}
+		}()
+		return h.Check(ctx, host.Call{Session: "s", Server: "fs", Tool: tl, Arguments: json.RawMessage(`{"path":"` + path + `"}`)})
+	}
+	for i := range 3 {
+		if d := decide(argguardEtc, "/etc/passwd"); d.Decision != host.Deny {
+			t.Fatalf("host %d: %v %+v", i, d.Decision, d.Reasons)
+		}
+	}
+	// The same binary with another config: /etc is now allowed by it.
+	home := "\n[policies.argguard]\nbuiltin = \"argguard\"\n" + `config.rules = [{ tool = "*", arg = "path", deny_glob = "/home/**" }]` + "\n"
+	if d := decide(home, "/etc/passwd"); d.Decision == host.Deny {
+		t.Fatalf("the other config's rule applied: %+v", d.Reasons)
+	}
+	if d := decide(home, "/home/me"); d.Decision != host.Deny {
+		t.Fatalf("%v %+v", d.Decision, d.Reasons)
+	}
+	if d := decide("", "/etc/passwd"); d.Decision == host.Deny {
+		t.Fatalf("a host without plugins got one: %+v", d.Reasons)
+	}
+}
+
+// BenchmarkNewOnASharedPluginRuntime is what a warm hook process pays per
+// event for its host: host.New with argguard on a runtime that compiled
+// it already, one Check and Close. BenchmarkNewFromDiskCache/argguard is
+// the same in a process of its own.
+func BenchmarkNewOnASharedPluginRuntime(b *testing.B) {
+	ctx := context.Background()
+	rt, err := plugin.NewRuntime(ctx, plugin.Options{CacheDir: b.TempDir()})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer rt.Close(ctx)
+	cfg, err := config.LoadBytes("start.toml", []byte(benchConfig+argguardEtc))
+	if err != nil {
+		b.Fatal(err)
+	}
+	s := host.Defaults().WithPluginRuntime(rt)
+	call := host.Call{Session: "s", Server: "fs", Tool: tool(b, writeFile), Arguments: []byte(`{"path":"/etc/passwd"}`)}
+	b.ReportAllocs()
+	for range b.N {
+		h, err := host.New(ctx, cfg, s)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if d := h.Check(ctx, call); d.Decision != host.Deny {
+			b.Fatal(d.Reasons)
+		}
+		h.Close(ctx)
+	}
+}
