@@ -439,7 +439,7 @@ func (h *Host) Close(ctx context.Context) error {
 	h.closed = true
 	g := h.gen.Load()
 	h.reloadMu.Unlock()
-	g.release()
+	g.retire()
 	select {
 	case <-g.done:
 		return g.closeErr

@@ -31,10 +31,13 @@ type generation struct {
 	warnings    []error
 	lists       lists // the list event's last answers, per session, server and app
 
-	// refs counts the calls using the generation, plus one while it is the
-	// host's current one. The call that drops it to zero closes the
-	// plugins: never while a call may still use them, and never twice.
-	refs atomic.Int64
+	// uses counts the calls using the generation (refcount.go), and
+	// retired is set once it is no longer the host's current one (Reload
+	// replaced it, or the host closed, or it was never published). The
+	// first release, or retire, that finds it retired and unused closes
+	// the plugins: never while a call may still use them, and never twice.
+	uses    useCount
+	retired atomic.Bool
 	// done is closed once the plugins were closed; closeErr says how.
 	closeOnce sync.Once
 	done      chan struct{}
@@ -42,32 +45,61 @@ type generation struct {
 }
 
 func newGeneration(cfg *config.Config, rules *policy.Rules) *generation {
-	g := &generation{cfg: cfg, rules: rules, done: make(chan struct{})}
-	g.refs.Store(1)
-	return g
+	return &generation{cfg: cfg, rules: rules, done: make(chan struct{})}
 }
 
 // acquire returns the current generation, counted as in use until release.
-// A replaced generation whose count reached zero is closed and is never
-// handed out again: the loop takes the one that replaced it. Only a closed
-// host's generation is current at zero; a call made after Close gets it,
-// and its plugins answer as closed plugins do (their on_error verdict).
+// A use counts only if the generation is still current after it was
+// added: one that Reload replaced meanwhile is given back (on the stripe
+// it was added to) and the loop takes the one that replaced it, so a
+// replaced generation is never handed out again. A closed host's
+// generation stays current though retired; a call made after Close gets
+// it, and its plugins answer as closed plugins do (their on_error
+// verdict).
 func (h *Host) acquire() *generation {
 	for {
 		g := h.gen.Load()
-		n := g.refs.Load()
-		if n == 0 && h.gen.Load() != g {
-			continue
-		}
-		if g.refs.CompareAndSwap(n, n+1) {
+		st := g.uses.stripe()
+		st.n.Add(1)
+		if h.gen.Load() == g {
 			return g
 		}
+		st.n.Add(-1)
+		g.closeIfUnused()
 	}
 }
 
-// release ends one use of g; the last one closes its plugins.
+// release ends one use of g; the last one after g retired closes its
+// plugins.
 func (g *generation) release() {
-	if g.refs.Add(-1) == 0 {
+	g.uses.stripe().n.Add(-1)
+	g.closeIfUnused()
+}
+
+// retire marks g as no longer current (or never to be): once it is also
+// unused, it closes.
+func (g *generation) retire() {
+	g.retired.Store(true)
+	g.closeIfUnused()
+}
+
+// closeIfUnused closes g if it is retired and no call uses it.
+//
+// Why the stripes' sum, read one at a time, is safe for a replaced
+// generation: every use that counts was added while g was current, so
+// before Reload swapped it out, set retired and began this sum; it is
+// seen here unless its release was, so the sum is at least the number of
+// calls using g, and a sum of zero means none does. (A closed host's
+// generation stays current: a call racing with Close may find its plugins
+// closed, as a call after Close does.) An acquire that lost the race adds and takes back on the
+// same stripe, so the sum never sees only its taking back. A sum above
+// zero with no call left (such an acquire's addition seen, its taking
+// back not yet) is not final: whoever takes back last sums again after
+// its own change, and finds zero. Which release comes last is not known,
+// so every release of a retired generation sums; retired generations are
+// rare (a Reload, a Close).
+func (g *generation) closeIfUnused() {
+	if g.retired.Load() && g.uses.sum() == 0 {
 		g.closeOnce.Do(g.close)
 	}
 }
@@ -109,7 +141,7 @@ func (h *Host) Reload(ctx context.Context, cfg *config.Config) error {
 	}
 	old := h.gen.Swap(next)
 	h.recordReload(cfg, nil)
-	old.release()
+	old.retire()
 	return nil
 }
 
@@ -160,12 +192,12 @@ func (h *Host) build(ctx context.Context, cfg *config.Config, strict bool) (*gen
 		return nil, err
 	}
 	if strict && len(g.warnings) > 0 {
-		g.release()
+		g.retire()
 		return nil, fmt.Errorf("the plugins of the new config did not load:\n%w", errors.Join(g.warnings...))
 	}
 	for _, p := range h.settings.plugins {
 		if !g.addPlugin(p) {
-			g.release()
+			g.retire()
 			return nil, fmt.Errorf("plugin %q implements none of policy.Checker, policy.Observer and policy.Lister", p.Name())
 		}
 	}
