@@ -1,7 +1,6 @@
 package session
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -81,9 +80,6 @@ func (s *Session) Restore(st State) {
 type FileLock struct {
 	path string
 	lock *os.File
-	// saved is what the file holds (as read under the lock, or as last
-	// written): Save skips a write that would not change it.
-	saved []byte
 }
 
 // OpenFile loads session id from dir into the store (creating it when the
@@ -106,7 +102,6 @@ func (st *Store) OpenFile(dir, id string) (*Session, *FileLock, error) {
 		return nil, nil, err
 	}
 	s := st.Get(id)
-	fl := &FileLock{path: path, lock: lock}
 	data, err := os.ReadFile(path)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
@@ -121,31 +116,21 @@ func (st *Store) OpenFile(dir, id string) (*Session, *FileLock, error) {
 			state = State{}
 		}
 		s.Restore(state)
-		fl.saved = data
 	}
-	return s, fl, nil
+	return s, &FileLock{path: path, lock: lock}, nil
 }
 
-// Save writes the session's state back to its file, unless the file holds
-// exactly that state already (most events of a session change nothing:
-// the tool was pinned by an earlier one).
+// Save writes the session's state back to its file.
 func (l *FileLock) Save(s *Session) error {
 	data, err := json.Marshal(s.Snapshot())
 	if err != nil {
 		return err
 	}
-	if l.saved != nil && bytes.Equal(data, l.saved) {
-		return nil
-	}
 	tmp := l.path + ".tmp"
 	if err := os.WriteFile(tmp, data, 0o600); err != nil {
 		return err
 	}
-	if err := os.Rename(tmp, l.path); err != nil {
-		return err
-	}
-	l.saved = data
-	return nil
+	return os.Rename(tmp, l.path)
 }
 
 // Close releases the lock.
