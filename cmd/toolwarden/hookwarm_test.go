@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"net"
 	"os"
 	"os/exec"
@@ -13,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/toolwarden/toolwarden/host/plugin"
 	"github.com/toolwarden/toolwarden/sdk/inbox"
 )
 
@@ -349,4 +351,38 @@ func readAll(c net.Conn) ([]byte, error) {
 	var b bytes.Buffer
 	_, err := b.ReadFrom(c)
 	return b.Bytes(), err
+}
+
+// BenchmarkWarmProcessEvent is what the warm process spends on one event
+// (hookstart_test.go's argguard event, in process, on a plugin runtime
+// that compiled argguard already): everything but the hook process's own
+// start and the socket.
+func BenchmarkWarmProcessEvent(b *testing.B) {
+	dir := b.TempDir()
+	config, tools := filepath.Join(dir, "tw.toml"), filepath.Join(dir, "tools.json")
+	if err := os.WriteFile(config, []byte(hookStartConfig+hookStartArgguard), 0o600); err != nil {
+		b.Fatal(err)
+	}
+	if err := os.WriteFile(tools, []byte(hookStartTools), 0o600); err != nil {
+		b.Fatal(err)
+	}
+	ctx := context.Background()
+	rt, err := plugin.NewRuntime(ctx, plugin.Options{CacheDir: filepath.Join(dir, "cache")})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer rt.Close(ctx)
+	args := []string{"--config", config, "--state-dir", filepath.Join(dir, "state"), "--tools", tools}
+	b.ReportAllocs()
+	for range b.N {
+		var stdout, stderr bytes.Buffer
+		e := &env{stdin: strings.NewReader(hookStartEvent), stdout: &stdout, stderr: &stderr, getenv: os.Getenv, pluginRuntime: rt}
+		f, code, ok := parseHookFlags(e, args)
+		if ok {
+			code = decideHook(e, f)
+		}
+		if code != 0 || !strings.Contains(stdout.String(), `"permissionDecision":"deny"`) {
+			b.Fatalf("exit %d %s %s", code, stdout.String(), stderr.String())
+		}
+	}
 }

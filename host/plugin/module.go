@@ -1,10 +1,12 @@
 package plugin
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"errors"
 	"fmt"
+	"hash/maphash"
 	"sort"
 	"strings"
 
@@ -16,6 +18,7 @@ import (
 // module is a compiled plugin binary that passed the ABI checks. Several
 // policies may share one (two argguard policies with different configs).
 type module struct {
+	bin         []byte // the binary as loaded (before instrumenting)
 	compiled    wazero.CompiledModule
 	imports     []Extern
 	exports     []Extern
@@ -112,7 +115,26 @@ func signatureProblems(cm wazero.CompiledModule) []string {
 // compile checks, instruments and compiles a binary, once per distinct
 // binary per runtime, serially. wazero's compilation cache sees (and keys
 // on) the instrumented bytes.
+//
+// A binary compiled before is found by a fast hash and confirmed byte for
+// byte, without the checks and the SHA-256 a new one needs: a runtime that
+// outlives its hosts (a warm hook process) loads the same binaries at
+// every event.
 func (rt *Runtime) compile(ctx context.Context, bin []byte) (*module, error) {
+	quick := maphash.Bytes(moduleSeed, bin)
+	rt.mu.Lock()
+	if rt.closed {
+		rt.mu.Unlock()
+		return nil, errClosed
+	}
+	for _, m := range rt.byQuick[quick] {
+		if bytes.Equal(m.bin, bin) {
+			rt.mu.Unlock()
+			return m, nil
+		}
+	}
+	rt.mu.Unlock()
+
 	imports, exports, err := readExterns(bin)
 	if err != nil {
 		return nil, err
@@ -161,9 +183,17 @@ func (rt *Runtime) compile(ctx context.Context, bin []byte) (*module, error) {
 			return nil, err
 		}
 	}
+	m.bin = bytes.Clone(bin)
 	rt.modules[sum] = m
+	if rt.byQuick == nil {
+		rt.byQuick = map[uint64][]*module{}
+	}
+	rt.byQuick[quick] = append(rt.byQuick[quick], m)
 	return m, nil
 }
+
+// moduleSeed seeds the quick lookup of compiled binaries (compile).
+var moduleSeed = maphash.MakeSeed()
 
 // Info describes a binary as `toolwarden plugin inspect` shows it.
 type Info struct {

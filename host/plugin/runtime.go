@@ -67,6 +67,7 @@ type Runtime struct {
 	// a shared file cache can panic) and guards the fields below.
 	mu      sync.Mutex
 	modules map[[sha256.Size]byte]*module
+	byQuick map[uint64][]*module // the same modules by a fast hash (compile)
 	wasi    bool
 	plugins []*Plugin
 	closed  bool
