@@ -12,6 +12,7 @@ import (
 	"github.com/toolwarden/toolwarden/host"
 	"github.com/toolwarden/toolwarden/host/policy"
 	"github.com/toolwarden/toolwarden/sdk/internal/approval"
+	"github.com/toolwarden/toolwarden/sdk/internal/elicit"
 	"github.com/toolwarden/toolwarden/sdk/internal/toolresult"
 	"github.com/toolwarden/toolwarden/sdk/proxy"
 )
@@ -188,14 +189,14 @@ func (p *serverPolicy) ask(ctx context.Context, call host.Call, d *host.Decision
 		if err != nil {
 			return toolresult.Error("toolwarden: cannot ask for approval: %v", err)
 		}
-		return server.NewInputRequestBuilder(state).Elicit(approval.ElicitationID, q.Params()).ToolResult()
+		return server.NewInputRequestBuilder(state).Elicit(approval.ElicitationID, elicit.Params(&q)).ToolResult()
 	}
 	if !canElicit(ctx) {
 		return p.askApprover(ctx, call, d, always)
 	}
 	res, err := p.srv.RequestElicitation(ctx, mcp.ElicitationRequest{
 		Request: mcp.Request{Method: string(mcp.MethodElicitationCreate)},
-		Params:  q.Params(),
+		Params:  elicit.Params(&q),
 	})
 	if err != nil {
 		return toolresult.Error("toolwarden: %s needs approval, but asking the client failed: %v", name, err)
@@ -217,7 +218,7 @@ func (p *serverPolicy) askApprover(ctx context.Context, call host.Call, d *host.
 // must not run.
 func (p *serverPolicy) apply(call host.Call, d *host.Decision, q *approval.Question, res *mcp.ElicitationResult) *mcp.CallToolResult {
 	name := call.Tool.Name
-	choice, err := q.Answer(res)
+	choice, err := elicit.Answer(q, res)
 	if err != nil {
 		return refusedAnswer(name, err)
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/toolwarden/toolwarden/host/hints"
 	"github.com/toolwarden/toolwarden/host/policy"
 	"github.com/toolwarden/toolwarden/sdk/internal/approval"
+	"github.com/toolwarden/toolwarden/sdk/internal/elicit"
 	"github.com/toolwarden/toolwarden/sdk/internal/rawjson"
 	"github.com/toolwarden/toolwarden/sdk/internal/toolresult"
 	"github.com/toolwarden/toolwarden/sdk/internal/upstream"
@@ -409,7 +410,7 @@ func (p *Proxy) ask(ctx context.Context, rt *route, call host.Call, d *host.Deci
 		if err != nil {
 			return made(toolError("toolwarden: cannot ask for approval: %v", err))
 		}
-		return made(server.NewInputRequestBuilder(state).Elicit(approval.ElicitationID, q.Params()).ToolResult())
+		return made(server.NewInputRequestBuilder(state).Elicit(approval.ElicitationID, elicit.Params(&q)).ToolResult())
 	}
 	p.mu.RLock()
 	srv, sess := p.srv, p.sessCtx
@@ -419,7 +420,7 @@ func (p *Proxy) ask(ctx context.Context, rt *route, call host.Call, d *host.Deci
 	defer context.AfterFunc(ctx, cancel)()
 	res, err := srv.RequestElicitation(ectx, mcp.ElicitationRequest{
 		Request: mcp.Request{Method: string(mcp.MethodElicitationCreate)},
-		Params:  q.Params(),
+		Params:  elicit.Params(&q),
 	})
 	if err != nil {
 		if ectx.Err() != nil && ctx.Err() == nil {
@@ -489,7 +490,7 @@ func (p *Proxy) resume(ctx context.Context, rt *route, call host.Call, d *host.D
 // answer applies the human's answer: deny, or approve with its scope and
 // make the call.
 func (p *Proxy) answer(ctx context.Context, rt *route, call host.Call, d *host.Decision, q *approval.Question, res *mcp.ElicitationResult) outcome {
-	choice, err := q.Answer(res)
+	choice, err := elicit.Answer(q, res)
 	if err != nil {
 		return made(refused(rt, err))
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/toolwarden/toolwarden/host/config"
 	"github.com/toolwarden/toolwarden/sdk/internal/approval"
 	"github.com/toolwarden/toolwarden/sdk/internal/channel"
+	"github.com/toolwarden/toolwarden/sdk/internal/elicit"
 	"github.com/toolwarden/toolwarden/sdk/internal/toolresult"
 )
 
@@ -35,11 +36,11 @@ func (p *Proxy) origin() string {
 }
 
 // askChannels puts the question to every configured channel and applies
-// the first answer. elicit is false when the client cannot (or the
+// the first answer. canElicit is false when the client cannot (or the
 // channel does not) elicit: the inbox is then waited on alone.
-func (p *Proxy) askChannels(ctx context.Context, rt *route, call host.Call, d *host.Decision, q *approval.Question, r *channel.Runner, elicit bool) outcome {
+func (p *Proxy) askChannels(ctx context.Context, rt *route, call host.Call, d *host.Decision, q *approval.Question, r *channel.Runner, canElicit bool) outcome {
 	var el channel.Elicit
-	if elicit {
+	if canElicit {
 		el = func(ctx context.Context) (string, error) {
 			p.mu.RLock()
 			srv, sess := p.srv, p.sessCtx
@@ -50,12 +51,12 @@ func (p *Proxy) askChannels(ctx context.Context, rt *route, call host.Call, d *h
 			defer context.AfterFunc(ctx, cancel)()
 			res, err := srv.RequestElicitation(ectx, mcp.ElicitationRequest{
 				Request: mcp.Request{Method: string(mcp.MethodElicitationCreate)},
-				Params:  q.Params(),
+				Params:  elicit.Params(q),
 			})
 			if err != nil {
 				return "", err
 			}
-			return q.Answer(res)
+			return elicit.Answer(q, res)
 		}
 	}
 	ans, err := r.Ask(ctx, channel.Prompt{Origin: p.origin(), Session: p.session, Question: q, Timeout: p.opts.approvalTimeout}, el)

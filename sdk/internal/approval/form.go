@@ -6,8 +6,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/mark3labs/mcp-go/mcp"
-
 	"github.com/toolwarden/toolwarden/host/policy"
 )
 
@@ -142,20 +140,28 @@ func (q *Question) title(o string) string {
 	return optionTitles[o]
 }
 
-// Params renders the question as a form-mode elicitation: one required
+// Form is the question as a form-mode elicitation: the message and the
+// requested schema (sdk/internal/elicit wraps it in MCP's types, so that
+// the hook, which never elicits, does not link them).
+type Form struct {
+	Message string
+	Schema  map[string]any
+}
+
+// Form renders the question as a form-mode elicitation: one required
 // string property, "decision", whose values are the options. The options
 // are given both as a titled oneOf (MCP 2025-11-25) and as enum with
 // enumNames (2025-06-18), so that older and newer clients can render them.
-func (q *Question) Params() mcp.ElicitationParams {
+func (q *Question) Form() Form {
 	oneOf := make([]map[string]string, 0, len(q.Options))
 	names := make([]string, 0, len(q.Options))
 	for _, o := range q.Options {
 		oneOf = append(oneOf, map[string]string{"const": o, "title": q.title(o)})
 		names = append(names, q.title(o))
 	}
-	return mcp.ElicitationParams{
+	return Form{
 		Message: q.Message(),
-		RequestedSchema: map[string]any{
+		Schema: map[string]any{
 			"type": "object",
 			"properties": map[string]any{
 				Field: map[string]any{
@@ -172,24 +178,29 @@ func (q *Question) Params() mcp.ElicitationParams {
 	}
 }
 
-// Answer reads the human's answer to the question. It returns the chosen
-// option, which is OptionDeny for a decline or a cancel. An answer outside
-// the options offered is an error: the client did not show this question.
-// An accept without a decision counts as allow once, the narrowest allow,
-// for clients that render a form as a bare confirm button.
-func (q *Question) Answer(r *mcp.ElicitationResult) (string, error) {
-	if r == nil {
-		return policy.OptionDeny, fmt.Errorf("no answer")
-	}
-	switch r.Action {
-	case mcp.ElicitationResponseActionAccept:
-	case mcp.ElicitationResponseActionDecline, mcp.ElicitationResponseActionCancel:
+// The elicitation result's actions (MCP's ElicitationResponseAction).
+const (
+	ActionAccept  = "accept"
+	ActionDecline = "decline"
+	ActionCancel  = "cancel"
+)
+
+// Answer reads the human's answer to the question: an elicitation
+// result's action and content. It returns the chosen option, which is
+// OptionDeny for a decline or a cancel. An answer outside the options
+// offered is an error: the client did not show this question. An accept
+// without a decision counts as allow once, the narrowest allow, for
+// clients that render a form as a bare confirm button.
+func (q *Question) Answer(action string, content any) (string, error) {
+	switch action {
+	case ActionAccept:
+	case ActionDecline, ActionCancel:
 		return policy.OptionDeny, nil
 	default:
-		return policy.OptionDeny, fmt.Errorf("unknown elicitation action %q", r.Action)
+		return policy.OptionDeny, fmt.Errorf("unknown elicitation action %q", action)
 	}
 	choice := ""
-	switch c := r.Content.(type) {
+	switch c := content.(type) {
 	case nil:
 	case map[string]any:
 		if v, ok := c[Field]; ok {
@@ -200,7 +211,7 @@ func (q *Question) Answer(r *mcp.ElicitationResult) (string, error) {
 			choice = s
 		}
 	default:
-		return policy.OptionDeny, fmt.Errorf("elicitation content must be an object, got %T", r.Content)
+		return policy.OptionDeny, fmt.Errorf("elicitation content must be an object, got %T", content)
 	}
 	if choice == "" {
 		return policy.OptionAllowOnce, nil
