@@ -83,6 +83,25 @@ func newWarmSetup(t *testing.T) *warmSetup {
 // pids no test saw) and waits for them, before the test's directories go.
 func stopWarmProcesses(tb testing.TB, rdv string) {
 	tb.Helper()
+	for _, pid := range warmProcesses(rdv) {
+		_ = syscall.Kill(pid, syscall.SIGKILL)
+		waitGone(tb, pid)
+	}
+}
+
+func countWarmProcesses(rdv string) int {
+	n := 0
+	for _, pid := range warmProcesses(rdv) {
+		if data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat"); err == nil && !strings.Contains(string(data), ") Z ") {
+			n++
+		}
+	}
+	return n
+}
+
+// warmProcesses lists the warm processes whose environment names rdv.
+func warmProcesses(rdv string) []int {
+	var pids []int
 	procs, _ := filepath.Glob("/proc/[0-9]*")
 	for _, p := range procs {
 		cmdline, err := os.ReadFile(filepath.Join(p, "cmdline"))
@@ -93,13 +112,11 @@ func stopWarmProcesses(tb testing.TB, rdv string) {
 		if err != nil || !bytes.Contains(append([]byte{0}, environ...), []byte("\x00"+inbox.EnvRuntimeDir+"="+rdv+"\x00")) {
 			continue
 		}
-		pid, err := strconv.Atoi(filepath.Base(p))
-		if err != nil {
-			continue
+		if pid, err := strconv.Atoi(filepath.Base(p)); err == nil {
+			pids = append(pids, pid)
 		}
-		_ = syscall.Kill(pid, syscall.SIGKILL)
-		waitGone(tb, pid)
 	}
+	return pids
 }
 
 func (w *warmSetup) writeConfig(text string) {
@@ -158,6 +175,7 @@ func TestWarmHooksDecideAsAFreshProcessDoes(t *testing.T) {
 		{"an event after the call", `{"session_id":"c1","hook_event_name":"PostToolUse","tool_name":"mcp__fs__write_file","tool_input":{"path":"/tmp/x"},"tool_response":"ok"}`},
 		{"an event that is not JSON", `{"tool_name":`},
 		{"a session id naming another directory", `{"session_id":"../../etc","tool_name":"mcp__fs__write_file"}`},
+		{"an event over the size limit", `{"session_id":"c1","tool_name":"mcp__fs__write_file","tool_input":{"content":"` + strings.Repeat("x", maxHookEvent) + `"}}`},
 	}
 	for _, e := range events {
 		t.Run(e.name, func(t *testing.T) {
@@ -250,6 +268,38 @@ func TestAWarmProcessServesOnlyItsOwnInvocation(t *testing.T) {
 	}
 	if _, _, by := w.event(ev); by != pid {
 		t.Fatalf("the original invocation is no longer served by %d (got %d)", pid, by)
+	}
+}
+
+// Events that arrive together, before any warm process, start one: the
+// others find it starting (its lock) and leave.
+func TestConcurrentFirstEventsStartOneWarmProcess(t *testing.T) {
+	w := newWarmSetup(t)
+	ev := claudeEvent("read_text_file")
+	done := make(chan string, 6)
+	for range 6 {
+		go func() {
+			cmd := exec.Command(w.bin, w.args...)
+			cmd.Env = w.env
+			cmd.Stdin = strings.NewReader(ev)
+			out, _ := cmd.Output()
+			done <- string(out)
+		}()
+	}
+	for range 6 {
+		if out := <-done; permission(t, out) != "allow" {
+			t.Fatalf("%s", out)
+		}
+	}
+	pid := w.warmUp(ev)
+	for range 5 {
+		if _, _, by := w.event(ev); by != pid {
+			t.Fatalf("decided by %d, then by %d", pid, by)
+		}
+	}
+	time.Sleep(200 * time.Millisecond) // a late starter finds the lock taken and exits
+	if n := countWarmProcesses(w.rdv); n != 1 {
+		t.Fatalf("%d warm processes for one invocation", n)
 	}
 }
 
