@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"maps"
 	"net/url"
-	"regexp"
 	"slices"
 	"strings"
 )
@@ -147,7 +146,11 @@ func (w *Webhook) Sends(event string) bool {
 }
 
 // envName is what a variable name may look like (POSIX, upper or lower).
-var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+// isEnvName matches ^[A-Za-z_][A-Za-z0-9_]*$ (no regexp compiled at
+// start: every hook process loads this package).
+func isEnvName(s string) bool {
+	return s != "" && !(s[0] >= '0' && s[0] <= '9') && onlyBytes(s, "_")
+}
 
 // webhook reads [webhook].
 func (l *loader) webhook(p string, v any) *Webhook {
@@ -210,7 +213,7 @@ func (l *loader) webhookURL(p string, v any) string {
 // secretEnv reads the name of the variable holding the webhook secret.
 func (l *loader) secretEnv(p string, v any) string {
 	s := l.str(p, v)
-	if _, ok := v.(string); ok && !envName.MatchString(s) {
+	if _, ok := v.(string); ok && !isEnvName(s) {
 		hint := ""
 		if len(s) >= 16 && !strings.ContainsAny(s, " $") {
 			hint = " (this looks like a secret itself: keep it out of the file)"

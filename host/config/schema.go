@@ -4,7 +4,6 @@ import (
 	"math"
 	"path"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 
@@ -425,7 +424,18 @@ func (l *loader) policies(v any) []*Policy {
 
 // builtinName is what a builtin plugin may be called; which names exist is
 // the plugin host's to say, when it loads them.
-var builtinName = regexp.MustCompile(`^[a-z][a-z0-9_-]*$`)
+// isBuiltinName matches ^[a-z][a-z0-9_-]*$.
+func isBuiltinName(s string) bool {
+	if s == "" || s[0] < 'a' || s[0] > 'z' {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; !('a' <= c && c <= 'z' || '0' <= c && c <= '9' || c == '_' || c == '-') {
+			return false
+		}
+	}
+	return true
+}
 
 var onErrorVerdicts = []string{"deny", "ask", "abstain"}
 
@@ -496,7 +506,7 @@ func (l *loader) wasmPath(p string, v any) string {
 
 func (l *loader) builtin(p string, v any) string {
 	s := l.str(p, v)
-	if _, ok := v.(string); ok && !builtinName.MatchString(s) {
+	if _, ok := v.(string); ok && !isBuiltinName(s) {
 		l.errorf(p, "invalid builtin plugin name %s: use the plugin's name, lower case, e.g. \"trifecta\"", quote(s))
 		return ""
 	}

@@ -2,7 +2,6 @@ package config
 
 import (
 	"fmt"
-	"regexp"
 	"slices"
 	"strings"
 
@@ -136,11 +135,23 @@ func (v *validator) hintConflicts() {
 
 // codexServerName is the pattern Codex checks server names against; it
 // skips servers whose names do not match.
-var codexServerName = regexp.MustCompile(`^[a-zA-Z0-9_-]+$`)
+// isCodexServerName matches ^[a-zA-Z0-9_-]+$.
+func isCodexServerName(s string) bool { return s != "" && onlyBytes(s, "_-") }
+
+// onlyBytes says every byte of s is an ASCII letter, a digit or one of extra.
+func onlyBytes(s, extra string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || strings.IndexByte(extra, c) >= 0) {
+			return false
+		}
+	}
+	return true
+}
 
 func (v *validator) serverNames() {
 	for _, name := range sortedIDs(v.cfg.Servers) {
-		if !codexServerName.MatchString(name) {
+		if !isCodexServerName(name) {
 			v.warn(joinKey("mcp_servers", name), v.cfg.Servers[name].Pos, "server name %s has characters other than letters, digits, '_' and '-': Codex refuses to start such a server; rename it", quote(name))
 		}
 	}
