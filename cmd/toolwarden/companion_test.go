@@ -22,12 +22,13 @@ import (
 	"github.com/toolwarden/toolwarden/cmd/internal/cli"
 )
 
-// built holds toolwarden, toolwarden-mcp and the test MCP server, built
-// once per test binary into one folder, as go install puts them.
+// built holds toolwarden, toolwarden-mcp, toolwarden-hook and the test MCP
+// server, built once per test binary into one folder, as go install puts
+// them.
 var built struct {
-	once                        sync.Once
-	dir, tw, companion, testsrv string
-	err                         error
+	once                                    sync.Once
+	dir, tw, companion, hookClient, testsrv string
+	err                                     error
 }
 
 func buildBinaries() error {
@@ -41,7 +42,8 @@ func buildBinaries() error {
 		built.tw = filepath.Join(dir, "toolwarden")
 		built.companion = filepath.Join(dir, cli.Companion)
 		built.testsrv = filepath.Join(dir, "testserver")
-		cmd := exec.Command("go", "build", "-o", dir+string(filepath.Separator), "./cmd/toolwarden", "./cmd/"+cli.Companion, "./sdk/internal/testserver")
+		built.hookClient = filepath.Join(dir, "toolwarden-hook")
+		cmd := exec.Command("go", "build", "-o", dir+string(filepath.Separator), "./cmd/toolwarden", "./cmd/"+cli.Companion, "./cmd/toolwarden-hook", "./sdk/internal/testserver")
 		cmd.Dir = filepath.Join("..", "..")
 		if out, err := cmd.CombinedOutput(); err != nil {
 			built.err = fmt.Errorf("go build: %v\n%s", err, out)

@@ -135,7 +135,13 @@ func decideHook(e *env, fl *hookFlags) int {
 	if err != nil {
 		return fail("%v", err)
 	}
-	defer h.Close(ctx)
+	if e.afterAnswer != nil {
+		// A warm process closes the host (its plugin instances) once the
+		// hook has its answer.
+		e.afterAnswer(func() { h.Close(ctx) })
+	} else {
+		defer h.Close(ctx)
+	}
 	for _, w := range cfg.Warnings {
 		fmt.Fprintf(e.stderr, "toolwarden hook: %s\n", w.String())
 	}

@@ -40,6 +40,14 @@ config.rules = [{ tool = "*", arg = "path", deny_glob = "/etc/**" }]
 // with. TOOLWARDEN_START_BINARY measures another build instead of the
 // first (and skips the cgo one).
 func buildStartBinaries(tb testing.TB) (toolwarden, toolwardenCgo, hello string) {
+	toolwarden, toolwardenCgo, _, hello = buildStartBinariesWithClient(tb)
+	return toolwarden, toolwardenCgo, hello
+}
+
+// buildStartBinariesWithClient is buildStartBinaries with the lean hook
+// client, toolwarden-hook, built next to toolwarden (none with
+// TOOLWARDEN_START_BINARY).
+func buildStartBinariesWithClient(tb testing.TB) (toolwarden, toolwardenCgo, client, hello string) {
 	tb.Helper()
 	dir := tb.TempDir()
 	build := func(out, pkgDir string, env ...string) {
@@ -56,6 +64,8 @@ func buildStartBinaries(tb testing.TB) (toolwarden, toolwardenCgo, hello string)
 		build(toolwarden, ".", "CGO_ENABLED=0")
 		toolwardenCgo = filepath.Join(dir, "toolwarden-cgo")
 		build(toolwardenCgo, ".")
+		client = filepath.Join(dir, "toolwarden-hook")
+		build(client, "../toolwarden-hook", "CGO_ENABLED=0")
 	}
 	hdir := filepath.Join(dir, "hello")
 	if err := os.MkdirAll(hdir, 0o755); err != nil {
@@ -71,7 +81,7 @@ func buildStartBinaries(tb testing.TB) (toolwarden, toolwardenCgo, hello string)
 	}
 	hello = filepath.Join(dir, "hello-bin")
 	build(hello, hdir, "GOFLAGS=", "GOWORK=off")
-	return toolwarden, toolwardenCgo, hello
+	return toolwarden, toolwardenCgo, client, hello
 }
 
 // hookRunner runs `toolwarden hook` for one event with its own config,
@@ -81,13 +91,14 @@ type hookRunner struct {
 	coldCache                        bool     // a fresh, empty cache dir for every run
 	extra                            []string // more hook flags (--warm)
 	env                              []string // more variables
+	lean                             bool     // bin is toolwarden-hook: no "hook" argument
 }
 
-func newHookRunner(tb testing.TB, bin, policies string, cold bool) *hookRunner {
+func newHookRunner(tb testing.TB, bin, policies string, cold, lean bool) *hookRunner {
 	tb.Helper()
 	dir := tb.TempDir()
 	r := &hookRunner{bin: bin, config: filepath.Join(dir, "tw.toml"), tools: filepath.Join(dir, "tools.json"), state: filepath.Join(dir, "state"),
-		cache: filepath.Join(dir, "cache"), coldCache: cold}
+		cache: filepath.Join(dir, "cache"), coldCache: cold, lean: lean}
 	if err := os.WriteFile(r.config, []byte(hookStartConfig+policies), 0o600); err != nil {
 		tb.Fatal(err)
 	}
@@ -116,7 +127,11 @@ func (r *hookRunner) run() ([]byte, error) {
 		defer os.RemoveAll(d)
 		cache = d
 	}
-	cmd := exec.Command(r.bin, append([]string{"hook", "--config", r.config, "--state-dir", r.state, "--tools", r.tools}, r.extra...)...)
+	args := append([]string{"hook", "--config", r.config, "--state-dir", r.state, "--tools", r.tools}, r.extra...)
+	if r.lean {
+		args = args[1:]
+	}
+	cmd := exec.Command(r.bin, args...)
 	cmd.Stdin = strings.NewReader(hookStartEvent)
 	cmd.Env = append(append(os.Environ(), "XDG_CACHE_HOME="+cache), r.env...)
 	var out bytes.Buffer
@@ -148,27 +163,30 @@ func timed(tb testing.TB, f func() ([]byte, error)) time.Duration {
 //   - argguard-cold: an empty cache (the first event after an install);
 //   - no-plugin: the config alone;
 //   - argguard-warm-process: with --warm, decided by the warm process
-//     the first event started (hookwarm.go), as every later event is.
+//     the first event started (hookwarm.go), as every later event is;
+//   - argguard-warm-client: the same through toolwarden-hook, the lean
+//     client, which starts like a hello world.
 //
 // TOOLWARDEN_START_BINARY measures another build of toolwarden.
 func BenchmarkHookStart(b *testing.B) {
-	tw, twCgo, hello := buildStartBinaries(b)
+	tw, twCgo, client, hello := buildStartBinariesWithClient(b)
 	helloRun := func() ([]byte, error) { return exec.Command(hello).CombinedOutput() }
 	for _, c := range []struct {
 		name, bin, policies string
-		cold, warm          bool
+		cold, warm, lean    bool
 	}{
-		{"argguard-warm-process", tw, hookStartArgguard, false, true},
-		{"argguard-warm", tw, hookStartArgguard, false, false},
-		{"argguard-warm-cgo", twCgo, hookStartArgguard, false, false},
-		{"no-plugin", tw, "", false, false},
-		{"argguard-cold", tw, hookStartArgguard, true, false},
+		{"argguard-warm-client", client, hookStartArgguard, false, true, true},
+		{"argguard-warm-process", tw, hookStartArgguard, false, true, false},
+		{"argguard-warm", tw, hookStartArgguard, false, false, false},
+		{"argguard-warm-cgo", twCgo, hookStartArgguard, false, false, false},
+		{"no-plugin", tw, "", false, false, false},
+		{"argguard-cold", tw, hookStartArgguard, true, false, false},
 	} {
 		if c.bin == "" {
 			continue
 		}
 		b.Run(c.name, func(b *testing.B) {
-			r := newHookRunner(b, c.bin, c.policies, c.cold)
+			r := newHookRunner(b, c.bin, c.policies, c.cold, c.lean)
 			if c.warm {
 				r.startWarm(b)
 			}
@@ -195,7 +213,9 @@ func BenchmarkHookStart(b *testing.B) {
 // stopped when the test ends.
 func (r *hookRunner) startWarm(tb testing.TB) {
 	tb.Helper()
-	r.extra = append(r.extra, "--warm")
+	if !r.lean {
+		r.extra = append(r.extra, "--warm")
+	}
 	r.env = append(r.env, warmDebugEnv+"=1", inbox.EnvRuntimeDir+"="+shortTempDir(tb))
 	for i := 0; ; i++ {
 		out, err := r.run()

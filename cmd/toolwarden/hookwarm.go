@@ -3,9 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/binary"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -13,12 +10,10 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"sort"
-	"strconv"
-	"strings"
 	"sync"
 	"time"
 
+	"github.com/toolwarden/toolwarden/cmd/internal/warm"
 	"github.com/toolwarden/toolwarden/host"
 	"github.com/toolwarden/toolwarden/host/plugin"
 	"github.com/toolwarden/toolwarden/sdk/inbox"
@@ -57,79 +52,29 @@ const (
 	maxWarmProcesses = 8
 	// warmDebugEnv, when "1", makes a --warm hook say on stderr who
 	// decided (tests, and users checking that the warm process works).
-	warmDebugEnv = "TOOLWARDEN_WARM_DEBUG"
-	warmMagic    = "TWH1"
-	// maxWarmOutput bounds each stream of a warm process's answer.
-	maxWarmOutput = 64 << 20
+	warmDebugEnv = warm.DebugEnv
 )
 
 func init() {
 	register(command{name: "hook-warm", summary: "serve hook events of one command line from a warm process (started by hook --warm)", run: runHookWarmProcess, hidden: true})
 }
 
-// warmPlace is where a hook invocation's warm process listens.
-type warmPlace struct {
-	sock, lock string
-}
-
 // placeFor names the socket and lock file of the warm process for args
-// run here, in the rendezvous directory (private to the user: sdk/inbox).
-func placeFor(args []string) (*warmPlace, error) {
-	if !warmSupported {
+// run here, in the rendezvous directory (private to the user: sdk/inbox
+// creates and checks it).
+func placeFor(args []string) (*warm.Place, error) {
+	if !warm.Supported {
 		return nil, errors.New("warm hooks need Linux")
 	}
 	dir, err := inbox.Dir()
 	if err != nil {
 		return nil, err
 	}
-	key, err := warmKey(args)
+	exe, err := os.Executable()
 	if err != nil {
 		return nil, err
 	}
-	p := &warmPlace{sock: filepath.Join(dir, "hook-"+key+".sock"), lock: filepath.Join(dir, "hook-"+key+".lock")}
-	if len(p.sock) >= 104 { // sun_path holds 108 bytes on Linux, 104 elsewhere
-		return nil, fmt.Errorf("socket path %s is too long (set %s to a shorter private directory)", p.sock, inbox.EnvRuntimeDir)
-	}
-	return p, nil
-}
-
-// warmKey digests everything a hook's decision may depend on besides the
-// files it reads at every event: the executable, the working directory,
-// the arguments and the environment.
-func warmKey(args []string) (string, error) {
-	exe, err := os.Executable()
-	if err != nil {
-		return "", err
-	}
-	fi, err := os.Stat(exe)
-	if err != nil {
-		return "", err
-	}
-	wd, err := os.Getwd()
-	if err != nil {
-		return "", err
-	}
-	h := sha256.New()
-	put := func(s string) {
-		var n [8]byte
-		binary.LittleEndian.PutUint64(n[:], uint64(len(s)))
-		h.Write(n[:])
-		h.Write([]byte(s))
-	}
-	put("toolwarden hook-warm 1")
-	put(exe)
-	put(strconv.FormatInt(fi.Size(), 10) + " " + strconv.FormatInt(fi.ModTime().UnixNano(), 10) + " " + fileID(fi))
-	put(wd)
-	put(strconv.Itoa(len(args)))
-	for _, a := range args {
-		put(a)
-	}
-	environ := os.Environ()
-	sort.Strings(environ)
-	for _, kv := range environ {
-		put(kv)
-	}
-	return hex.EncodeToString(h.Sum(nil)[:16]), nil
+	return warm.PlaceFor(dir, exe, args)
 }
 
 // runHookWarm is `toolwarden hook --warm`: the event goes to the warm
@@ -145,13 +90,14 @@ func runHookWarm(e *env, args []string, f *hookFlags) int {
 	place, err := placeFor(args)
 	absent := false
 	if err == nil {
-		var code int
-		var pid uint32
-		if code, pid, absent, err = place.ask(e, data); err == nil {
+		var a warm.Answer
+		if a, absent, err = place.Ask(data); err == nil {
 			if debug {
-				fmt.Fprintf(e.stderr, "toolwarden hook: decided by the warm process (pid %d)\n", pid)
+				fmt.Fprintf(e.stderr, "toolwarden hook: decided by the warm process (pid %d)\n", a.PID)
 			}
-			return code
+			e.stdout.Write(a.Stdout)
+			e.stderr.Write(a.Stderr)
+			return a.Exit
 		}
 	}
 	if debug {
@@ -161,59 +107,20 @@ func runHookWarm(e *env, args []string, f *hookFlags) int {
 	cold.stdin = bytes.NewReader(data)
 	code := decideHook(&cold, f)
 	if absent {
-		if err := place.start(args); err != nil && debug {
+		if err := startWarm(place, args); err != nil && debug {
 			fmt.Fprintf(e.stderr, "toolwarden hook: no warm process started: %v\n", err)
 		}
 	}
 	return code
 }
 
-// ask hands the event to the warm process and relays its answer. absent
-// says no process listens (a missing or stale socket), so one may be
-// started; any error leaves the decision to the caller.
-func (p *warmPlace) ask(e *env, event []byte) (code int, pid uint32, absent bool, err error) {
-	c, err := net.DialTimeout("unix", p.sock, time.Second)
-	if err != nil {
-		return 0, 0, true, fmt.Errorf("no warm process: %w", err)
-	}
-	uc := c.(*net.UnixConn)
-	defer uc.Close()
-	if err := peerIsUs(uc); err != nil {
-		return 0, 0, false, err
-	}
-	if err := writeFrame(uc, event); err != nil {
-		return 0, 0, false, err
-	}
-	_ = uc.CloseWrite()
-	var head [12]byte
-	if _, err := io.ReadFull(uc, head[:]); err != nil {
-		return 0, 0, false, fmt.Errorf("the warm process gave no answer: %w", err)
-	}
-	if string(head[:4]) != warmMagic {
-		return 0, 0, false, errors.New("the warm process answered in another protocol")
-	}
-	code = int(int32(binary.LittleEndian.Uint32(head[4:8])))
-	pid = binary.LittleEndian.Uint32(head[8:12])
-	stdout, err := readChunk(uc, maxWarmOutput)
-	if err != nil {
-		return 0, 0, false, err
-	}
-	stderr, err := readChunk(uc, maxWarmOutput)
-	if err != nil {
-		return 0, 0, false, err
-	}
-	e.stdout.Write(stdout)
-	e.stderr.Write(stderr)
-	return code, pid, false, nil
-}
-
 // start launches the warm process for args, detached from the agent: a
 // session of its own and no inherited streams, so the agent, which waits
 // for the hook's output to end, never waits for it.
-func (p *warmPlace) start(args []string) error {
-	socks, _ := filepath.Glob(filepath.Join(filepath.Dir(p.sock), "hook-*.sock"))
+func startWarm(p *warm.Place, args []string) error {
+	socks, _ := filepath.Glob(filepath.Join(filepath.Dir(p.Sock), "hook-*.sock"))
 	if len(socks) >= maxWarmProcesses {
-		return fmt.Errorf("%d warm processes already listen in %s", len(socks), filepath.Dir(p.sock))
+		return fmt.Errorf("%d warm processes already listen in %s", len(socks), filepath.Dir(p.Sock))
 	}
 	exe, err := os.Executable()
 	if err != nil {
@@ -239,21 +146,21 @@ func runHookWarmProcess(e *env, args []string) int {
 		fmt.Fprintf(e.stderr, "toolwarden hook-warm: %v\n", err)
 		return exitError
 	}
-	release, err := lockExclusive(place.lock)
+	release, err := lockExclusive(place.Lock)
 	if err != nil {
 		return exitOK // another warm process serves this invocation
 	}
 	defer release()
 	// Under the lock no live process owns the socket: a file left there is
 	// a crashed one's.
-	_ = os.Remove(place.sock)
-	ln, err := net.ListenUnix("unix", &net.UnixAddr{Name: place.sock, Net: "unix"})
+	_ = os.Remove(place.Sock)
+	ln, err := net.ListenUnix("unix", &net.UnixAddr{Name: place.Sock, Net: "unix"})
 	if err != nil {
 		fmt.Fprintf(e.stderr, "toolwarden hook-warm: %v\n", err)
 		return exitError
 	}
 	ln.SetUnlinkOnClose(true)
-	if err := os.Chmod(place.sock, 0o600); err != nil {
+	if err := os.Chmod(place.Sock, 0o600); err != nil {
 		ln.Close()
 		return exitError
 	}
@@ -345,79 +252,28 @@ func (w *warmProcess) idleOut() {
 func (w *warmProcess) handle(c *net.UnixConn) {
 	defer c.Close()
 	defer func() { _ = recover() }()
-	if peerIsUs(c) != nil {
+	if warm.PeerIsUs(c) != nil {
 		return
 	}
 	_ = c.SetReadDeadline(time.Now().Add(10 * time.Second))
-	event, err := readFrame(c)
+	event, err := warm.ReadEvent(c)
 	if err != nil {
 		return
 	}
 	_ = c.SetReadDeadline(time.Time{})
 	var stdout, stderr bytes.Buffer
-	e := &env{stdin: bytes.NewReader(event), stdout: &stdout, stderr: &stderr, getenv: os.Getenv, pluginRuntime: w.rt}
+	var later []func()
+	defer func() {
+		for _, f := range later {
+			f()
+		}
+	}()
+	e := &env{stdin: bytes.NewReader(event), stdout: &stdout, stderr: &stderr, getenv: os.Getenv, pluginRuntime: w.rt,
+		afterAnswer: func(f func()) { later = append(later, f) }}
 	f, code, ok := parseHookFlags(e, w.args)
 	if ok {
 		code = decideHook(e, f)
 	}
-	var head [12]byte
-	copy(head[:4], warmMagic)
-	binary.LittleEndian.PutUint32(head[4:8], uint32(int32(code)))
-	binary.LittleEndian.PutUint32(head[8:12], uint32(os.Getpid()))
-	var out bytes.Buffer
-	out.Write(head[:])
-	writeChunk(&out, stdout.Bytes())
-	writeChunk(&out, stderr.Bytes())
-	_, _ = c.Write(out.Bytes())
-}
-
-// writeFrame sends the event: the magic, then the length and the bytes.
-func writeFrame(w io.Writer, b []byte) error {
-	var out bytes.Buffer
-	out.WriteString(warmMagic)
-	writeChunk(&out, b)
-	_, err := w.Write(out.Bytes())
-	return err
-}
-
-func readFrame(r io.Reader) ([]byte, error) {
-	var magic [4]byte
-	if _, err := io.ReadFull(r, magic[:]); err != nil {
-		return nil, err
-	}
-	if string(magic[:]) != warmMagic {
-		return nil, errors.New("not a hook event frame")
-	}
-	return readChunk(r, maxHookEvent+1)
-}
-
-func writeChunk(out *bytes.Buffer, b []byte) {
-	var n [4]byte
-	binary.LittleEndian.PutUint32(n[:], uint32(len(b)))
-	out.Write(n[:])
-	out.Write(b)
-}
-
-func readChunk(r io.Reader, max int) ([]byte, error) {
-	var n [4]byte
-	if _, err := io.ReadFull(r, n[:]); err != nil {
-		return nil, err
-	}
-	size := int(binary.LittleEndian.Uint32(n[:]))
-	if size > max {
-		return nil, fmt.Errorf("frame of %d bytes, over %d", size, max)
-	}
-	b := make([]byte, size)
-	if _, err := io.ReadFull(r, b); err != nil {
-		return nil, err
-	}
-	return b, nil
-}
-
-// fileID is the inode of fi where the platform has one.
-func fileID(fi os.FileInfo) string {
-	if id := inodeOf(fi); id != 0 {
-		return strconv.FormatUint(id, 10)
-	}
-	return strings.TrimSpace(fi.Mode().String())
+	_ = warm.WriteAnswer(c, warm.Answer{Exit: code, PID: os.Getpid(), Stdout: stdout.Bytes(), Stderr: stderr.Bytes()})
+	c.Close() // the hook has its answer; the host closes after
 }

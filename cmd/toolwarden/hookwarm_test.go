@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/toolwarden/toolwarden/cmd/internal/warm"
 	"github.com/toolwarden/toolwarden/host/plugin"
 	"github.com/toolwarden/toolwarden/sdk/inbox"
 )
@@ -73,6 +74,11 @@ func newWarmSetup(t *testing.T) *warmSetup {
 	w.writeConfig(warmConfig)
 	tools := writeTools(t, w.dir, `{"readOnlyHint":true,"openWorldHint":false}`)
 	w.args = []string{"hook", "--agent", "claude", "--config", w.config, "--state-dir", filepath.Join(w.dir, "state"), "--tools", tools, "--warm", "--warm-idle", "30s"}
+	// Paths as toolwarden's os.Executable reports them (the warm process is
+	// named after it).
+	if real, err := filepath.EvalSymlinks(w.bin); err == nil {
+		w.bin = real
+	}
 	w.env = append(os.Environ(), inbox.EnvRuntimeDir+"="+w.rdv, warmDebugEnv+"=1", "XDG_CACHE_HOME="+filepath.Join(w.dir, "cache"))
 	t.Cleanup(func() { stopWarmProcesses(t, w.rdv) })
 	return w
@@ -334,8 +340,8 @@ func TestAWarmProcessSurvivesGarbageOnItsSocket(t *testing.T) {
 	}
 	for _, junk := range [][]byte{
 		[]byte("GET / HTTP/1.1\r\n\r\n"),
-		append([]byte(warmMagic), 0xff, 0xff, 0xff, 0x7f), // a length far past the limit
-		[]byte(warmMagic + "\x05\x00\x00\x00ab"),          // shorter than it says
+		append([]byte("TWH1"), 0xff, 0xff, 0xff, 0x7f), // a length far past the limit
+		[]byte("TWH1\x05\x00\x00\x00ab"),               // shorter than it says
 		nil,
 	} {
 		c, err := net.Dial("unix", socks[0])
@@ -433,6 +439,92 @@ func BenchmarkWarmProcessEvent(b *testing.B) {
 		}
 		if code != 0 || !strings.Contains(stdout.String(), `"permissionDecision":"deny"`) {
 			b.Fatalf("exit %d %s %s", code, stdout.String(), stderr.String())
+		}
+	}
+}
+
+// toolwarden-hook, the lean client, hands events to the warm process of
+// `toolwarden hook --warm` with the same flags (one process serves both),
+// runs toolwarden itself when there is none, and answers as it does.
+func TestTheLeanHookClientAnswersAsToolwardenDoes(t *testing.T) {
+	w := newWarmSetup(t)
+	flags := w.args[1 : len(w.args)-3] // without "hook" and "--warm --warm-idle 30s"
+	lean := func(ev string) (int, string, string) {
+		t.Helper()
+		cmd := exec.Command(built.hookClient, append(append([]string(nil), flags...), "--warm-idle", "30s")...)
+		cmd.Env = w.env
+		cmd.Stdin = strings.NewReader(ev)
+		var stdout, stderr bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		err := cmd.Run()
+		code := 0
+		if ee, ok := err.(*exec.ExitError); ok {
+			code = ee.ExitCode()
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		return code, stdout.String(), stderr.String()
+	}
+	deny := `{"session_id":"c1","hook_event_name":"PreToolUse","tool_name":"mcp__fs__write_file","tool_input":{"path":"/etc/passwd"}}`
+	// No warm process yet: toolwarden decides, and starts one.
+	code, out, stderr := lean(deny)
+	if code != 0 || permission(t, out) != "deny" || !strings.Contains(stderr, "handing the event to toolwarden") {
+		t.Fatalf("first event: exit %d %s\n%s", code, out, stderr)
+	}
+	var pid int
+	for i := 0; i < 200 && pid == 0; i++ {
+		time.Sleep(20 * time.Millisecond)
+		_, _, stderr = lean(deny)
+		pid, _ = warmPID([]byte(stderr))
+	}
+	if pid == 0 {
+		t.Fatal("the lean client never reached a warm process")
+	}
+	// The same warm process serves toolwarden hook --warm with these flags
+	// and this environment: both name it alike. (A shell sets "_" to the
+	// program it runs, so from a shell the two differ in it.)
+	w.args = append([]string{"hook", "--warm"}, append(append([]string(nil), flags...), "--warm-idle", "30s")...)
+	if _, out, by := w.event(deny); by != pid || permission(t, out) != "deny" {
+		t.Fatalf("toolwarden hook --warm: decided by %d, not the lean client's %d: %s", by, pid, out)
+	}
+	for _, ev := range []string{claudeEvent("read_text_file"), claudeEvent("write_file"), `{"tool_name":`} {
+		code, out, stderr := lean(ev)
+		by, _ := warmPID([]byte(stderr))
+		cold := exec.Command(w.bin, append([]string{"hook"}, flags...)...)
+		cold.Env = w.env
+		cold.Stdin = strings.NewReader(ev)
+		want, err := cold.Output()
+		wantCode := 0
+		if ee, ok := err.(*exec.ExitError); ok {
+			wantCode = ee.ExitCode()
+		}
+		if by != pid || code != wantCode || out != string(want) {
+			t.Fatalf("%s: lean client (warm %d) exit %d %s\nfresh toolwarden: exit %d %s", ev, by, code, out, wantCode, want)
+		}
+	}
+}
+
+// The lean client finds the rendezvous directory where sdk/inbox puts it.
+func TestTheLeanClientMeetsWhereTheInboxDoes(t *testing.T) {
+	base := shortTempDir(t)
+	for _, c := range []struct{ runtime, xdg string }{
+		{filepath.Join(base, "a"), ""},
+		{filepath.Join(base, "b"), filepath.Join(base, "xdg")},
+		{"", filepath.Join(base, "xdg")},
+	} {
+		t.Setenv(inbox.EnvRuntimeDir, c.runtime)
+		t.Setenv("XDG_RUNTIME_DIR", c.xdg)
+		if c.xdg != "" {
+			if err := os.MkdirAll(c.xdg, 0o700); err != nil {
+				t.Fatal(err)
+			}
+		}
+		dir, err := inbox.Dir()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := warm.RendezvousDir(); got != dir {
+			t.Fatalf("%+v: the client looks in %s, the inbox is %s", c, got, dir)
 		}
 	}
 }

@@ -45,6 +45,9 @@ type env struct {
 	// pluginRuntime, when set, holds compiled plugins across the commands
 	// a warm hook process runs (hookwarm.go).
 	pluginRuntime *plugin.Runtime
+	// afterAnswer, when set, takes work that need not delay the answer
+	// (closing a host), to run once the answer is sent.
+	afterAnswer func(func())
 }
 
 var commands = map[string]command{}

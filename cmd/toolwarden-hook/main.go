@@ -1,0 +1,114 @@
+// Command toolwarden-hook is `toolwarden hook --warm` in a program that
+// starts in about the time of a hello world (docs/hooks.md, "Warm
+// hooks"). It hands the event on stdin to the warm process of the same
+// invocation and relays its answer; when there is none (the first event,
+// or after an idle exit), it runs `toolwarden hook --warm` with the event,
+// which decides it and starts the warm process for the next one. Either
+// way the answer is toolwarden's own.
+//
+//	toolwarden-hook [hook flags] < EVENT.json
+//
+// It links the standard library and cmd/internal/warm alone: toolwarden
+// links wazero, the TOML parser and the policy engine, whose package init
+// is most of its start.
+package main
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+
+	"github.com/toolwarden/toolwarden/cmd/internal/warm"
+)
+
+// exitBlock is what every supported agent reads as "block this call".
+const exitBlock = 2
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+}
+
+func run(flags []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	args := append([]string{"--warm"}, flags...)
+	event, err := io.ReadAll(io.LimitReader(stdin, warm.MaxEvent+1))
+	if err != nil {
+		fmt.Fprintf(stderr, "toolwarden-hook: reading the event: %v (call blocked)\n", err)
+		return exitBlock
+	}
+	tw, err := findToolwarden()
+	if err != nil {
+		fmt.Fprintf(stderr, "toolwarden-hook: %v (call blocked)\n", err)
+		return exitBlock
+	}
+	debug := os.Getenv(warm.DebugEnv) == "1"
+	if warm.Supported {
+		place, err := warm.PlaceFor(warm.RendezvousDir(), tw, args)
+		var a warm.Answer
+		if err == nil {
+			a, _, err = place.Ask(event)
+		}
+		if err == nil {
+			if debug {
+				fmt.Fprintf(stderr, "toolwarden hook: decided by the warm process (pid %d)\n", a.PID)
+			}
+			stdout.Write(a.Stdout)
+			stderr.Write(a.Stderr)
+			return a.Exit
+		}
+		if debug {
+			fmt.Fprintf(stderr, "toolwarden-hook: handing the event to toolwarden: %v\n", err)
+		}
+	}
+	cmd := exec.Command(tw, append([]string{"hook"}, args...)...)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = bytes.NewReader(event), stdout, stderr
+	err = cmd.Run()
+	var exit *exec.ExitError
+	switch {
+	case err == nil:
+		return 0
+	case errors.As(err, &exit) && exit.Exited():
+		return exit.ExitCode()
+	default:
+		fmt.Fprintf(stderr, "toolwarden-hook: running %s: %v (call blocked)\n", tw, err)
+		return exitBlock
+	}
+}
+
+// findToolwarden finds the toolwarden this client speaks for: next to
+// this executable first (the two are installed together), then on PATH.
+// The path is the one toolwarden's own os.Executable reports (symlinks
+// resolved), since the warm process is named after it.
+func findToolwarden() (string, error) {
+	name := "toolwarden"
+	if filepath.Ext(os.Args[0]) == ".exe" {
+		name += ".exe"
+	}
+	var tried []string
+	if self, err := os.Executable(); err == nil {
+		if real, err := filepath.EvalSymlinks(self); err == nil {
+			self = real
+		}
+		p := filepath.Join(filepath.Dir(self), name)
+		if fi, err := os.Stat(p); err == nil && !fi.IsDir() {
+			return resolved(p)
+		}
+		tried = append(tried, filepath.Dir(self))
+	}
+	if p, err := exec.LookPath(name); err == nil {
+		return resolved(p)
+	}
+	tried = append(tried, "PATH")
+	return "", fmt.Errorf("toolwarden is not installed (looked in %v); install both with: go install github.com/toolwarden/toolwarden/cmd/...@latest", tried)
+}
+
+func resolved(p string) (string, error) {
+	p, err := filepath.Abs(p)
+	if err != nil {
+		return "", err
+	}
+	return filepath.EvalSymlinks(p)
+}
