@@ -43,6 +43,10 @@ import (
 // fails (no process, a stale socket, a crash mid-event) the hook decides
 // itself, so a warm process can make an event faster but never changes
 // its answer. It exits after --warm-idle without events.
+//
+// toolwarden-hook, the lean client, speaks the same protocol
+// (cmd/internal/warm) and names the same process, without paying for this
+// program's package init.
 
 const (
 	defaultWarmIdle = 15 * time.Minute
@@ -114,7 +118,7 @@ func runHookWarm(e *env, args []string, f *hookFlags) int {
 	return code
 }
 
-// start launches the warm process for args, detached from the agent: a
+// startWarm launches the warm process for args, detached from the agent: a
 // session of its own and no inherited streams, so the agent, which waits
 // for the hook's output to end, never waits for it.
 func startWarm(p *warm.Place, args []string) error {
