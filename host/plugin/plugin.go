@@ -212,7 +212,7 @@ func (p *Plugin) start(ctx context.Context, bin []byte) error {
 	p.rt.plugins = append(p.rt.plugins, p)
 	p.rt.mu.Unlock()
 
-	in, err := p.pool.get(ctx, "")
+	in, err := p.pool.get(ctx)
 	if err != nil {
 		return err
 	}
@@ -371,16 +371,10 @@ func (p *Plugin) failVerdict(err *Fault) policy.PluginVerdict {
 }
 
 func (p *Plugin) acquire(ctx context.Context) (*instance, *Fault) {
-	return p.acquireFor(ctx, "")
-}
-
-// acquireFor takes an instance for an event of session: the one that
-// session used last when it is idle (pool.go).
-func (p *Plugin) acquireFor(ctx context.Context, session string) (*instance, *Fault) {
 	if p.loadErr != nil {
 		return nil, p.loadErr
 	}
-	in, err := p.pool.get(ctx, session)
+	in, err := p.pool.get(ctx)
 	if err != nil {
 		if errors.Is(err, errClosed) {
 			return nil, p.fault(FaultClosed, "closed", err)
@@ -415,7 +409,7 @@ func (p *Plugin) Check(ctx context.Context, c *policy.CheckInput) policy.PluginV
 	if p.stateful && c.State != nil {
 		return p.checkStateful(ctx, c)
 	}
-	in, f := p.acquireFor(ctx, c.Session)
+	in, f := p.acquire(ctx)
 	if f != nil {
 		return p.failVerdict(f)
 	}
@@ -472,7 +466,7 @@ func (p *Plugin) Observe(ctx context.Context, o *policy.ObserveInput) policy.Obs
 	if p.stateful && o.State != nil {
 		return p.observeStateful(ctx, o)
 	}
-	in, f := p.acquireFor(ctx, o.Session)
+	in, f := p.acquire(ctx)
 	if f != nil {
 		return policy.ObserveResult{Err: f}
 	}
@@ -493,7 +487,7 @@ func (p *Plugin) List(ctx context.Context, l *policy.ListInput) ([]string, error
 	if !p.Handles(EventList) || !matchAny(p.apps, l.App) {
 		return nil, nil
 	}
-	in, f := p.acquireFor(ctx, l.Session)
+	in, f := p.acquire(ctx)
 	if f != nil {
 		return nil, f
 	}

@@ -3,8 +3,6 @@ package plugin
 import (
 	"context"
 	"errors"
-	"hash/maphash"
-	"math/rand/v2"
 	"sync"
 	"sync/atomic"
 )
@@ -14,21 +12,29 @@ import (
 // instance frees its slot, and the next caller that needs one creates a
 // fresh instance (outside any event deadline).
 //
-// Idle instances wait in slots (several per instance the pool may hold),
-// each on cache lines of its own. A caller names a key (the session) and looks
-// in that key's slot first, and an instance goes back to the slot it was
-// taken for. A session served from one core thus takes back the instance
-// it used last, with its memory, its buffers and its deterministic last
-// check still in that core's cache, and taking and returning it writes
-// only that slot's line: nothing two cores deciding at once both write.
-// Only when its slot is empty does a caller look at the others, and only
-// creating, discarding and waiting take the pool's lock. (A stack under
-// one lock, the earlier design, took the lock twice per event and handed
-// the instance a core had just used to whichever core came next.)
+// Idle instances wait in slots, each on cache lines of its own, and each
+// core has a home slot: a caller looks there first, and an instance goes
+// back to the home slot of the core that took it. A core thus takes back
+// the instance it used last, with its memory, its buffers and its
+// deterministic last check still in that core's cache, and taking and
+// returning it writes only that slot's line: nothing two cores deciding at
+// once both write. Only when its home slot is empty does a caller look at
+// the others, and only creating, discarding and waiting take the pool's
+// lock. (A stack under one lock, the earlier design, took the lock twice
+// per event and handed the instance a core had just used to whichever
+// core came next.)
+//
+// Go does not tell a goroutine which core (P) it runs on, but sync.Pool
+// keeps one object per P and hands it back on the same P without any
+// shared write: homes holds each P's home slot number. A P whose number
+// the garbage collector dropped draws a new one, the next in turn.
 type pool struct {
 	p     *Plugin
 	max   int
 	slots []poolSlot
+	homes sync.Pool // *poolHome, one per P
+	// nextHome numbers homes in turn (only when a P draws one).
+	nextHome atomic.Uint32
 
 	mu   sync.Mutex
 	live map[*instance]struct{} // every instance not yet discarded, idle or running
@@ -53,27 +59,28 @@ func newPool(p *Plugin, max int) *pool {
 	return &pool{p: p, max: max, slots: make([]poolSlot, slotsPerInstance*max), freed: make(chan struct{}, max)}
 }
 
-// slotsPerInstance: more slots than instances, so that two sessions that
-// decide at once seldom share a home slot (one time in eight with two
-// instances); a caller whose slot is empty takes an instance from
-// another.
-const slotsPerInstance = 4
+// slotsPerInstance: a slot for each core's home and as many again, so
+// that an instance coming back to a taken home finds an empty slot at
+// once.
+const slotsPerInstance = 2
 
-// keySeed hashes pool keys; any seed will do, one per process.
-var keySeed = maphash.MakeSeed()
+// poolHome is a P's home slot.
+type poolHome struct{ slot int }
 
-// slotFor returns the slot index of key; an empty key (an event without a
-// session) gets any slot.
-func (pl *pool) slotFor(key string) int {
-	if key == "" {
-		return int(rand.Uint32() % uint32(len(pl.slots)))
+// home returns the calling P's home slot.
+func (pl *pool) home() int {
+	h, _ := pl.homes.Get().(*poolHome)
+	if h == nil {
+		h = &poolHome{slot: int((pl.nextHome.Add(1) - 1) % uint32(pl.max))}
 	}
-	return int(maphash.String(keySeed, key) % uint64(len(pl.slots)))
+	pl.homes.Put(h)
+	return h.slot
 }
 
-// get returns an idle instance, looking in key's slot first, or a new one.
-func (pl *pool) get(ctx context.Context, key string) (*instance, error) {
-	home := pl.slotFor(key)
+// get returns an idle instance, looking in the calling core's home slot
+// first, or a new one.
+func (pl *pool) get(ctx context.Context) (*instance, error) {
+	home := pl.home()
 	for {
 		if in := pl.takeIdle(home); in != nil {
 			return in, nil
@@ -255,7 +262,7 @@ func (pl *pool) drain() {
 // take and give are for tests: hold an idle instance (creating one if
 // none is idle) and return it.
 func (pl *pool) take() *instance {
-	in, err := pl.get(context.Background(), "")
+	in, err := pl.get(context.Background())
 	if err != nil {
 		panic(err)
 	}
