@@ -37,17 +37,10 @@ config.rules = [{ tool = "*", arg = "path", deny_glob = "/etc/**" }]
 // (CGO_ENABLED=0: a static binary), the same with cgo (what go install
 // gives where a C compiler is found: dynamically linked to libc), and a
 // hello-world Go program, the baseline every process start is compared
-// with. TOOLWARDEN_START_BINARY measures another build instead of the
-// first (and skips the cgo one).
-func buildStartBinaries(tb testing.TB) (toolwarden, toolwardenCgo, hello string) {
-	toolwarden, toolwardenCgo, _, hello = buildStartBinariesWithClient(tb)
-	return toolwarden, toolwardenCgo, hello
-}
-
-// buildStartBinariesWithClient is buildStartBinaries with the lean hook
-// client, toolwarden-hook, built next to toolwarden (none with
-// TOOLWARDEN_START_BINARY).
-func buildStartBinariesWithClient(tb testing.TB) (toolwarden, toolwardenCgo, client, hello string) {
+// with; and toolwarden-hook, the lean client, next to toolwarden.
+// TOOLWARDEN_START_BINARY measures another build instead of the first (and
+// skips the cgo one and the client).
+func buildStartBinaries(tb testing.TB) (toolwarden, toolwardenCgo, client, hello string) {
 	tb.Helper()
 	dir := tb.TempDir()
 	build := func(out, pkgDir string, env ...string) {
@@ -169,7 +162,7 @@ func timed(tb testing.TB, f func() ([]byte, error)) time.Duration {
 //
 // TOOLWARDEN_START_BINARY measures another build of toolwarden.
 func BenchmarkHookStart(b *testing.B) {
-	tw, twCgo, client, hello := buildStartBinariesWithClient(b)
+	tw, twCgo, client, hello := buildStartBinaries(b)
 	helloRun := func() ([]byte, error) { return exec.Command(hello).CombinedOutput() }
 	for _, c := range []struct {
 		name, bin, policies string
