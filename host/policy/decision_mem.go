@@ -1,6 +1,9 @@
 package policy
 
-import "strings"
+import (
+	"strings"
+	"unsafe"
+)
 
 // A decision's slices (trace, reasons, the plugin asks step 6 reads) and
 // its prompt come from one allocation made when Decide starts, instead of
@@ -13,7 +16,13 @@ import "strings"
 // The arrays are sized for the common case, so that each kind of decision
 // fits a small size class: every step of a decision without plugins, two
 // plugins' steps, two reasons, one plugin ask that forbids remembering.
-// append past them moves to a new array as usual.
+// append past them moves to a new array as usual. A traced decision
+// without plugins also has room for its prompt's text, in what would
+// otherwise be the unused tail of its size class (896 bytes, with the
+// 8-byte header the allocator adds to objects this size that hold
+// pointers). A longer text, and the text of a decision with plugins (their
+// messages are longer than the 24 bytes its 1024-byte class leaves), is
+// allocated on its own.
 
 const (
 	// traceSteps: hints, capabilities, visibility, approval mode,
@@ -36,6 +45,7 @@ type decisionMem struct {
 type tracedMem struct {
 	decisionMem
 	steps [traceSteps]Step
+	text  [72]byte
 }
 
 // pluginsMem adds room for a plugin ask that forbids remembering.
@@ -53,16 +63,18 @@ type tracedPluginsMem struct {
 
 // newDecisionMem allocates the memory of one decision and points d's
 // slices at it (empty, with capacity). It returns the prompt to use if
-// the decision asks.
-func newDecisionMem(d *Decision, traced, plugins bool) *Prompt {
+// the decision asks, and room for the prompt's text (nil when there is
+// none).
+func newDecisionMem(d *Decision, traced, plugins bool) (*Prompt, []byte) {
 	var m *decisionMem
+	var text []byte
 	switch {
 	case traced && plugins:
 		t := new(tracedPluginsMem)
 		d.Trace, d.unremembered, m = t.steps[:0], t.asks[:0], &t.decisionMem
 	case traced:
 		t := new(tracedMem)
-		d.Trace, m = t.steps[:0], &t.decisionMem
+		d.Trace, m, text = t.steps[:0], &t.decisionMem, t.text[:0]
 	case plugins:
 		t := new(pluginsMem)
 		d.unremembered, m = t.asks[:0], &t.decisionMem
@@ -70,14 +82,15 @@ func newDecisionMem(d *Decision, traced, plugins bool) *Prompt {
 		m = new(decisionMem)
 	}
 	d.Reasons = m.reasons[:0]
-	return &m.prompt
+	return &m.prompt, text
 }
 
-// joinPrompt builds a prompt's title and message in one allocation of
-// their exact size: the title names the tool (and its title, when it has
-// a different one) and the server; the message is the reasons, joined by
-// "; ".
-func joinPrompt(toolTitle, tool, server string, reasons []Reason) (title, message string) {
+// joinPrompt builds a prompt's title and message as one string: in room
+// (the decision's own memory, written once and never again) when they fit,
+// else in one allocation of their exact size. The title names the tool
+// (and its title, when it has a different one) and the server; the
+// message is the reasons, joined by "; ".
+func joinPrompt(room []byte, toolTitle, tool, server string, reasons []Reason) (title, message string) {
 	const allow, on, q, sep = "Allow ", " on ", "?", "; "
 	n := len(allow) + len(tool) + len(on) + len(server) + len(q)
 	named := toolTitle != "" && toolTitle != tool
@@ -90,6 +103,29 @@ func joinPrompt(toolTitle, tool, server string, reasons []Reason) (title, messag
 			n += len(sep)
 		}
 		n += len(reasons[i].Message)
+	}
+	if n <= cap(room) {
+		b := room[:0]
+		b = append(b, allow...)
+		if named {
+			b = append(b, toolTitle...)
+			b = append(b, " ("...)
+			b = append(b, tool...)
+			b = append(b, ')')
+		} else {
+			b = append(b, tool...)
+		}
+		b = append(b, on...)
+		b = append(b, server...)
+		b = append(b, q...)
+		for i := range reasons {
+			if i > 0 {
+				b = append(b, sep...)
+			}
+			b = append(b, reasons[i].Message...)
+		}
+		s := unsafe.String(unsafe.SliceData(b), len(b))
+		return s[:titleLen], s[titleLen:]
 	}
 	var b strings.Builder
 	b.Grow(n) // exactly n bytes: the one allocation

@@ -117,6 +117,8 @@ func TestPromptTitleAndMessage(t *testing.T) {
 		{"a tool without a title", "", nil, "Allow write_file on fs?", "auto: tool is destructive"},
 		{"a tool whose title is its name", "write_file", nil, "Allow write_file on fs?", "auto: tool is destructive"},
 		{"a tool with a title of its own", "Write a file", nil, "Allow Write a file (write_file) on fs?", "auto: tool is destructive"},
+		{"a text longer than the decision's room for it", "Write a file anywhere, replacing whatever was there before", nil,
+			"Allow Write a file anywhere, replacing whatever was there before (write_file) on fs?", "auto: tool is destructive"},
 		{"two reasons", "", []policy.Checker{askFlagging("p", true, "path")},
 			"Allow write_file on fs?", "auto: tool is destructive; looked at path"},
 		{"three reasons", "Write", []policy.Checker{askFlagging("p", true, "path"), askFlagging("q", true, "content")},

@@ -157,7 +157,7 @@ func (r *Rules) Visible(server string, tool *hints.Tool, drifted bool) (bool, Re
 func (r *Rules) Decide(ctx context.Context, in *Input) Decision {
 	var d Decision
 	traced := !in.NoTrace
-	prompt := newDecisionMem(&d, traced, len(in.Plugins) > 0) // decision_mem.go
+	prompt, promptText := newDecisionMem(&d, traced, len(in.Plugins) > 0) // decision_mem.go
 	var s state
 	r.prepare(&s, in.Server, in.Tool, in.Drifted, &d)
 	if traced {
@@ -223,7 +223,7 @@ func (r *Rules) Decide(ctx context.Context, in *Input) Decision {
 	r.approvalPolicy(&s, in, &d)
 
 	if d.Decision == Ask {
-		d.Prompt = s.prompt(&d, in.Arguments, prompt)
+		d.Prompt = s.prompt(&d, in.Arguments, prompt, promptText)
 	} else {
 		d.Rememberable = false
 	}

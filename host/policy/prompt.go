@@ -6,10 +6,11 @@ import "encoding/json"
 // on (ArgumentsView.Incomplete) offers allow_once and deny only, and the
 // decision stops being rememberable, so that no answer to it can approve
 // later calls the human never saw. An ask whose plugins proposed scopes
-// offers allow_session_scoped instead of the unscoped options. p is where
-// to build it: the decision's own memory (decision_mem.go).
-func (s *state) prompt(d *Decision, args json.RawMessage, p *Prompt) *Prompt {
-	title, msg := joinPrompt(s.tool.Title, d.Tool, d.Server, d.Reasons)
+// offers allow_session_scoped instead of the unscoped options. p, and room
+// for its text, are where to build it: the decision's own memory
+// (decision_mem.go).
+func (s *state) prompt(d *Decision, args json.RawMessage, p *Prompt, room []byte) *Prompt {
+	title, msg := joinPrompt(room, s.tool.Title, d.Tool, d.Server, d.Reasons)
 	*p = Prompt{Title: title, Message: msg, Hints: d.Hints}
 	if why := argumentsIncomplete(args, d.Flagged); why != "" {
 		p.Incomplete = why
