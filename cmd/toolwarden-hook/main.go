@@ -22,6 +22,7 @@ import (
 	"os/exec"
 	"path/filepath"
 
+	"github.com/toolwarden/toolwarden/cmd/internal/sibling"
 	"github.com/toolwarden/toolwarden/cmd/internal/warm"
 )
 
@@ -83,26 +84,11 @@ func run(flags []string, stdin io.Reader, stdout, stderr io.Writer) int {
 // The path is the one toolwarden's own os.Executable reports (symlinks
 // resolved), since the warm process is named after it.
 func findToolwarden() (string, error) {
-	name := "toolwarden"
-	if filepath.Ext(os.Args[0]) == ".exe" {
-		name += ".exe"
+	p, err := sibling.Find("toolwarden")
+	if err != nil {
+		return "", fmt.Errorf("%v; install both with: go install github.com/toolwarden/toolwarden/cmd/...@latest", err)
 	}
-	var tried []string
-	if self, err := os.Executable(); err == nil {
-		if real, err := filepath.EvalSymlinks(self); err == nil {
-			self = real
-		}
-		p := filepath.Join(filepath.Dir(self), name)
-		if fi, err := os.Stat(p); err == nil && !fi.IsDir() {
-			return resolved(p)
-		}
-		tried = append(tried, filepath.Dir(self))
-	}
-	if p, err := exec.LookPath(name); err == nil {
-		return resolved(p)
-	}
-	tried = append(tried, "PATH")
-	return "", fmt.Errorf("toolwarden is not installed (looked in %v); install both with: go install github.com/toolwarden/toolwarden/cmd/...@latest", tried)
+	return resolved(p)
 }
 
 func resolved(p string) (string, error) {

@@ -3,12 +3,11 @@ package main
 import (
 	"errors"
 	"fmt"
-	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 
 	"github.com/toolwarden/toolwarden/cmd/internal/cli"
+	"github.com/toolwarden/toolwarden/cmd/internal/sibling"
 )
 
 // The commands that talk MCP (wrap, proxy, tools) run in toolwarden-mcp,
@@ -32,25 +31,7 @@ var companionPath = findCompanion
 
 // findCompanion looks next to this executable first (the two are
 // installed together), then on PATH.
-func findCompanion() (string, error) {
-	name := cli.Companion + exeSuffix()
-	var tried []string
-	if self, err := os.Executable(); err == nil {
-		if real, err := filepath.EvalSymlinks(self); err == nil {
-			self = real
-		}
-		p := filepath.Join(filepath.Dir(self), name)
-		if fi, err := os.Stat(p); err == nil && !fi.IsDir() {
-			return p, nil
-		}
-		tried = append(tried, filepath.Dir(self))
-	}
-	if p, err := exec.LookPath(name); err == nil {
-		return p, nil
-	}
-	tried = append(tried, "PATH")
-	return "", fmt.Errorf("%s is not installed (looked in %s)", cli.Companion, strings.Join(tried, " and "))
-}
+func findCompanion() (string, error) { return sibling.Find(cli.Companion) }
 
 // installHint is the command that installs the companion of this build.
 func installHint() string {

@@ -27,5 +27,3 @@ func replaceProcess(path string, argv []string) error {
 	os.Exit(0)
 	return nil
 }
-
-func exeSuffix() string { return ".exe" }

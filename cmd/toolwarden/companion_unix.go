@@ -12,5 +12,3 @@ import (
 func replaceProcess(path string, argv []string) error {
 	return syscall.Exec(path, argv, os.Environ())
 }
-
-func exeSuffix() string { return "" }

@@ -141,9 +141,17 @@ func (w *warmSetup) event(ev string, extraEnv ...string) (int, string, int) {
 
 func (w *warmSetup) eventIn(dir, ev string, extraEnv ...string) (int, string, int) {
 	w.t.Helper()
-	cmd := exec.Command(w.bin, w.args...)
-	cmd.Dir = dir
-	cmd.Env = append(append([]string(nil), w.env...), extraEnv...)
+	code, stdout, stderr := runHookProcess(w.t, dir, append(append([]string(nil), w.env...), extraEnv...), ev, w.bin, w.args...)
+	pid, _ := warmPID([]byte(stderr))
+	return code, stdout, pid
+}
+
+// runHookProcess runs bin args in dir (empty: here) with env and the event
+// on stdin: its exit status, stdout and stderr.
+func runHookProcess(t *testing.T, dir string, env []string, ev, bin string, args ...string) (int, string, string) {
+	t.Helper()
+	cmd := exec.Command(bin, args...)
+	cmd.Dir, cmd.Env = dir, env
 	cmd.Stdin = strings.NewReader(ev)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
@@ -152,10 +160,9 @@ func (w *warmSetup) eventIn(dir, ev string, extraEnv ...string) (int, string, in
 	if ee, ok := err.(*exec.ExitError); ok {
 		code = ee.ExitCode()
 	} else if err != nil {
-		w.t.Fatal(err)
+		t.Fatal(err)
 	}
-	pid, _ := warmPID(stderr.Bytes())
-	return code, stdout.String(), pid
+	return code, stdout.String(), stderr.String()
 }
 
 // warmUp runs ev until a warm process decides it, and returns its pid.
@@ -190,17 +197,8 @@ func TestWarmHooksDecideAsAFreshProcessDoes(t *testing.T) {
 				t.Fatal("not decided by the warm process")
 			}
 			// The same event in a fresh process, without --warm.
-			cold := exec.Command(w.bin, w.args[:len(w.args)-3]...)
-			cold.Env = w.env
-			cold.Stdin = strings.NewReader(e.ev)
-			want, err := cold.Output()
-			wantCode := 0
-			if ee, ok := err.(*exec.ExitError); ok {
-				wantCode = ee.ExitCode()
-			} else if err != nil {
-				t.Fatal(err)
-			}
-			if code != wantCode || out != string(want) {
+			wantCode, want, _ := runHookProcess(t, "", w.env, e.ev, w.bin, w.args[:len(w.args)-3]...)
+			if code != wantCode || out != want {
 				t.Fatalf("warm: exit %d %s\nfresh process: exit %d %s", code, out, wantCode, want)
 			}
 		})
@@ -451,19 +449,7 @@ func TestTheLeanHookClientAnswersAsToolwardenDoes(t *testing.T) {
 	flags := w.args[1 : len(w.args)-3] // without "hook" and "--warm --warm-idle 30s"
 	lean := func(ev string) (int, string, string) {
 		t.Helper()
-		cmd := exec.Command(built.hookClient, append(append([]string(nil), flags...), "--warm-idle", "30s")...)
-		cmd.Env = w.env
-		cmd.Stdin = strings.NewReader(ev)
-		var stdout, stderr bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &stdout, &stderr
-		err := cmd.Run()
-		code := 0
-		if ee, ok := err.(*exec.ExitError); ok {
-			code = ee.ExitCode()
-		} else if err != nil {
-			t.Fatal(err)
-		}
-		return code, stdout.String(), stderr.String()
+		return runHookProcess(t, "", w.env, ev, built.hookClient, append(append([]string(nil), flags...), "--warm-idle", "30s")...)
 	}
 	deny := `{"session_id":"c1","hook_event_name":"PreToolUse","tool_name":"mcp__fs__write_file","tool_input":{"path":"/etc/passwd"}}`
 	// No warm process yet: toolwarden decides, and starts one.
@@ -490,15 +476,8 @@ func TestTheLeanHookClientAnswersAsToolwardenDoes(t *testing.T) {
 	for _, ev := range []string{claudeEvent("read_text_file"), claudeEvent("write_file"), `{"tool_name":`} {
 		code, out, stderr := lean(ev)
 		by, _ := warmPID([]byte(stderr))
-		cold := exec.Command(w.bin, append([]string{"hook"}, flags...)...)
-		cold.Env = w.env
-		cold.Stdin = strings.NewReader(ev)
-		want, err := cold.Output()
-		wantCode := 0
-		if ee, ok := err.(*exec.ExitError); ok {
-			wantCode = ee.ExitCode()
-		}
-		if by != pid || code != wantCode || out != string(want) {
+		wantCode, want, _ := runHookProcess(t, "", w.env, ev, w.bin, append([]string{"hook"}, flags...)...)
+		if by != pid || code != wantCode || out != want {
 			t.Fatalf("%s: lean client (warm %d) exit %d %s\nfresh toolwarden: exit %d %s", ev, by, code, out, wantCode, want)
 		}
 	}
