@@ -428,7 +428,10 @@ func BenchmarkWarmProcessEvent(b *testing.B) {
 	defer rt.Close(ctx)
 	args := []string{"--config", config, "--state-dir", filepath.Join(dir, "state"), "--tools", tools}
 	b.ReportAllocs()
-	for range b.N {
+	for i := range b.N + 1 {
+		if i == 1 {
+			b.ResetTimer() // the first event compiled argguard
+		}
 		var stdout, stderr bytes.Buffer
 		e := &env{stdin: strings.NewReader(hookStartEvent), stdout: &stdout, stderr: &stderr, getenv: os.Getenv, pluginRuntime: rt}
 		f, code, ok := parseHookFlags(e, args)
