@@ -190,3 +190,36 @@ func TestPoolSlotsUnderRaces(t *testing.T) {
 		t.Error("a closed pool handed out an instance")
 	}
 }
+
+// A caller waiting for an instance (the pool at its size) gets the one
+// returned to a slot, and, when the held one retires instead, a fresh one
+// in its place: no put or discard is missed by a waiter.
+func TestAWaiterWakesForAReturnedOrRetiredInstance(t *testing.T) {
+	rt := newRuntime(t, Options{PoolSize: 1})
+	p, err := loadWasm(t, rt, config.Policy{Name: "noop"}, filepath.Join("testdata", "wat", "noop.wasm"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(p.Close)
+	for _, retire := range []bool{false, true} {
+		held := p.pool.take()
+		got := make(chan *instance)
+		go func() {
+			in, err := p.pool.get(context.Background())
+			if err != nil {
+				t.Error(err)
+			}
+			got <- in
+		}()
+		for p.pool.waiting.Load() == 0 {
+			runtime.Gosched() // until the caller waits
+		}
+		held.retire = retire
+		p.pool.put(held)
+		in := <-got
+		if retire == (in == held) {
+			t.Fatalf("retire %v: the waiter got the held instance: %v", retire, in == held)
+		}
+		p.pool.put(in)
+	}
+}
