@@ -3,16 +3,11 @@ package host_test
 import (
 	"context"
 	"crypto/sha256"
-	"encoding/json"
-	"runtime"
 	"slices"
-	"strconv"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
-
-	"github.com/toolwarden/toolwarden/host"
 )
 
 // BenchmarkCheckScalingAgainstCPU is BenchmarkCheckWithPluginsScaling with
@@ -24,23 +19,9 @@ import (
 // means a decision scales as well as code that shares nothing does on this
 // machine at this moment, which a busy machine lowers for both alike.
 func BenchmarkCheckScalingAgainstCPU(b *testing.B) {
-	const policies = "\n[policies.trifecta]\nbuiltin = \"trifecta\"\n" +
-		"\n[policies.argguard]\nbuiltin = \"argguard\"\n" +
-		`config.rules = [{ tool = "*", arg = "path", deny_glob = "/etc/**" }, { tool = "*", arg = "command", ask_regex = 'rm\s+-rf' }]` + "\n"
-	h := newHost(b, benchConfig+"[apps.fs.hints]\nreads_private_data = true\nsees_untrusted_content = true\ncan_exfiltrate = true\n"+policies,
-		host.Defaults().WithPluginCacheDir(pluginCache))
-	tl := tool(b, writeFile)
+	h, calls := scalingHost(b)
 	ctx := context.Background()
-	procs := runtime.GOMAXPROCS(0)
-	calls := make([]host.Call, procs)
-	for i := range calls {
-		calls[i] = host.Call{Session: "s" + strconv.Itoa(i), Server: "fs", Tool: tl, Arguments: json.RawMessage(`{"path":"/home/me/src/notes.txt","content":"hello"}`)}
-		d := h.Check(ctx, calls[i])
-		h.Observe(ctx, calls[i], &d, host.Result{})
-		if d = h.Check(ctx, calls[i]); d.Decision != host.Ask {
-			b.Fatalf("%+v", d.Reasons)
-		}
-	}
+	procs := len(calls)
 	var data [600]byte
 	var sink atomic.Int64
 	work := []func(g int){
