@@ -101,3 +101,30 @@ func TestASocketPathTooLongIsRefused(t *testing.T) {
 		t.Fatalf("%+v %v", p, err)
 	}
 }
+
+// Whatever arrives on the socket, reading it never panics, never reads a
+// frame past its limit, and a frame that reads back is the one written.
+func FuzzFrames(f *testing.F) {
+	var ev, ans bytes.Buffer
+	WriteEvent(&ev, []byte(`{"tool_name":"x"}`))
+	WriteAnswer(&ans, Answer{Exit: 2, PID: 7, Stdout: []byte("o"), Stderr: []byte("e")})
+	f.Add(ev.Bytes())
+	f.Add(ans.Bytes())
+	f.Add([]byte(magic + "\xff\xff\xff\xff"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if e, err := ReadEvent(bytes.NewReader(data)); err == nil {
+			var again bytes.Buffer
+			WriteEvent(&again, e)
+			if !bytes.HasPrefix(data, again.Bytes()) {
+				t.Fatalf("event %q does not read back from %q", e, data)
+			}
+		}
+		if a, err := ReadAnswer(bytes.NewReader(data)); err == nil {
+			var again bytes.Buffer
+			WriteAnswer(&again, a)
+			if !bytes.HasPrefix(data, again.Bytes()) {
+				t.Fatalf("answer %+v does not read back from %q", a, data)
+			}
+		}
+	})
+}
