@@ -6,7 +6,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"syscall"
 )
 
 // EnvRuntimeDir names the variable that overrides the rendezvous directory
@@ -74,8 +73,8 @@ func checkPrivate(d string) error {
 	if !fi.IsDir() {
 		return fmt.Errorf("inbox: rendezvous directory %s is not a directory: remove it or set %s", d, EnvRuntimeDir)
 	}
-	if st, ok := fi.Sys().(*syscall.Stat_t); ok && int(st.Uid) != os.Getuid() {
-		return fmt.Errorf("inbox: rendezvous directory %s belongs to uid %d, not to you (uid %d); refusing it: remove it or set %s to a private directory", d, st.Uid, os.Getuid(), EnvRuntimeDir)
+	if uid, ok := ownerUID(fi); ok && uid != os.Getuid() {
+		return fmt.Errorf("inbox: rendezvous directory %s belongs to uid %d, not to you (uid %d); refusing it: remove it or set %s to a private directory", d, uid, os.Getuid(), EnvRuntimeDir)
 	}
 	if perm := fi.Mode().Perm(); perm&0o077 != 0 {
 		return fmt.Errorf("inbox: rendezvous directory %s has mode %04o, so other users could read or answer asks; run chmod 700 %s", d, perm, d)

@@ -9,7 +9,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"syscall"
 )
 
 // writeAtomic writes b to path through a temporary file in the same
@@ -68,9 +67,9 @@ func writeExclusive(path string, b []byte) (won bool, err error) {
 // readBounded reads a regular file (never through a symlink) of at most
 // maxFile bytes.
 func readBounded(path string) ([]byte, error) {
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+	f, err := openNoFollow(path)
 	if err != nil {
-		if errors.Is(err, syscall.ELOOP) {
+		if errors.Is(err, errSymlink) {
 			return nil, fmt.Errorf("%s is a symlink", filepath.Base(path))
 		}
 		return nil, err
@@ -144,12 +143,5 @@ func readAnswer(dir, id string) (Answer, error) {
 	return ans, nil
 }
 
-// pidAlive reports whether a process with this pid exists. EPERM means it
-// exists under another user, which still counts as alive.
-func pidAlive(pid int) bool {
-	if pid <= 0 {
-		return false
-	}
-	err := syscall.Kill(pid, 0)
-	return err == nil || errors.Is(err, syscall.EPERM)
-}
+// pidAlive reports whether a process with this pid exists (files_unix.go).
+func pidAlive(pid int) bool { return pid > 0 && processExists(pid) }
