@@ -8,7 +8,8 @@
 //
 //	toolwarden-hook [hook flags] < EVENT.json
 //
-// It links the standard library and cmd/internal/warm alone: toolwarden
+// It links the standard library, golang.org/x/sys/unix (to hand the event
+// over in its own place) and two small packages of ours alone: toolwarden
 // links wazero, the TOML parser and the policy engine, whose package init
 // is most of its start.
 package main
@@ -64,7 +65,14 @@ func run(flags []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "toolwarden-hook: handing the event to toolwarden: %v\n", err)
 		}
 	}
-	cmd := exec.Command(tw, append([]string{"hook"}, args...)...)
+	argv := append([]string{"hook"}, args...)
+	if stdout == os.Stdout && stderr == os.Stderr {
+		// toolwarden takes this process's place, so that whatever ends
+		// the hook (the agent's timeout) ends its wait too; it returns
+		// only when that could not be done.
+		_ = handOver(tw, argv, event)
+	}
+	cmd := exec.Command(tw, argv...)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = bytes.NewReader(event), stdout, stderr
 	err = cmd.Run()
 	var exit *exec.ExitError

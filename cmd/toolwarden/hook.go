@@ -131,6 +131,9 @@ func decideHook(e *env, fl *hookFlags) int {
 		settings = settings.WithAuditLog(f)
 	}
 	ctx := context.Background()
+	if e.ctx != nil {
+		ctx = e.ctx
+	}
 	h, err := host.New(ctx, cfg, settings)
 	if err != nil {
 		return fail("%v", err)

@@ -265,6 +265,16 @@ func (w *warmProcess) handle(c *net.UnixConn) {
 		return
 	}
 	_ = c.SetReadDeadline(time.Time{})
+	// The hook sends nothing more: a read that returns means it hung up
+	// (it was killed, or the agent gave up on it), and the event stops,
+	// withdrawing an ask it was waiting on in the inbox.
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() {
+		var b [1]byte
+		_, _ = c.Read(b[:])
+		cancel()
+	}()
 	var stdout, stderr bytes.Buffer
 	var later []func()
 	defer func() {
@@ -273,7 +283,7 @@ func (w *warmProcess) handle(c *net.UnixConn) {
 		}
 	}()
 	e := &env{stdin: bytes.NewReader(event), stdout: &stdout, stderr: &stderr, getenv: os.Getenv, pluginRuntime: w.rt,
-		afterAnswer: func(f func()) { later = append(later, f) }}
+		afterAnswer: func(f func()) { later = append(later, f) }, ctx: ctx}
 	f, code, ok := parseHookFlags(e, w.args)
 	if ok {
 		code = decideHook(e, f)

@@ -25,6 +25,13 @@ import (
 
 var warmPIDLine = regexp.MustCompile(`decided by the warm process \(pid (\d+)\)`)
 
+// warmMagic is the protocol's magic, as warm.WriteEvent writes it.
+func warmMagic() string {
+	var b bytes.Buffer
+	_ = warm.WriteEvent(&b, nil)
+	return b.String()[:4]
+}
+
 // warmPID reads who decided from a --warm hook's debug line.
 func warmPID(out []byte) (int, bool) {
 	m := warmPIDLine.FindSubmatch(out)
@@ -339,8 +346,8 @@ func TestAWarmProcessSurvivesGarbageOnItsSocket(t *testing.T) {
 	}
 	for _, junk := range [][]byte{
 		[]byte("GET / HTTP/1.1\r\n\r\n"),
-		append([]byte("TWH1"), 0xff, 0xff, 0xff, 0x7f), // a length far past the limit
-		[]byte("TWH1\x05\x00\x00\x00ab"),               // shorter than it says
+		append([]byte(warmMagic()), 0xff, 0xff, 0xff, 0x7f), // a length far past the limit
+		[]byte(warmMagic() + "\x05\x00\x00\x00ab"),          // shorter than it says
 		nil,
 	} {
 		c, err := net.Dial("unix", socks[0])
@@ -526,7 +533,7 @@ import (
 )
 
 func frame(parts ...[]byte) []byte {
-	out := []byte("TWH1")
+	out := []byte("MAGIC")
 	for _, p := range parts {
 		out = binary.LittleEndian.AppendUint32(out, uint32(len(p)))
 		out = append(out, p...)
@@ -550,7 +557,7 @@ func main() {
 			}
 			io.ReadAll(io.LimitReader(c, 1<<20))
 			allow := []byte(` + "`" + `{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"allow"}}` + "`" + `)
-			head := binary.LittleEndian.AppendUint32([]byte("TWH1"), 0)
+			head := binary.LittleEndian.AppendUint32([]byte("MAGIC"), 0)
 			head = binary.LittleEndian.AppendUint32(head, 1)
 			out := append(head, frame(allow)[4:]...)
 			out = append(out, 0, 0, 0, 0)
@@ -587,7 +594,7 @@ func buildOtherUserProgram(t *testing.T) func(args ...string) *exec.Cmd {
 	if err := os.Chmod(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	for name, text := range map[string]string{"go.mod": "module peer\n\ngo 1.22\n", "main.go": otherUserProgram} {
+	for name, text := range map[string]string{"go.mod": "module peer\n\ngo 1.22\n", "main.go": strings.ReplaceAll(otherUserProgram, "MAGIC", warmMagic())} {
 		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
 			t.Fatal(err)
 		}
@@ -667,6 +674,93 @@ func TestWarmSocketsServeAndBelieveOnlyTheirOwnUser(t *testing.T) {
 		code, out, stderr := run()
 		if code != 0 || permission(t, out) != "deny" || strings.Contains(stderr, "decided by the warm process") {
 			t.Errorf("%s believed another user's socket: exit %d %s\n%s", name, code, out, stderr)
+		}
+	}
+}
+
+// An ask the warm process waits on in the approval inbox is withdrawn as
+// soon as the hook that asked is gone (killed, or given up on by the
+// agent), instead of waiting there, answerable, for its whole timeout.
+func TestAWarmAskIsWithdrawnWhenItsHookGoesAway(t *testing.T) {
+	w := newWarmSetup(t)
+	w.writeConfig("approval_channel = \"inbox\"\n" + warmConfig)
+	w.warmUp(claudeEvent("read_text_file"))
+	asks := func() []string {
+		files, _ := filepath.Glob(filepath.Join(w.rdv, "asks", "*.json"))
+		return files
+	}
+	hook := exec.Command(w.bin, w.args...)
+	hook.Env = w.env
+	hook.Stdin = strings.NewReader(claudeEvent("write_file"))
+	var out bytes.Buffer
+	hook.Stdout, hook.Stderr = &out, &out
+	if err := hook.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- hook.Wait() }()
+	for len(asks()) == 0 {
+		select {
+		case err := <-exited:
+			t.Fatalf("the hook ended before asking: %v\n%s", err, out.String())
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+	if err := hook.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	<-exited
+	for i := 0; len(asks()) > 0; i++ {
+		if i == 250 {
+			t.Fatalf("the ask outlived its hook: %v", asks())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// When there is no warm process, toolwarden-hook hands the event to
+// toolwarden in its own place (same pid): killing the hook, as an agent
+// does at its timeout, ends toolwarden's wait in the inbox too, and leaves
+// no toolwarden behind.
+func TestTheLeanClientLeavesNoToolwardenBehindWhenKilled(t *testing.T) {
+	w := newWarmSetup(t)
+	w.writeConfig("approval_channel = \"inbox\"\n" + warmConfig)
+	flags := w.args[1 : len(w.args)-3]
+	hook := exec.Command(built.hookClient, append(append([]string(nil), flags...), "--warm-idle", "30s")...)
+	hook.Env = w.env
+	hook.Stdin = strings.NewReader(claudeEvent("write_file"))
+	var out bytes.Buffer
+	hook.Stdout, hook.Stderr = &out, &out
+	if err := hook.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- hook.Wait() }()
+	for {
+		files, _ := filepath.Glob(filepath.Join(w.rdv, "asks", "*.json"))
+		if len(files) > 0 {
+			break
+		}
+		select {
+		case err := <-exited:
+			t.Fatalf("the hook ended before asking: %v\n%s", err, out.String())
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+	if cmdline, _ := os.ReadFile("/proc/" + strconv.Itoa(hook.Process.Pid) + "/cmdline"); !bytes.Contains(cmdline, []byte("\x00hook\x00--warm\x00")) {
+		t.Fatalf("the asking process is not toolwarden in the client's place: %q", cmdline)
+	}
+	if err := hook.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	<-exited
+	procs, _ := filepath.Glob("/proc/[0-9]*")
+	for _, p := range procs {
+		environ, _ := os.ReadFile(filepath.Join(p, "environ"))
+		cmdline, _ := os.ReadFile(filepath.Join(p, "cmdline"))
+		if bytes.Contains(append([]byte{0}, environ...), []byte("\x00"+inbox.EnvRuntimeDir+"="+w.rdv+"\x00")) &&
+			bytes.Contains(cmdline, []byte("\x00hook\x00")) {
+			t.Fatalf("a toolwarden hook outlived the killed client: %s %q", p, cmdline)
 		}
 	}
 }

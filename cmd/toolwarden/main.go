@@ -3,6 +3,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"os"
@@ -48,6 +49,9 @@ type env struct {
 	// afterAnswer, when set, takes work that need not delay the answer
 	// (closing a host), to run once the answer is sent.
 	afterAnswer func(func())
+	// ctx, when set, ends when whoever waits for the command's answer has
+	// gone (a warm process's hook hanging up).
+	ctx context.Context
 }
 
 var commands = map[string]command{}

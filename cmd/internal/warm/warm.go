@@ -26,7 +26,9 @@ const (
 	MaxEvent = 8 << 20
 	// maxOutput bounds each stream of an answer.
 	maxOutput = 64 << 20
-	magic     = "TWH1"
+	// magic names the protocol. Version 2: the hook keeps its side open
+	// until it has the answer, and hanging up cancels the event.
+	magic = "TWH2"
 	// DebugEnv, when "1", makes a hook say on stderr who decided.
 	DebugEnv = "TOOLWARDEN_WARM_DEBUG"
 	// RuntimeDirEnv overrides the rendezvous directory (sdk/inbox.EnvRuntimeDir).
@@ -123,10 +125,12 @@ func (p *Place) Ask(event []byte) (a Answer, absent bool, err error) {
 	if err := PeerIsUs(uc); err != nil {
 		return a, false, err
 	}
+	// The connection stays open both ways until the answer is read: the
+	// warm process takes a hang-up as the hook going away, and withdraws
+	// what it was asking on the hook's behalf.
 	if err := WriteEvent(uc, event); err != nil {
 		return a, false, err
 	}
-	_ = uc.CloseWrite()
 	a, err = ReadAnswer(uc)
 	return a, false, err
 }
