@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -87,11 +86,21 @@ type hookRunner struct {
 	lean                             bool     // bin is toolwarden-hook: no "hook" argument
 }
 
-func newHookRunner(tb testing.TB, bin, policies string, cold, lean bool) *hookRunner {
+func newHookRunner(tb testing.TB, bin, policies string, cold, warm, lean bool) *hookRunner {
 	tb.Helper()
 	dir := tb.TempDir()
 	r := &hookRunner{bin: bin, config: filepath.Join(dir, "tw.toml"), tools: filepath.Join(dir, "tools.json"), state: filepath.Join(dir, "state"),
 		cache: filepath.Join(dir, "cache"), coldCache: cold, lean: lean}
+	if warm || lean {
+		// Every warm process these events start meets in a directory of
+		// the test's own, and is stopped with it.
+		rdv := shortTempDir(tb)
+		tb.Cleanup(func() { stopWarmProcesses(tb, rdv) })
+		r.env = append(r.env, warmDebugEnv+"=1", inbox.EnvRuntimeDir+"="+rdv)
+		if !lean {
+			r.extra = append(r.extra, "--warm")
+		}
+	}
 	if err := os.WriteFile(r.config, []byte(hookStartConfig+policies), 0o600); err != nil {
 		tb.Fatal(err)
 	}
@@ -179,7 +188,7 @@ func BenchmarkHookStart(b *testing.B) {
 			continue
 		}
 		b.Run(c.name, func(b *testing.B) {
-			r := newHookRunner(b, c.bin, c.policies, c.cold, c.lean)
+			r := newHookRunner(b, c.bin, c.policies, c.cold, c.warm, c.lean)
 			if c.warm {
 				r.startWarm(b)
 			}
@@ -201,22 +210,16 @@ func BenchmarkHookStart(b *testing.B) {
 	}
 }
 
-// startWarm makes r's events --warm ones and waits until an event is
-// decided by the warm process the first one started; the process is
-// stopped when the test ends.
+// startWarm waits until an event of a warm runner is decided by the warm
+// process an earlier one started (stopped when the test ends).
 func (r *hookRunner) startWarm(tb testing.TB) {
 	tb.Helper()
-	if !r.lean {
-		r.extra = append(r.extra, "--warm")
-	}
-	r.env = append(r.env, warmDebugEnv+"=1", inbox.EnvRuntimeDir+"="+shortTempDir(tb))
 	for i := 0; ; i++ {
 		out, err := r.run()
 		if err != nil {
 			tb.Fatalf("hook event: %v\n%s", err, out)
 		}
-		if pid, ok := warmPID(out); ok {
-			tb.Cleanup(func() { _ = syscall.Kill(pid, syscall.SIGKILL); waitGone(tb, pid) })
+		if _, ok := warmPID(out); ok {
 			return
 		}
 		if i == 100 {
