@@ -457,10 +457,10 @@ func BenchmarkWarmProcessEvent(b *testing.B) {
 // runs toolwarden itself when there is none, and answers as it does.
 func TestTheLeanHookClientAnswersAsToolwardenDoes(t *testing.T) {
 	w := newWarmSetup(t)
-	flags := w.args[1 : len(w.args)-3] // without "hook" and "--warm --warm-idle 30s"
+	leanArgs, cold := w.leanArgs(), w.args[:len(w.args)-3]
 	lean := func(ev string) (int, string, string) {
 		t.Helper()
-		return runHookProcess(t, "", w.env, ev, built.hookClient, append(append([]string(nil), flags...), "--warm-idle", "30s")...)
+		return runHookProcess(t, "", w.env, ev, built.hookClient, leanArgs...)
 	}
 	deny := `{"session_id":"c1","hook_event_name":"PreToolUse","tool_name":"mcp__fs__write_file","tool_input":{"path":"/etc/passwd"}}`
 	// No warm process yet: toolwarden decides, and starts one.
@@ -480,14 +480,14 @@ func TestTheLeanHookClientAnswersAsToolwardenDoes(t *testing.T) {
 	// The same warm process serves toolwarden hook --warm with these flags
 	// and this environment: both name it alike. (A shell sets "_" to the
 	// program it runs, so from a shell the two differ in it.)
-	w.args = append([]string{"hook", "--warm"}, append(append([]string(nil), flags...), "--warm-idle", "30s")...)
+	w.args = append([]string{"hook", "--warm"}, leanArgs...)
 	if _, out, by := w.event(deny); by != pid || permission(t, out) != "deny" {
 		t.Fatalf("toolwarden hook --warm: decided by %d, not the lean client's %d: %s", by, pid, out)
 	}
 	for _, ev := range []string{claudeEvent("read_text_file"), claudeEvent("write_file"), `{"tool_name":`} {
 		code, out, stderr := lean(ev)
 		by, _ := warmPID([]byte(stderr))
-		wantCode, want, _ := runHookProcess(t, "", w.env, ev, w.bin, append([]string{"hook"}, flags...)...)
+		wantCode, want, _ := runHookProcess(t, "", w.env, ev, w.bin, cold...)
 		if by != pid || code != wantCode || out != want {
 			t.Fatalf("%s: lean client (warm %d) exit %d %s\nfresh toolwarden: exit %d %s", ev, by, code, out, wantCode, want)
 		}
@@ -621,8 +621,8 @@ func TestWarmSocketsServeAndBelieveOnlyTheirOwnUser(t *testing.T) {
 	w := newWarmSetup(t)
 	// The flags in the order the lean client passes them, so that both
 	// clients name the same socket.
-	flags := w.args[1 : len(w.args)-3]
-	w.args = append([]string{"hook", "--warm"}, append(append([]string(nil), flags...), "--warm-idle", "30s")...)
+	leanArgs := w.leanArgs()
+	w.args = append([]string{"hook", "--warm"}, leanArgs...)
 	ev := claudeEvent("write_file")
 	pid := w.warmUp(ev)
 	socks, _ := filepath.Glob(filepath.Join(w.rdv, "hook-*.sock"))
@@ -668,7 +668,7 @@ func TestWarmSocketsServeAndBelieveOnlyTheirOwnUser(t *testing.T) {
 	for name, run := range map[string]func() (int, string, string){
 		"toolwarden hook --warm": func() (int, string, string) { return runHookProcess(t, "", w.env, deny, w.bin, w.args...) },
 		"toolwarden-hook": func() (int, string, string) {
-			return runHookProcess(t, "", w.env, deny, built.hookClient, append(append([]string(nil), flags...), "--warm-idle", "30s")...)
+			return runHookProcess(t, "", w.env, deny, built.hookClient, leanArgs...)
 		},
 	} {
 		code, out, stderr := run()
@@ -685,27 +685,8 @@ func TestAWarmAskIsWithdrawnWhenItsHookGoesAway(t *testing.T) {
 	w := newWarmSetup(t)
 	w.writeConfig("approval_channel = \"inbox\"\n" + warmConfig)
 	w.warmUp(claudeEvent("read_text_file"))
-	asks := func() []string {
-		files, _ := filepath.Glob(filepath.Join(w.rdv, "asks", "*.json"))
-		return files
-	}
-	hook := exec.Command(w.bin, w.args...)
-	hook.Env = w.env
-	hook.Stdin = strings.NewReader(claudeEvent("write_file"))
-	var out bytes.Buffer
-	hook.Stdout, hook.Stderr = &out, &out
-	if err := hook.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan error, 1)
-	go func() { exited <- hook.Wait() }()
-	for len(asks()) == 0 {
-		select {
-		case err := <-exited:
-			t.Fatalf("the hook ended before asking: %v\n%s", err, out.String())
-		case <-time.After(20 * time.Millisecond):
-		}
-	}
+	asks := w.asks
+	hook, exited := w.startAsking(w.bin, w.args...)
 	if err := hook.Process.Kill(); err != nil {
 		t.Fatal(err)
 	}
@@ -725,28 +706,7 @@ func TestAWarmAskIsWithdrawnWhenItsHookGoesAway(t *testing.T) {
 func TestTheLeanClientLeavesNoToolwardenBehindWhenKilled(t *testing.T) {
 	w := newWarmSetup(t)
 	w.writeConfig("approval_channel = \"inbox\"\n" + warmConfig)
-	flags := w.args[1 : len(w.args)-3]
-	hook := exec.Command(built.hookClient, append(append([]string(nil), flags...), "--warm-idle", "30s")...)
-	hook.Env = w.env
-	hook.Stdin = strings.NewReader(claudeEvent("write_file"))
-	var out bytes.Buffer
-	hook.Stdout, hook.Stderr = &out, &out
-	if err := hook.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan error, 1)
-	go func() { exited <- hook.Wait() }()
-	for {
-		files, _ := filepath.Glob(filepath.Join(w.rdv, "asks", "*.json"))
-		if len(files) > 0 {
-			break
-		}
-		select {
-		case err := <-exited:
-			t.Fatalf("the hook ended before asking: %v\n%s", err, out.String())
-		case <-time.After(20 * time.Millisecond):
-		}
-	}
+	hook, exited := w.startAsking(built.hookClient, w.leanArgs()...)
 	if cmdline, _ := os.ReadFile("/proc/" + strconv.Itoa(hook.Process.Pid) + "/cmdline"); !bytes.Contains(cmdline, []byte("\x00hook\x00--warm\x00")) {
 		t.Fatalf("the asking process is not toolwarden in the client's place: %q", cmdline)
 	}
@@ -763,4 +723,41 @@ func TestTheLeanClientLeavesNoToolwardenBehindWhenKilled(t *testing.T) {
 			t.Fatalf("a toolwarden hook outlived the killed client: %s %q", p, cmdline)
 		}
 	}
+}
+
+// leanArgs are the flags toolwarden-hook takes for w's invocation (w.args
+// without "hook", with --warm implied).
+func (w *warmSetup) leanArgs() []string {
+	flags := w.args[1 : len(w.args)-3] // without "hook" and "--warm --warm-idle 30s"
+	return append(append([]string(nil), flags...), "--warm-idle", "30s")
+}
+
+// asks lists the pending asks in w's approval inbox.
+func (w *warmSetup) asks() []string {
+	files, _ := filepath.Glob(filepath.Join(w.rdv, "asks", "*.json"))
+	return files
+}
+
+// startAsking starts bin args with an event that asks in the inbox, and
+// returns once the ask is there; exited reports the process's end.
+func (w *warmSetup) startAsking(bin string, args ...string) (*exec.Cmd, <-chan error) {
+	w.t.Helper()
+	hook := exec.Command(bin, args...)
+	hook.Env = w.env
+	hook.Stdin = strings.NewReader(claudeEvent("write_file"))
+	var out bytes.Buffer
+	hook.Stdout, hook.Stderr = &out, &out
+	if err := hook.Start(); err != nil {
+		w.t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- hook.Wait() }()
+	for len(w.asks()) == 0 {
+		select {
+		case err := <-exited:
+			w.t.Fatalf("the hook ended before asking: %v\n%s", err, out.String())
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+	return hook, exited
 }
