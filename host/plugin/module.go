@@ -123,17 +123,11 @@ func signatureProblems(cm wazero.CompiledModule) []string {
 func (rt *Runtime) compile(ctx context.Context, bin []byte) (*module, error) {
 	quick := maphash.Bytes(moduleSeed, bin)
 	rt.mu.Lock()
-	if rt.closed {
-		rt.mu.Unlock()
-		return nil, errClosed
-	}
-	for _, m := range rt.byQuick[quick] {
-		if bytes.Equal(m.bin, bin) {
-			rt.mu.Unlock()
-			return m, nil
-		}
-	}
+	m, err := rt.compiled(quick, bin)
 	rt.mu.Unlock()
+	if m != nil || err != nil {
+		return m, err
+	}
 
 	imports, exports, err := readExterns(bin)
 	if err != nil {
@@ -146,11 +140,9 @@ func (rt *Runtime) compile(ctx context.Context, bin []byte) (*module, error) {
 
 	rt.mu.Lock()
 	defer rt.mu.Unlock()
-	if rt.closed {
-		return nil, errClosed
-	}
-	if m, ok := rt.modules[sum]; ok {
-		return m, nil
+	// Another caller may have compiled the same binary meanwhile.
+	if m, err := rt.compiled(quick, bin); m != nil || err != nil {
+		return m, err
 	}
 	ibin, err := rt.instrumented(bin, sum)
 	if err != nil {
@@ -167,7 +159,7 @@ func (rt *Runtime) compile(ctx context.Context, bin []byte) (*module, error) {
 		_ = cm.Close(ctx)
 		return nil, errors.New(strings.Join(ps, "; "))
 	}
-	m := &module{compiled: cm, imports: imports, exports: exports}
+	m = &module{compiled: cm, imports: imports, exports: exports}
 	for _, im := range imports {
 		if im.Module == wasiModule {
 			m.usesWASI = true
@@ -184,12 +176,22 @@ func (rt *Runtime) compile(ctx context.Context, bin []byte) (*module, error) {
 		}
 	}
 	m.bin = bytes.Clone(bin)
-	rt.modules[sum] = m
-	if rt.byQuick == nil {
-		rt.byQuick = map[uint64][]*module{}
-	}
-	rt.byQuick[quick] = append(rt.byQuick[quick], m)
+	rt.modules[quick] = append(rt.modules[quick], m)
 	return m, nil
+}
+
+// compiled finds the module compiled from bin (nil if none), or fails when
+// the runtime is closed. Callers hold rt.mu.
+func (rt *Runtime) compiled(quick uint64, bin []byte) (*module, error) {
+	if rt.closed {
+		return nil, errClosed
+	}
+	for _, m := range rt.modules[quick] {
+		if bytes.Equal(m.bin, bin) {
+			return m, nil
+		}
+	}
+	return nil, nil
 }
 
 // moduleSeed seeds the quick lookup of compiled binaries (compile).

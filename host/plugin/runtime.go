@@ -2,7 +2,6 @@ package plugin
 
 import (
 	"context"
-	"crypto/sha256"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -66,8 +65,7 @@ type Runtime struct {
 	// mu serialises compilation (wazero #2547: concurrent compiles through
 	// a shared file cache can panic) and guards the fields below.
 	mu      sync.Mutex
-	modules map[[sha256.Size]byte]*module
-	byQuick map[uint64][]*module // the same modules by a fast hash (compile)
+	modules map[uint64][]*module // by a fast hash of the binary (compile)
 	wasi    bool
 	plugins []*Plugin
 	closed  bool
@@ -110,7 +108,7 @@ func newCompilationCacheWithDir(dir string) (c wazero.CompilationCache, err erro
 // (instrument.go), not through wazero's WithCloseOnContextDone, which costs
 // a goroutine per call and an exit to Go at every loop iteration.
 func NewRuntime(ctx context.Context, opts Options) (*Runtime, error) {
-	rt := &Runtime{opts: opts, modules: map[[sha256.Size]byte]*module{}}
+	rt := &Runtime{opts: opts, modules: map[uint64][]*module{}}
 	rt.log = opts.Logger
 	if rt.log == nil {
 		rt.log = slog.Default()
