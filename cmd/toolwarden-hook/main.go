@@ -49,17 +49,11 @@ func run(flags []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	debug := os.Getenv(warm.DebugEnv) == "1"
 	if warm.Supported {
 		place, err := warm.PlaceFor(warm.RendezvousDir(), tw, args)
-		var a warm.Answer
 		if err == nil {
-			a, _, err = place.Ask(event)
-		}
-		if err == nil {
-			if debug {
-				fmt.Fprintf(stderr, "toolwarden hook: decided by the warm process (pid %d)\n", a.PID)
+			var code int
+			if code, _, err = place.Relay(event, stdout, stderr, debug); err == nil {
+				return code
 			}
-			stdout.Write(a.Stdout)
-			stderr.Write(a.Stderr)
-			return a.Exit
 		}
 		if debug {
 			fmt.Fprintf(stderr, "toolwarden-hook: handing the event to toolwarden: %v\n", err)

@@ -94,14 +94,9 @@ func runHookWarm(e *env, args []string, f *hookFlags) int {
 	place, err := placeFor(args)
 	absent := false
 	if err == nil {
-		var a warm.Answer
-		if a, absent, err = place.Ask(data); err == nil {
-			if debug {
-				fmt.Fprintf(e.stderr, "toolwarden hook: decided by the warm process (pid %d)\n", a.PID)
-			}
-			e.stdout.Write(a.Stdout)
-			e.stderr.Write(a.Stderr)
-			return a.Exit
+		var code int
+		if code, absent, err = place.Relay(data, e.stdout, e.stderr, debug); err == nil {
+			return code
 		}
 	}
 	if debug {

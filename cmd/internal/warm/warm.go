@@ -135,6 +135,23 @@ func (p *Place) Ask(event []byte) (a Answer, absent bool, err error) {
 	return a, false, err
 }
 
+// Relay asks the warm process at p to decide event and copies its answer
+// to stdout and stderr, saying who decided on stderr with debug. It
+// returns the hook's exit status; on an error nothing was written, and
+// absent says whether a warm process may be started (see Ask).
+func (p *Place) Relay(event []byte, stdout, stderr io.Writer, debug bool) (exit int, absent bool, err error) {
+	a, absent, err := p.Ask(event)
+	if err != nil {
+		return 0, absent, err
+	}
+	if debug {
+		fmt.Fprintf(stderr, "toolwarden hook: decided by the warm process (pid %d)\n", a.PID)
+	}
+	stdout.Write(a.Stdout)
+	stderr.Write(a.Stderr)
+	return a.Exit, false, nil
+}
+
 // WriteEvent sends an event: the magic, then the length and the bytes.
 func WriteEvent(w io.Writer, event []byte) error {
 	out := make([]byte, 0, len(magic)+4+len(event))
