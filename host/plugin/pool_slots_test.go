@@ -30,21 +30,8 @@ func TestACoreTakesBackTheInstanceItUsedLast(t *testing.T) {
 		t.Skip("the race detector's sync.Pool drops each P's home slot at random")
 	}
 	oneCore(t)
-	rt := newRuntime(t, Options{PoolSize: 2})
-	p, err := loadWasm(t, rt, config.Policy{Name: "noop"}, filepath.Join("testdata", "wat", "noop.wasm"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(p.Close)
+	p, x, y := twoInstances(t)
 	ctx := context.Background()
-	x, err := p.pool.get(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	y, err := p.pool.get(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
 	if x == y {
 		t.Fatal("two holders share an instance")
 	}
@@ -59,6 +46,26 @@ func TestACoreTakesBackTheInstanceItUsedLast(t *testing.T) {
 	}
 }
 
+// twoInstances loads a plugin whose pool holds two instances and takes
+// both.
+func twoInstances(t *testing.T) (p *Plugin, x, y *instance) {
+	t.Helper()
+	rt := newRuntime(t, Options{PoolSize: 2})
+	p, err := loadWasm(t, rt, config.Policy{Name: "noop"}, filepath.Join("testdata", "wat", "noop.wasm"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(p.Close)
+	ctx := context.Background()
+	if x, err = p.pool.get(ctx); err == nil {
+		y, err = p.pool.get(ctx)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p, x, y
+}
+
 // Two cores whose homes were drawn alike (a home the collector dropped is
 // drawn again, in turn, and may land on the other core's) settle apart:
 // the core that finds its home empty moves to the slot where it found an
@@ -68,21 +75,7 @@ func TestACoreTakesBackTheInstanceItUsedLast(t *testing.T) {
 // each arriving with its memory in the other core's cache. The homes are
 // passed by hand, so this holds under the race detector too.
 func TestCoresWhoseHomesCollideSettleApart(t *testing.T) {
-	rt := newRuntime(t, Options{PoolSize: 2})
-	p, err := loadWasm(t, rt, config.Policy{Name: "noop"}, filepath.Join("testdata", "wat", "noop.wasm"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(p.Close)
-	ctx := context.Background()
-	x, err := p.pool.get(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	y, err := p.pool.get(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
+	p, x, y := twoInstances(t)
 	p.pool.put(x)
 	p.pool.put(y)
 	a, b := new(poolHome), new(poolHome) // both drew slot 0
