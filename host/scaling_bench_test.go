@@ -20,6 +20,11 @@ import (
 // "one-goroutine/parallel" is lower than the scaling, by what collection
 // costs.
 //
+// A batch is long (about ten milliseconds on one core): changing
+// GOMAXPROCS flushes every P's allocation cache and sync.Pool, so the
+// first calls after it run cold, and a short batch measures that instead
+// of the decision.
+//
 // A parallel batch is split before it starts, each goroutine its share:
 // handing work out through a shared counter would be a write that every
 // call makes on both cores, the very thing a scaling figure must not
@@ -69,7 +74,7 @@ func scalingRound(procs, batch int, work func(g int)) (oneCore, oneGoroutine, pa
 func BenchmarkCheckWithPluginsScaling(b *testing.B) {
 	h, calls := scalingHost(b)
 	ctx := context.Background()
-	const batch = 500
+	const batch = 4000
 	var one, oneG, par time.Duration
 	n := 0
 	b.ReportAllocs()
@@ -109,7 +114,7 @@ func BenchmarkCheckScalingAgainstCPU(b *testing.B) {
 		},
 	}
 	// A batch of each takes about the same time.
-	batches := []int{500, 2000}
+	batches := []int{4000, 16000}
 	var scaling [2][]float64
 	var ratios []float64
 	b.ResetTimer()
