@@ -219,7 +219,7 @@ func decideHook(e *env, fl *hookFlags) int {
 			return func() error { return l.Save(s) }, nil
 		}
 		logger := slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-		if out, ok := hook.Ask(ctx, h, cfg, ev, &d, hook.AskOptions{Timeout: fl.approvalTimeout, Log: logger, Release: release, Reopen: reopen}); ok {
+		if out, ok := hook.Ask(ctx, h, cfg, ev, &d, hook.AskOptions{Timeout: fl.approvalTimeout, Log: logger, Release: release, Reopen: reopen, PID: e.askerPID}); ok {
 			e.stdout.Write(out.Stdout)
 			return out.Exit
 		}

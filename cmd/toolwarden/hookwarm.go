@@ -251,7 +251,10 @@ func (w *warmProcess) idleOut() {
 func (w *warmProcess) handle(c *net.UnixConn) {
 	defer c.Close()
 	defer func() { _ = recover() }()
-	if warm.PeerIsUs(c) != nil {
+	// The hook that connected is the process the agent ran for this event:
+	// an ask in the inbox names it, not this one.
+	asker, err := warm.Peer(c)
+	if err != nil {
 		return
 	}
 	_ = c.SetReadDeadline(time.Now().Add(10 * time.Second))
@@ -278,7 +281,7 @@ func (w *warmProcess) handle(c *net.UnixConn) {
 		}
 	}()
 	e := &env{stdin: bytes.NewReader(event), stdout: &stdout, stderr: &stderr, getenv: os.Getenv, pluginRuntime: w.rt,
-		afterAnswer: func(f func()) { later = append(later, f) }, ctx: ctx}
+		afterAnswer: func(f func()) { later = append(later, f) }, ctx: ctx, askerPID: asker}
 	f, code, ok := parseHookFlags(e, w.args)
 	if ok {
 		code = decideHook(e, f)

@@ -699,6 +699,39 @@ func TestAWarmAskIsWithdrawnWhenItsHookGoesAway(t *testing.T) {
 	}
 }
 
+// An ask a warm process posts for a hook names that hook as the asker,
+// through either client: the inbox shows the process the agent ran (the
+// human's way to tell which agent asks), and the ask is stale once that
+// process is gone. Before, every ask named the warm process.
+func TestAWarmAskNamesTheHookThatAsked(t *testing.T) {
+	w := newWarmSetup(t)
+	w.writeConfig("approval_channel = \"inbox\"\n" + warmConfig)
+	warmPid := w.warmUp(claudeEvent("read_text_file"))
+	for _, c := range []struct {
+		name string
+		bin  string
+		args []string
+	}{
+		{"toolwarden hook --warm", w.bin, w.args},
+		{"toolwarden-hook", built.hookClient, w.leanArgs()},
+	} {
+		hook, exited := w.startAsking(c.bin, c.args...)
+		asks, err := inbox.List(w.rdv)
+		if err != nil || len(asks) != 1 {
+			t.Fatalf("%s: asks %v, %v", c.name, asks, err)
+		}
+		if got := asks[0].PID; got != hook.Process.Pid {
+			t.Errorf("%s: the ask names pid %d; the hook is %d, the warm process %d", c.name, got, hook.Process.Pid, warmPid)
+		}
+		if err := inbox.Respond(w.rdv, asks[0].ID, "deny", "test"); err != nil {
+			t.Fatal(err)
+		}
+		if err := <-exited; err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+	}
+}
+
 // When there is no warm process, toolwarden-hook hands the event to
 // toolwarden in its own place (same pid): killing the hook, as an agent
 // does at its timeout, ends toolwarden's wait in the inbox too, and leaves

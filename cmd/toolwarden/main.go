@@ -52,6 +52,9 @@ type env struct {
 	// ctx, when set, ends when whoever waits for the command's answer has
 	// gone (a warm process's hook hanging up).
 	ctx context.Context
+	// askerPID, when set, is the process the agent ran for a hook event
+	// that this one decides (a warm process's hook): an ask names it.
+	askerPID int
 }
 
 var commands = map[string]command{}

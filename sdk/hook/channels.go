@@ -39,6 +39,10 @@ type AskOptions struct {
 	// the wait, to remember an allow (save writes the session back).
 	Release func()
 	Reopen  func() (save func() error, err error)
+	// PID is the process the agent ran for this event, when another one
+	// decides it (toolwarden's warm process): the inbox names it as the
+	// asker, and the ask is stale once it is gone. 0: this process.
+	PID int
 }
 
 // Ask settles an ask (d.Decision == Ask) through the approval channels
@@ -68,7 +72,7 @@ func Ask(ctx context.Context, h *host.Host, cfg *config.Config, ev *Event, d *ho
 	if o.Release != nil && set.Effective() != config.ChannelNone {
 		o.Release()
 	}
-	ans, err := r.Ask(ctx, channel.Prompt{Origin: "hook", Session: ev.Session, Question: &q, Timeout: timeout}, nil)
+	ans, err := r.Ask(ctx, channel.Prompt{Origin: "hook", PID: o.PID, Session: ev.Session, Question: &q, Timeout: timeout}, nil)
 	r.Flush() // the webhook's posts finish before the process ends
 	var refusal *channel.RefusedError
 	switch {

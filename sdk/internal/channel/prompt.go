@@ -18,6 +18,7 @@ func inboxAsk(p Prompt, expires time.Time) inbox.Ask {
 	view := policy.ViewArguments(q.Arguments, d.Flagged)
 	a := inbox.Ask{
 		Expires:   expires.UTC(),
+		PID:       p.PID,
 		Origin:    p.Origin,
 		Session:   p.Session,
 		Server:    d.Server,

@@ -29,7 +29,10 @@ const (
 // Prompt is one ask, as every channel shows it.
 type Prompt struct {
 	// Origin is the asking process's kind: "wrap", "proxy", "hook", "sdk".
-	Origin  string
+	Origin string
+	// PID is the asking process, when it is not this one: the hook a warm
+	// process decides an event for (0: this process).
+	PID     int
 	Session string
 	// Question is the approval question: the decision, the arguments and
 	// the options offered.
