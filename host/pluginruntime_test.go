@@ -1,8 +1,13 @@
 package host_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
+	"log/slog"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/toolwarden/toolwarden/host"
@@ -59,6 +64,49 @@ func TestHostsOnASharedPluginRuntimeDecideApart(t *testing.T) {
 	}
 	if d := decide("", "/etc/passwd"); d.Decision == host.Deny {
 		t.Fatalf("a host without plugins got one: %+v", d.Reasons)
+	}
+}
+
+// Hosts sharing a plugin runtime each get their own plugins' log lines:
+// a host's logger (Settings.WithLogger) receives its plugins' messages,
+// and neither the other host's logger nor the runtime's does.
+func TestHostsOnASharedPluginRuntimeLogApart(t *testing.T) {
+	ctx := context.Background()
+	var rtLog bytes.Buffer
+	rt, err := plugin.NewRuntime(ctx, plugin.Options{CacheDir: pluginCache, Logger: slog.New(slog.NewTextHandler(&rtLog, nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rt.Close(ctx)
+	chatty, err := filepath.Abs(filepath.Join("plugin", "testdata", "wat", "chatty.wasm"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := config.LoadBytes("shared.toml", []byte(fmt.Sprintf("%s\n[policies.chatty]\nwasm = %q\n", benchConfig, chatty)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tl := tool(t, writeFile)
+	var logs [2]bytes.Buffer
+	var hosts [2]*host.Host
+	for i := range hosts {
+		if hosts[i], err = host.New(ctx, cfg, host.Defaults().WithPluginRuntime(rt).WithLogger(slog.New(slog.NewTextHandler(&logs[i], nil)))); err != nil {
+			t.Fatal(err)
+		}
+		defer hosts[i].Close(ctx)
+	}
+	for i, h := range hosts {
+		before := logs[1-i].Len()
+		h.Check(ctx, host.Call{Session: "s", Server: "fs", Tool: tl, Arguments: json.RawMessage(`{}`)})
+		if !strings.Contains(logs[i].String(), `msg="log line" plugin=chatty`) {
+			t.Errorf("host %d's logger did not get its plugin's lines: %q", i, logs[i].String())
+		}
+		if logs[1-i].Len() != before {
+			t.Errorf("host %d's check logged to host %d's logger", i, 1-i)
+		}
+	}
+	if strings.Contains(rtLog.String(), "plugin=chatty") {
+		t.Errorf("the runtime's logger got a host's plugin lines: %q", rtLog.String())
 	}
 }
 

@@ -32,7 +32,9 @@ func (g *generation) loadPlugins(ctx context.Context, s Settings) error {
 		g.closers = append(g.closers, own.Close)
 		rt = own
 	}
-	ps, err := plugin.LoadAll(ctx, rt, g.cfg.Policies, nil)
+	// A shared runtime's logger is whoever made it; this host's plugins log
+	// to this host's logger.
+	ps, err := plugin.LoadAll(ctx, rt, g.cfg.Policies, nil, plugin.LogTo(s.logger))
 	if err != nil {
 		g.warnings = append(g.warnings, err)
 	}

@@ -115,7 +115,9 @@ func decideHook(e *env, fl *hookFlags) int {
 	if ev.Phase != hook.After {
 		allowListNote = admitHookServer(e, cfg, agent, ev) // hook_servers.go
 	}
-	settings := host.Defaults()
+	// Plugin log lines go to the hook's stderr, which a warm process
+	// hands back to the hook with the answer.
+	settings := host.Defaults().WithLogger(slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: slog.LevelInfo})))
 	if e.pluginRuntime != nil {
 		settings = settings.WithPluginRuntime(e.pluginRuntime) // a warm process's compiled plugins
 	}

@@ -4,11 +4,13 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"fmt"
 	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -728,6 +730,44 @@ func TestAWarmAskNamesTheHookThatAsked(t *testing.T) {
 		}
 		if err := <-exited; err != nil {
 			t.Fatalf("%s: %v", c.name, err)
+		}
+	}
+}
+
+// A plugin's log lines reach the hook's stderr whether the hook decides
+// the event itself or a warm process does (it hands them back with the
+// answer): the same lines, the same cap. Before, a warm process wrote them
+// to its own stderr, which nobody reads.
+func TestPluginLogLinesOfAWarmEventReachTheHook(t *testing.T) {
+	w := newWarmSetup(t)
+	chatty, err := filepath.Abs(filepath.Join("..", "..", "host", "plugin", "testdata", "wat", "chatty.wasm"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.writeConfig(warmConfig + fmt.Sprintf("\n[policies.chatty]\nwasm = %q\n", chatty))
+	w.warmUp(claudeEvent("read_text_file"))
+	ev := claudeEvent("write_file")
+	_, _, fresh := runHookProcess(t, "", w.env, ev, w.bin, w.args[:len(w.args)-3]...) // without --warm
+	_, _, warmed := runHookProcess(t, "", w.env, ev, w.bin, w.args...)
+	if pid, _ := warmPID([]byte(warmed)); pid == 0 {
+		t.Fatalf("no warm process decided the event:\n%s", warmed)
+	}
+	// What the plugin wrote to WASI stdout and stderr, and its log lines
+	// up to the 32 an event keeps, then a note of the rest.
+	want := []string{`level=INFO msg="hello from stdout" plugin=chatty`, `level=WARN msg="trouble on stderr" plugin=chatty`}
+	for range 30 {
+		want = append(want, `level=INFO msg="log line" plugin=chatty`)
+	}
+	want = append(want, `level=WARN msg="plugin log messages dropped" plugin=chatty dropped=10`)
+	for name, stderr := range map[string]string{"the hook": fresh, "a warm process": warmed} {
+		var got []string
+		for _, line := range strings.Split(stderr, "\n") {
+			if _, rest, ok := strings.Cut(line, " level="); ok && strings.Contains(rest, "plugin=chatty") {
+				got = append(got, "level="+rest)
+			}
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("decided by %s, the hook's stderr has the plugin's lines\n%s\nwant\n%s", name, strings.Join(got, "\n"), strings.Join(want, "\n"))
 		}
 	}
 }

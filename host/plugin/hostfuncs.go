@@ -122,13 +122,13 @@ func (in *instance) logMsg(level int32, b []byte) {
 	if !utf8.ValidString(msg) {
 		msg = strings.ToValidUTF8(msg, "\uFFFD")
 	}
-	in.p.rt.log.Log(context.Background(), logLevels[level], msg, "plugin", in.p.name)
+	in.p.log.Log(context.Background(), logLevels[level], msg, "plugin", in.p.name)
 }
 
 // flushLogs reports dropped messages and resets the per-event counters.
 func (in *instance) flushLogs() {
 	if in.dropped > 0 {
-		in.p.rt.log.Warn("plugin log messages dropped", "plugin", in.p.name, "dropped", in.dropped)
+		in.p.log.Warn("plugin log messages dropped", "plugin", in.p.name, "dropped", in.dropped)
 	}
 	in.logs, in.dropped = 0, 0
 }

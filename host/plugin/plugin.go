@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -31,6 +32,7 @@ const (
 // its on_error verdict and the load error (fail closed, keep serving).
 type Plugin struct {
 	rt     *Runtime
+	log    *slog.Logger // where its log messages go (LogTo)
 	name   string
 	source string // "plugin:<name>", for reasons
 	pos    config.Position
@@ -86,8 +88,8 @@ type Resolver func(name string) ([]byte, bool)
 // On failure Load returns the error and also a usable *Plugin that answers
 // every event with the policy's on_error verdict and that error. Disabled
 // policies are not Load's business: see LoadAll.
-func Load(ctx context.Context, rt *Runtime, pol *config.Policy, resolve Resolver) (*Plugin, error) {
-	p, err := newPlugin(rt, pol)
+func Load(ctx context.Context, rt *Runtime, pol *config.Policy, resolve Resolver, opts ...LoadOption) (*Plugin, error) {
+	p, err := newPlugin(rt, pol, opts...)
 	if err != nil {
 		p.loadErr = p.fault(FaultLoad, err.Error(), err)
 		return p, p.loadErr
@@ -103,14 +105,14 @@ func Load(ctx context.Context, rt *Runtime, pol *config.Policy, resolve Resolver
 // *Plugin per enabled policy, including those that failed to load (they
 // answer with their on_error verdict), and an error that lists each failure
 // with its policy's position in the config, one per line.
-func LoadAll(ctx context.Context, rt *Runtime, pols []*config.Policy, resolve Resolver) ([]*Plugin, error) {
+func LoadAll(ctx context.Context, rt *Runtime, pols []*config.Policy, resolve Resolver, opts ...LoadOption) ([]*Plugin, error) {
 	var out []*Plugin
 	var errs []error
 	for _, pol := range pols {
 		if !config.Bool(pol.Enabled, true) {
 			continue
 		}
-		p, err := Load(ctx, rt, pol, resolve)
+		p, err := Load(ctx, rt, pol, resolve, opts...)
 		out = append(out, p)
 		if err != nil {
 			errs = append(errs, fmt.Errorf("%s: policies.%s: %w", pol.Pos, pol.Name, err))
@@ -119,9 +121,24 @@ func LoadAll(ctx context.Context, rt *Runtime, pols []*config.Policy, resolve Re
 	return out, errors.Join(errs...)
 }
 
-func newPlugin(rt *Runtime, pol *config.Policy) (*Plugin, error) {
+// A LoadOption changes how Load, LoadAll and FromBytes load a plugin.
+type LoadOption func(*Plugin)
+
+// LogTo sends the plugin's log messages to l rather than to its runtime's
+// Options.Logger: hosts that share one runtime (a warm hook process)
+// each keep their own log. A nil l changes nothing.
+func LogTo(l *slog.Logger) LoadOption {
+	return func(p *Plugin) {
+		if l != nil {
+			p.log = l
+		}
+	}
+}
+
+func newPlugin(rt *Runtime, pol *config.Policy, opts ...LoadOption) (*Plugin, error) {
 	p := &Plugin{
 		rt:         rt,
+		log:        rt.log,
 		name:       pol.Name,
 		source:     policy.StepPlugin + ":" + pol.Name,
 		pos:        pol.Pos,
@@ -167,6 +184,9 @@ func newPlugin(rt *Runtime, pol *config.Policy) (*Plugin, error) {
 		p.tools = append(p.tools, compileGlob(t))
 	}
 	p.pool = newPool(p, rt.poolMax)
+	for _, o := range opts {
+		o(p)
+	}
 	if len(errs) > 0 {
 		return p, errors.New(strings.Join(errs, "; "))
 	}
@@ -297,8 +317,8 @@ func source(pol *config.Policy, resolve Resolver) ([]byte, error) {
 // FromBytes loads a plugin from module bytes, with limits and config taken
 // from pol (its Wasm and Builtin fields are ignored). Tools such as
 // `toolwarden plugin test` use it; hosts use Load.
-func FromBytes(ctx context.Context, rt *Runtime, pol *config.Policy, bin []byte) (*Plugin, error) {
-	p, err := newPlugin(rt, pol)
+func FromBytes(ctx context.Context, rt *Runtime, pol *config.Policy, bin []byte, opts ...LoadOption) (*Plugin, error) {
+	p, err := newPlugin(rt, pol, opts...)
 	if err == nil {
 		if pol.Config == nil {
 			p.config = []byte(`{}`)
