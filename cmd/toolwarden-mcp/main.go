@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"sync"
 
 	"github.com/toolwarden/toolwarden/cmd/internal/cli"
 )
@@ -51,6 +52,11 @@ func main() {
 }
 
 func run(e *env, args []string) int {
+	// Servers' stderr readers and the upstream clients log from goroutines
+	// of their own while the command writes its messages: one Write at a
+	// time, so that no line splits another (and a buffer a test gives is
+	// never written from two goroutines at once).
+	e.stderr = &lockedWriter{w: e.stderr}
 	if len(args) > 0 {
 		if c, ok := commands[args[0]]; ok {
 			return c(e, args[1:])
@@ -66,4 +72,16 @@ func run(e *env, args []string) int {
 	}
 	fmt.Fprintln(w, "\nsee: toolwarden --help")
 	return code
+}
+
+// lockedWriter makes every Write to w whole: one at a time.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
 }
