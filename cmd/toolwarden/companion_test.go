@@ -277,13 +277,7 @@ func TestCompanionIsFoundNextToToolwardenThenOnPath(t *testing.T) {
 	binaries(t)
 	alone := t.TempDir()
 	tw := filepath.Join(alone, "toolwarden")
-	data, err := os.ReadFile(built.tw)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(tw, data, 0o755); err != nil {
-		t.Fatal(err)
-	}
+	copyFile(t, built.tw, tw)
 	for _, args := range [][]string{{"wrap", "--", "srv"}, {"proxy"}, {"tools", "sync"}, {"wrap", "--help"}} {
 		r := runBin(t, isolated(t, t.TempDir()), "", tw, args...)
 		if r.code != exitError || r.stdout != "" || !strings.Contains(r.stderr, "toolwarden "+args[0]+": "+cli.Companion+" is not installed (looked in "+alone+" and PATH)") ||
