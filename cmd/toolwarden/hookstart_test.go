@@ -42,8 +42,8 @@ config.rules = [{ tool = "*", arg = "path", deny_glob = "/etc/**" }]
 func buildStartBinaries(tb testing.TB) (toolwarden, toolwardenCgo, client, hello string) {
 	tb.Helper()
 	dir := tb.TempDir()
-	build := func(out, pkgDir string, env ...string) {
-		cmd := exec.Command("go", "build", "-o", out, ".")
+	build := func(out, pkgDir string, pkgs []string, env ...string) {
+		cmd := exec.Command("go", append([]string{"build", "-o", out}, pkgs...)...)
 		cmd.Dir = pkgDir
 		cmd.Env = append(os.Environ(), env...)
 		if msg, err := cmd.CombinedOutput(); err != nil {
@@ -52,12 +52,13 @@ func buildStartBinaries(tb testing.TB) (toolwarden, toolwardenCgo, client, hello
 	}
 	toolwarden = os.Getenv("TOOLWARDEN_START_BINARY")
 	if toolwarden == "" {
+		// toolwarden and the client in one build: the client runs only a
+		// toolwarden of its own build.
+		build(dir+string(filepath.Separator), ".", []string{".", "../toolwarden-hook"}, "CGO_ENABLED=0")
 		toolwarden = filepath.Join(dir, "toolwarden")
-		build(toolwarden, ".", "CGO_ENABLED=0")
-		toolwardenCgo = filepath.Join(dir, "toolwarden-cgo")
-		build(toolwardenCgo, ".")
 		client = filepath.Join(dir, "toolwarden-hook")
-		build(client, "../toolwarden-hook", "CGO_ENABLED=0")
+		toolwardenCgo = filepath.Join(dir, "toolwarden-cgo")
+		build(toolwardenCgo, ".", []string{"."})
 	}
 	hdir := filepath.Join(dir, "hello")
 	if err := os.MkdirAll(hdir, 0o755); err != nil {
@@ -72,7 +73,7 @@ func buildStartBinaries(tb testing.TB) (toolwarden, toolwardenCgo, client, hello
 		}
 	}
 	hello = filepath.Join(dir, "hello-bin")
-	build(hello, hdir, "GOFLAGS=", "GOWORK=off")
+	build(hello, hdir, []string{"."}, "GOFLAGS=", "GOWORK=off")
 	return toolwarden, toolwardenCgo, client, hello
 }
 

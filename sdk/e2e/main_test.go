@@ -47,17 +47,24 @@ func run(m *testing.M) int {
 	twBin = filepath.Join(dir, "toolwarden")
 	twMCP = filepath.Join(dir, "toolwarden-mcp")
 	testServer = filepath.Join(dir, "testserver")
-	for _, b := range []struct{ out, pkg string }{
-		{twBin, "./cmd/toolwarden"},
-		{twMCP, "./cmd/toolwarden-mcp"},
-		{testServer, "./sdk/internal/testserver"},
+	// toolwarden and toolwarden-mcp in one build, as go install makes
+	// them: toolwarden runs only a companion of its own build (module,
+	// version, revision and whether the tree was modified), and two
+	// builds apart could see the tree in two states.
+	for _, b := range []struct {
+		outDir string
+		pkgs   []string
+		cover  bool
+	}{
+		{dir, []string{"./cmd/toolwarden", "./cmd/toolwarden-mcp"}, true},
+		{dir, []string{"./sdk/internal/testserver"}, false},
 	} {
-		args := []string{"build", "-o", b.out}
+		args := []string{"build", "-o", b.outDir + string(filepath.Separator)}
 		if raceEnabled {
 			// The proxy under test runs with the race detector too.
 			args = append(args, "-race")
 		}
-		if cover := os.Getenv("TOOLWARDEN_E2E_COVERDIR"); cover != "" && b.out != testServer {
+		if cover := os.Getenv("TOOLWARDEN_E2E_COVERDIR"); cover != "" && b.cover {
 			// scripts/coverage.sh: the binary counts what the e2e tests
 			// run of the module, into GOCOVERDIR, which its runs inherit.
 			args = append(args, "-cover", "-coverpkg=github.com/toolwarden/toolwarden/...")
@@ -66,10 +73,10 @@ func run(m *testing.M) int {
 				return 1
 			}
 		}
-		cmd := exec.Command("go", append(args, b.pkg)...)
+		cmd := exec.Command("go", append(args, b.pkgs...)...)
 		cmd.Dir = root
 		if out, err := cmd.CombinedOutput(); err != nil {
-			fmt.Fprintf(os.Stderr, "e2e: building %s: %v\n%s", b.pkg, err, out)
+			fmt.Fprintf(os.Stderr, "e2e: building %v: %v\n%s", b.pkgs, err, out)
 			return 1
 		}
 	}
