@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/toolwarden/toolwarden/cmd/internal/cli"
+	"github.com/toolwarden/toolwarden/cmd/internal/sibling"
 )
 
 func init() {
@@ -50,18 +51,7 @@ func describeBuild(bi *debug.BuildInfo) string {
 		v = "(unknown)"
 	}
 	parts := []string{"toolwarden", v}
-	var rev, when string
-	dirty := false
-	for _, s := range bi.Settings {
-		switch s.Key {
-		case "vcs.revision":
-			rev = s.Value
-		case "vcs.time":
-			when = s.Value
-		case "vcs.modified":
-			dirty = s.Value == "true"
-		}
-	}
+	rev, when, dirty := sibling.VCS(bi)
 	if rev != "" {
 		if dirty {
 			rev += "+dirty"

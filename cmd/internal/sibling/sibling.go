@@ -57,22 +57,30 @@ func SameBuild(path string) error {
 // "+modified" when Go recorded them.
 func Identity(bi *debug.BuildInfo) string {
 	id := bi.Main.Path + " " + bi.Main.Version
-	var rev, modified string
-	for _, s := range bi.Settings {
-		switch s.Key {
-		case "vcs.revision":
-			rev = s.Value
-		case "vcs.modified":
-			modified = s.Value
-		}
-	}
-	if rev != "" {
+	if rev, _, modified := VCS(bi); rev != "" {
 		id += " " + rev
-		if modified == "true" {
+		if modified {
 			id += "+modified"
 		}
 	}
 	return id
+}
+
+// VCS is what Go recorded of the source a build came from: its revision
+// and commit time ("" when it recorded none), and whether the tree had
+// changes not committed.
+func VCS(bi *debug.BuildInfo) (revision, time string, modified bool) {
+	for _, s := range bi.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			revision = s.Value
+		case "vcs.time":
+			time = s.Value
+		case "vcs.modified":
+			modified = s.Value == "true"
+		}
+	}
+	return revision, time, modified
 }
 
 func find(name string) (string, error) {
