@@ -12,8 +12,8 @@ import (
 // stripe picked at random for every use, the earlier design, kept two
 // cores from writing one line at the same moment but not from passing
 // lines back and forth: half the time, the stripe a core drew was last
-// written by the other one, and acquiring and releasing took 3.8 times as
-// long on two cores as on one.)
+// written by the other one: in a profile, acquiring took 1.8 times and
+// releasing 3.8 times as long per decision on two cores as on one.)
 //
 // Go does not tell a goroutine which core (P) it runs on, but sync.Pool
 // keeps one object per P and hands it back on the same P without a shared
