@@ -136,25 +136,22 @@ func TestPromptTitleAndMessage(t *testing.T) {
 	}
 }
 
-// sleeper is a plugin that takes at least d to answer.
+// sleeper is a flagger (prompt_test.go) that takes at least d to answer.
 type sleeper struct {
-	name string
-	d    time.Duration
+	flagger
+	d time.Duration
 }
 
-func (s sleeper) Name() string                { return s.name }
-func (sleeper) Matches(app, tool string) bool { return true }
-func (sleeper) CanApprove() bool              { return false }
-func (s sleeper) Check(context.Context, *policy.CheckInput) policy.PluginVerdict {
+func (s sleeper) Check(ctx context.Context, in *policy.CheckInput) policy.PluginVerdict {
 	time.Sleep(s.d)
-	return policy.PluginVerdict{Verdict: policy.Abstain}
+	return s.flagger.Check(ctx, in)
 }
 
 // A plugin step's Elapsed is the time the plugin took: at least what a
 // plugin that sleeps slept, for each plugin on its own.
 func TestPluginStepsCarryTheirElapsedTime(t *testing.T) {
 	t.Parallel()
-	d := decideTool(t, "", false, sleeper{"a", 3 * time.Millisecond}, sleeper{"b", 2 * time.Millisecond})
+	d := decideTool(t, "", false, sleeper{flagger{name: "a"}, 3 * time.Millisecond}, sleeper{flagger{name: "b"}, 2 * time.Millisecond})
 	var got []time.Duration
 	for _, st := range d.Trace {
 		if st.Step == policy.StepPlugin {
