@@ -209,9 +209,9 @@ func (h *Host) Identity(server string, tool *Tool) (app, connector string) {
 
 // Check decides one call, wholly by the policy current when it starts.
 func (h *Host) Check(ctx context.Context, c Call) Decision {
-	g := h.acquire()
-	defer g.release()
-	return h.check(ctx, g, c)
+	u := h.acquire()
+	defer u.release()
+	return h.check(ctx, u.g, c)
 }
 
 func (h *Host) check(ctx context.Context, g *generation, c Call) Decision {
@@ -267,8 +267,9 @@ func (h *Host) visible(g *generation, sessionID, server string, tool *Tool) (boo
 // (the default) hides every tool it could have hidden. A call to a tool
 // Filter would leave out is denied by Check, whether or not Filter ran.
 func (h *Host) Filter(ctx context.Context, sessionID, server string, tools []*Tool) []*Tool {
-	g := h.acquire()
-	defer g.release()
+	u := h.acquire()
+	defer u.release()
+	g := u.g
 	if len(g.listers) > 0 {
 		h.observing.settle(sessionID) // list plugins read the labels
 		return g.filterListed(ctx, h.sessions.Get(sessionID), server, tools)
@@ -317,10 +318,10 @@ func observes(o policy.Observer, d *Decision) bool {
 // Observe runs after a tool ran: plugins see the call and a bounded summary
 // of the result and may add session labels. It returns the labels added.
 func (h *Host) Observe(ctx context.Context, c Call, d *Decision, r Result) []string {
-	g := h.acquire()
-	defer g.release()
+	u := h.acquire()
+	defer u.release()
 	h.observing.settle(c.Session)
-	return h.observe(ctx, g, c, d, r)
+	return h.observe(ctx, u.g, c, d, r)
 }
 
 func (h *Host) observe(ctx context.Context, g *generation, c Call, d *Decision, r Result) []string {

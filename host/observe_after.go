@@ -104,11 +104,11 @@ func (h *Host) ObserveAfter(ctx context.Context, c Call, d *Decision, r Result) 
 	gate := h.observing.gate(c.Session)
 	gate.begin()
 	h.observing.pending.Add(1)
-	g := h.acquire() // Close waits for the observation
+	u := h.acquire() // Close waits for the observation
 	ctx = context.WithoutCancel(ctx)
 	go func() {
 		defer func() {
-			g.release()
+			u.release()
 			h.observing.pending.Add(-1)
 			gate.end()
 			// A Go-native observer that panics must not take the process
@@ -118,6 +118,6 @@ func (h *Host) ObserveAfter(ctx context.Context, c Call, d *Decision, r Result) 
 				h.settings.logger.Error("observer panicked", "session", c.Session, "tool", c.Tool.Name, "panic", v)
 			}
 		}()
-		h.observe(ctx, g, c, &dc, r)
+		h.observe(ctx, u.g, c, &dc, r)
 	}()
 }

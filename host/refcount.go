@@ -19,10 +19,11 @@ import (
 // keeps one object per P and hands it back on the same P without a shared
 // write: homes holds each P's stripe number. A P whose number the garbage
 // collector dropped (a P that made no call for two collections) draws the
-// next one in turn. A use may end on another stripe than it began on (its
-// goroutine moved to another P): only the sum means anything, and it is
-// read only once the generation is retired (see generation.acquire and
-// release).
+// next one in turn. A use keeps the stripe it was added to and is taken
+// back there (reload.go, use), even if its goroutine moved to another P
+// meanwhile: one lookup per call. Only the sum means anything, and it is
+// read only once the generation is retired (see Host.acquire and
+// use.release).
 type useCount struct {
 	// The first stripe's counter stays more than a pair of cache lines
 	// from the fields before it, which every call reads.

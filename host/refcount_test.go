@@ -45,8 +45,8 @@ func TestAReplacedGenerationClosesOnceAfterItsLastCall(t *testing.T) {
 		wg.Go(func() {
 			for !stop.Load() {
 				floor := published.Load()
-				g := h.acquire()
-				v, _ := bySeq.Load(g)
+				u := h.acquire()
+				v, _ := bySeq.Load(u.g)
 				tg := v.(*testGeneration)
 				if tg.seq < floor {
 					t.Errorf("a call got generation %d, replaced by %d before it started", tg.seq, floor)
@@ -57,7 +57,7 @@ func TestAReplacedGenerationClosesOnceAfterItsLastCall(t *testing.T) {
 						break
 					}
 				}
-				g.release()
+				u.release()
 			}
 		})
 	}
@@ -93,24 +93,24 @@ func TestAReplacedGenerationClosesOnceAfterItsLastCall(t *testing.T) {
 	}
 }
 
-// A retired generation still in use closes when its last use ends, even
-// when uses end on other stripes than they began on.
+// A retired generation still in use closes when its last use ends, and
+// not before.
 func TestARetiredGenerationWaitsForEveryUse(t *testing.T) {
 	t.Parallel()
 	h := &Host{}
 	tg := newTestGeneration(0)
 	h.gen.Store(tg.generation)
-	const uses = 100
-	for range uses {
-		h.acquire()
+	var uses []use
+	for range 100 {
+		uses = append(uses, h.acquire())
 	}
 	h.gen.Store(newGeneration(nil, nil))
 	tg.retire()
-	for i := range uses {
+	for i, u := range uses {
 		if tg.closed.Load() {
-			t.Fatalf("closed with %d uses left", uses-i)
+			t.Fatalf("closed with %d uses left", len(uses)-i)
 		}
-		tg.release()
+		u.release()
 	}
 	if !tg.closed.Load() || tg.closes.Load() != 1 {
 		t.Fatalf("closed %v, %d times, after its last use", tg.closed.Load(), tg.closes.Load())
@@ -143,5 +143,26 @@ func TestUsesOnOneCoreStayOnItsStripe(t *testing.T) {
 	}
 	if len(used) != 1 {
 		t.Fatalf("100 uses on one core landed on stripes %v", used)
+	}
+}
+
+// A use is taken back on the stripe it was added to, even when its core
+// would pick another stripe by then (its goroutine moved, or the
+// collector dropped the core's stripe): the count is looked up once per
+// call, and no stripe is left off by one.
+func TestAUseIsTakenBackWhereItWasAdded(t *testing.T) {
+	t.Parallel()
+	h := &Host{}
+	g := newGeneration(nil, nil)
+	h.gen.Store(g)
+	u := h.acquire()
+	// The core loses its stripe: the next lookup draws another.
+	for g.uses.homes.Get() != nil {
+	}
+	u.release()
+	for i := range g.uses.stripes {
+		if n := g.uses.stripes[i].n.Load(); n != 0 {
+			t.Errorf("stripe %d holds %d after the use ended", i, n)
+		}
 	}
 }

@@ -48,32 +48,39 @@ func newGeneration(cfg *config.Config, rules *policy.Rules) *generation {
 	return &generation{cfg: cfg, rules: rules, done: make(chan struct{})}
 }
 
-// acquire returns the current generation, counted as in use until release.
-// A use counts only if the generation is still current after it was
-// added: one that Reload replaced meanwhile is given back (on the stripe
-// it was added to) and the loop takes the one that replaced it, so a
-// replaced generation is never handed out again. A closed host's
-// generation stays current though retired; a call made after Close gets
-// it, and its plugins answer as closed plugins do (their on_error
-// verdict).
-func (h *Host) acquire() *generation {
+// use is one call's hold on a generation, counted on one stripe of its
+// use count until release.
+type use struct {
+	g  *generation
+	st *useStripe
+}
+
+// acquire returns a use of the current generation. A use counts only if
+// the generation is still current after it was added: one that Reload
+// replaced meanwhile is given back and the loop takes the one that
+// replaced it, so a replaced generation is never handed out again. A
+// closed host's generation stays current though retired; a call made
+// after Close gets it, and its plugins answer as closed plugins do (their
+// on_error verdict).
+func (h *Host) acquire() use {
 	for {
 		g := h.gen.Load()
 		st := g.uses.stripe()
 		st.n.Add(1)
 		if h.gen.Load() == g {
-			return g
+			return use{g, st}
 		}
 		st.n.Add(-1)
 		g.closeIfUnused()
 	}
 }
 
-// release ends one use of g; the last one after g retired closes its
+// release ends the use, on the stripe it was added to (one stripe lookup
+// per call, not two); the last use of a retired generation closes its
 // plugins.
-func (g *generation) release() {
-	g.uses.stripe().n.Add(-1)
-	g.closeIfUnused()
+func (u use) release() {
+	u.st.n.Add(-1)
+	u.g.closeIfUnused()
 }
 
 // retire marks g as no longer current (or never to be): once it is also
@@ -91,8 +98,9 @@ func (g *generation) retire() {
 // seen here unless its release was, so the sum is at least the number of
 // calls using g, and a sum of zero means none does. (A closed host's
 // generation stays current: a call racing with Close may find its plugins
-// closed, as a call after Close does.) An acquire that lost the race adds and takes back on the
-// same stripe, so the sum never sees only its taking back. A sum above
+// closed, as a call after Close does.) A use, and an acquire that lost
+// the race, adds and takes back on the same stripe, so the sum never sees
+// only its taking back. A sum above
 // zero with no call left (such an acquire's addition seen, its taking
 // back not yet) is not final: whoever takes back last sums again after
 // its own change, and finds zero. Which release comes last is not known,
