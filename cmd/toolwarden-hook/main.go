@@ -30,6 +30,9 @@ import (
 // exitBlock is what every supported agent reads as "block this call".
 const exitBlock = 2
 
+// installBoth is how to install toolwarden and this client together.
+const installBoth = "install both with: go install github.com/toolwarden/toolwarden/cmd/...@latest"
+
 func main() {
 	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }
@@ -59,6 +62,14 @@ func run(flags []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "toolwarden-hook: handing the event to toolwarden: %v\n", err)
 		}
 	}
+	// Only now is toolwarden run: a program of another build, or one
+	// that merely has the name, is refused (a warm process of another
+	// build has another socket name, warm.Key, so the relay above never
+	// met one).
+	if err := sibling.SameBuild(tw); err != nil {
+		fmt.Fprintf(stderr, "toolwarden-hook: %v; %s (call blocked)\n", err, installBoth)
+		return exitBlock
+	}
 	argv := append([]string{"hook"}, args...)
 	if stdout == os.Stdout && stderr == os.Stderr {
 		// toolwarden takes this process's place, so that whatever ends
@@ -86,9 +97,9 @@ func run(flags []string, stdin io.Reader, stdout, stderr io.Writer) int {
 // The path is the one toolwarden's own os.Executable reports (symlinks
 // resolved), since the warm process is named after it.
 func findToolwarden() (string, error) {
-	p, err := sibling.Find("toolwarden")
+	p, err := sibling.Locate("toolwarden")
 	if err != nil {
-		return "", fmt.Errorf("%v; install both with: go install github.com/toolwarden/toolwarden/cmd/...@latest", err)
+		return "", fmt.Errorf("%v; %s", err, installBoth)
 	}
 	return resolved(p)
 }

@@ -23,7 +23,7 @@ import (
 // running program hands it the user's policy, and another version could
 // read that policy differently, or more loosely.
 func Find(name string) (string, error) {
-	p, err := find(name)
+	p, err := Locate(name)
 	if err != nil {
 		return "", err
 	}
@@ -83,7 +83,10 @@ func VCS(bi *debug.BuildInfo) (revision, time string, modified bool) {
 	return revision, time, modified
 }
 
-func find(name string) (string, error) {
+// Locate is Find without the build check: for a caller that checks the
+// build itself before it runs the program (toolwarden-hook only talks to
+// a warm process of its own build until then: warm.Key).
+func Locate(name string) (string, error) {
 	if runtime.GOOS == "windows" {
 		name += ".exe"
 	}

@@ -1,9 +1,9 @@
 // Package warm is what a hook process and a warm hook process agree on
 // (docs/hooks.md, "Warm hooks"): the socket that names one hook
 // invocation, the frames of an event and its answer, and the check of the
-// other end's user. It imports the standard library alone, because the
-// lean hook client (cmd/toolwarden-hook) links it, and every package a
-// process links adds to its start.
+// other end's user. It imports the standard library and sibling alone,
+// because the lean hook client (cmd/toolwarden-hook) links it, and every
+// package a process links adds to its start.
 package warm
 
 import (
@@ -16,9 +16,13 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"sort"
 	"strconv"
+	"sync"
 	"time"
+
+	"github.com/toolwarden/toolwarden/cmd/internal/sibling"
 )
 
 const (
@@ -71,7 +75,11 @@ func PlaceFor(dir, exe string, args []string) (*Place, error) {
 
 // Key digests everything a hook's decision may depend on besides the files
 // it reads at every event: the executable (path, size, modification time,
-// inode), the working directory, the arguments and the whole environment.
+// inode), the working directory, the arguments and the whole environment;
+// and the build of the program computing it (sibling.Identity), so that a
+// client meets only a warm process of its own build (toolwarden-hook
+// checks the toolwarden it runs only when it runs it, not at every event
+// it relays).
 func Key(exe string, args []string) (string, error) {
 	fi, err := os.Stat(exe)
 	if err != nil {
@@ -89,6 +97,7 @@ func Key(exe string, args []string) (string, error) {
 		h.Write([]byte(s))
 	}
 	put("toolwarden hook-warm 1")
+	put(ownBuild())
 	put(exe)
 	put(strconv.FormatInt(fi.Size(), 10) + " " + strconv.FormatInt(fi.ModTime().UnixNano(), 10) + " " + strconv.FormatUint(inodeOf(fi), 10))
 	put(wd)
@@ -103,6 +112,14 @@ func Key(exe string, args []string) (string, error) {
 	}
 	return hex.EncodeToString(h.Sum(nil)[:16]), nil
 }
+
+// ownBuild is this program's build identity, for Key.
+var ownBuild = sync.OnceValue(func() string {
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		return sibling.Identity(bi)
+	}
+	return "(no build information)"
+})
 
 // Answer is what the warm process decided: the hook's exit status and
 // output, and its own pid.
