@@ -10,17 +10,20 @@ import (
 	"github.com/toolwarden/toolwarden/host"
 )
 
+// scalingConfig is benchConfig with trifecta and argguard, and fs's
+// capabilities declared so that a tainted session's writes ask.
+const scalingConfig = benchConfig + "[apps.fs.hints]\nreads_private_data = true\nsees_untrusted_content = true\ncan_exfiltrate = true\n" +
+	"\n[policies.trifecta]\nbuiltin = \"trifecta\"\n" +
+	"\n[policies.argguard]\nbuiltin = \"argguard\"\n" +
+	`config.rules = [{ tool = "*", arg = "path", deny_glob = "/etc/**" }, { tool = "*", arg = "command", ask_regex = 'rm\s+-rf' }]` + "\n"
+
 // scalingHost is the host of the scaling benchmarks: trifecta and argguard
 // on a call that asks (its session tainted by an observe), and one such
 // call per GOMAXPROCS goroutine, each in a session of its own, checked
 // once so that every later Check of it repeats.
-func scalingHost(b *testing.B) (*host.Host, []host.Call) {
+func scalingHost(b testing.TB) (*host.Host, []host.Call) {
 	b.Helper()
-	const policies = "\n[policies.trifecta]\nbuiltin = \"trifecta\"\n" +
-		"\n[policies.argguard]\nbuiltin = \"argguard\"\n" +
-		`config.rules = [{ tool = "*", arg = "path", deny_glob = "/etc/**" }, { tool = "*", arg = "command", ask_regex = 'rm\s+-rf' }]` + "\n"
-	h := newHost(b, benchConfig+"[apps.fs.hints]\nreads_private_data = true\nsees_untrusted_content = true\ncan_exfiltrate = true\n"+policies,
-		host.Defaults().WithPluginCacheDir(pluginCache))
+	h := newHost(b, scalingConfig, host.Defaults().WithPluginCacheDir(pluginCache))
 	tl := tool(b, writeFile)
 	ctx := context.Background()
 	calls := make([]host.Call, runtime.GOMAXPROCS(0))

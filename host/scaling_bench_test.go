@@ -9,6 +9,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/toolwarden/toolwarden/host"
 )
 
 // Scaling is throughput on every core over throughput on one core: a
@@ -73,32 +75,61 @@ func scalingRound(procs, batch int, work func(g int)) (oneCore, oneGoroutine, pa
 	return oneCore, oneGoroutine, parallel
 }
 
+// scalingWork is each way of deciding the scaling benchmarks measure: a
+// Check per call, and CheckInto with a Decision per goroutine, reused call
+// after call (which allocates nothing).
+func scalingWork(h *host.Host, calls []host.Call) []struct {
+	name string
+	work func(g int)
+} {
+	ctx := context.Background()
+	into := make([]paddedDecision, len(calls))
+	return []struct {
+		name string
+		work func(g int)
+	}{
+		{"Check", func(g int) { h.Check(ctx, calls[g]) }},
+		{"CheckInto", func(g int) { h.CheckInto(ctx, calls[g], &into[g].d) }},
+	}
+}
+
+// paddedDecision keeps each goroutine's Decision off the others' cache
+// lines.
+type paddedDecision struct {
+	d host.Decision
+	_ [128]byte
+}
+
 // BenchmarkCheckWithPluginsScaling is the trifecta+argguard decision of
 // BenchmarkCheckWithPlugins on one core and on every core (each goroutine
 // its own session, as a host serving several clients), alternating in
-// batches within one run. It reports the scaling (2 on two idle cores)
-// and one-goroutine/parallel. A shared machine lowers both; take several
-// runs, and see BenchmarkCheckScalingAgainstCPU for what the machine
-// allows at the moment.
+// batches within one run, through Check and through CheckInto. It reports
+// the scaling (2 on two idle cores) and one-goroutine/parallel. A shared
+// machine lowers both; take several runs, and see
+// BenchmarkCheckScalingAgainstCPU for what the machine allows at the
+// moment.
 func BenchmarkCheckWithPluginsScaling(b *testing.B) {
 	h, calls := scalingHost(b)
-	ctx := context.Background()
-	const batch = 4000
-	var one, oneG, par time.Duration
-	n := 0
-	b.ReportAllocs()
-	b.ResetTimer()
-	for done := 0; done < b.N; done += 3 * batch {
-		o, g, p := scalingRound(len(calls), batch, func(g int) { h.Check(ctx, calls[g]) })
-		one, oneG, par = one+o, oneG+g, par+p
-		n += batch
+	for _, w := range scalingWork(h, calls) {
+		b.Run(w.name, func(b *testing.B) {
+			const batch = 4000
+			var one, oneG, par time.Duration
+			n := 0
+			b.ReportAllocs()
+			b.ResetTimer()
+			for done := 0; done < b.N; done += 3 * batch {
+				o, g, p := scalingRound(len(calls), batch, w.work)
+				one, oneG, par = one+o, oneG+g, par+p
+				n += batch
+			}
+			b.StopTimer()
+			perOp := func(d time.Duration) float64 { return float64(d.Nanoseconds()) / float64(n) }
+			b.ReportMetric(perOp(one), "one-core-ns/op")
+			b.ReportMetric(perOp(par), "parallel-ns/op")
+			b.ReportMetric(perOp(one)/perOp(par), "scaling")
+			b.ReportMetric(perOp(oneG)/perOp(par), "one-goroutine/parallel")
+		})
 	}
-	b.StopTimer()
-	perOp := func(d time.Duration) float64 { return float64(d.Nanoseconds()) / float64(n) }
-	b.ReportMetric(perOp(one), "one-core-ns/op")
-	b.ReportMetric(perOp(par), "parallel-ns/op")
-	b.ReportMetric(perOp(one)/perOp(par), "scaling")
-	b.ReportMetric(perOp(oneG)/perOp(par), "one-goroutine/parallel")
 }
 
 // BenchmarkCheckScalingAgainstCPU is BenchmarkCheckWithPluginsScaling with
@@ -110,35 +141,36 @@ func BenchmarkCheckWithPluginsScaling(b *testing.B) {
 // machine at this moment, which a busy machine lowers for both alike.
 func BenchmarkCheckScalingAgainstCPU(b *testing.B) {
 	h, calls := scalingHost(b)
-	ctx := context.Background()
 	var data [600]byte
 	var sink atomic.Int64
-	work := []func(g int){
-		func(g int) { h.Check(ctx, calls[g]) },
-		func(int) {
-			sum := sha256.Sum256(data[:])
-			if sum[0] == 0 {
-				sink.Add(1)
-			}
-		},
-	}
-	// A batch of each takes about the same time.
-	batches := []int{4000, 16000}
-	var scaling [2][]float64
-	var ratios []float64
-	b.ResetTimer()
-	for done := 0; done < b.N; done += 3 * batches[0] {
-		var round [2]float64
-		for w, f := range work {
-			one, _, par := scalingRound(len(calls), batches[w], f)
-			round[w] = float64(one) / float64(par)
-			scaling[w] = append(scaling[w], round[w])
+	cpu := func(int) {
+		sum := sha256.Sum256(data[:])
+		if sum[0] == 0 {
+			sink.Add(1)
 		}
-		ratios = append(ratios, round[0]/round[1])
 	}
-	b.StopTimer()
-	median := func(v []float64) float64 { slices.Sort(v); return v[len(v)/2] }
-	b.ReportMetric(median(scaling[0]), "scaling")
-	b.ReportMetric(median(scaling[1]), "cpu-scaling")
-	b.ReportMetric(median(ratios), "scaling/cpu-scaling")
+	for _, w := range scalingWork(h, calls) {
+		b.Run(w.name, func(b *testing.B) {
+			work := []func(g int){w.work, cpu}
+			// A batch of each takes about the same time.
+			batches := []int{4000, 16000}
+			var scaling [2][]float64
+			var ratios []float64
+			b.ResetTimer()
+			for done := 0; done < b.N; done += 3 * batches[0] {
+				var round [2]float64
+				for w, f := range work {
+					one, _, par := scalingRound(len(calls), batches[w], f)
+					round[w] = float64(one) / float64(par)
+					scaling[w] = append(scaling[w], round[w])
+				}
+				ratios = append(ratios, round[0]/round[1])
+			}
+			b.StopTimer()
+			median := func(v []float64) float64 { slices.Sort(v); return v[len(v)/2] }
+			b.ReportMetric(median(scaling[0]), "scaling")
+			b.ReportMetric(median(scaling[1]), "cpu-scaling")
+			b.ReportMetric(median(ratios), "scaling/cpu-scaling")
+		})
+	}
 }

@@ -173,3 +173,131 @@ func traceSteps(d policy.Decision) []string {
 	}
 	return out
 }
+
+// reuseCase is one kind of decision to decide into a reused Decision.
+type reuseCase struct {
+	name  string
+	rules *policy.Rules
+	in    policy.Input
+}
+
+// reuseCases are decisions of every shape a Decision can take: each kind
+// of verdict, with and without trace, more plugins than its memory has
+// room for, a prompt longer than its room for text, scopes, labels,
+// flagged arguments, a hidden tool and invalid arguments.
+func reuseCases(t *testing.T) []reuseCase {
+	t.Helper()
+	compile := func(text string) *policy.Rules {
+		cfg, err := config.LoadBytes("t.toml", []byte(text))
+		if err != nil {
+			t.Fatal(err)
+		}
+		rules, err := policy.Compile(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return rules
+	}
+	parse := func(def string) *hints.Tool {
+		tool, err := hints.ParseTool([]byte(def))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return tool
+	}
+	fs := compile("[apps.fs]\ndestructive_enabled = true\n[apps.fs.tools.secret]\nenabled = false\n")
+	write := parse(`{"name":"write_file","inputSchema":{"type":"object"},"annotations":{"readOnlyHint":false,"destructiveHint":true}}`)
+	long := parse(`{"name":"write_file","title":"` + strings.Repeat("Write a file anywhere, replacing it ", 12) + `","inputSchema":{"type":"object"},"annotations":{"readOnlyHint":false,"destructiveHint":true}}`)
+	read := parse(`{"name":"read_file","inputSchema":{"type":"object"},"annotations":{"readOnlyHint":true}}`)
+	secret := parse(`{"name":"secret","inputSchema":{"type":"object"},"annotations":{"readOnlyHint":true}}`)
+	args := json.RawMessage(`{"path":"/repo/docs/a.md","content":"x"}`)
+	allow := flagger{"a", policy.PluginVerdict{Verdict: policy.Allow}}
+	labels := flagger{"l", policy.PluginVerdict{Verdict: policy.Allow, Labels: []string{"read:secrets", "net"}}}
+	scoped := askScoped("argguard", policy.Scope{Arg: "/path", Glob: "/repo/docs/**"})
+	in := func(tool *hints.Tool, noTrace bool, plugins ...policy.Checker) policy.Input {
+		return policy.Input{Session: "s", Server: "fs", Tool: tool, Arguments: args, Plugins: plugins, NoTrace: noTrace,
+			Context: &policy.ServerContext{Cwd: "/repo"}}
+	}
+	bad := in(write, false)
+	bad.Arguments = json.RawMessage(`{"path":"a","path":"b"}`)
+	return []reuseCase{
+		{"an ask without plugins", fs, in(write, false)},
+		{"an ask without plugins or trace", fs, in(write, true)},
+		{"an ask with two plugins", fs, in(write, false, askFlagging("p", false, "path"), allow)},
+		{"an ask with two plugins, without trace", fs, in(write, true, askFlagging("p", false, "path"), allow)},
+		{"an ask with more plugins than the memory has room for", fs, in(write, false,
+			askFlagging("p", false, "path"), askFlagging("q", false, "content"), askFlagging("r", true), allow, labels)},
+		{"an ask longer than the room for its text", fs, in(long, false)},
+		{"an ask with a plugin, longer than the room for its text", fs, in(long, false, askFlagging("p", true, "path"))},
+		{"a scoped ask", fs, in(write, false, scoped)},
+		{"an allow that adds labels", fs, in(read, false, labels)},
+		{"an allow without plugins", fs, in(read, false)},
+		{"a hidden tool", fs, in(secret, false, allow)},
+		{"invalid arguments", fs, bad},
+	}
+}
+
+// A Decision decided into again holds exactly what a fresh Decide returns,
+// whatever it held before: nothing of an earlier decision (its reasons,
+// trace steps, prompt, scopes, labels, flagged arguments, plugin asks)
+// leaks into a later one, in either order of every pair of shapes. And a
+// Clone taken before is untouched by the next decision into the same
+// Decision.
+func TestDecideIntoLeavesNothingOfTheLastDecision(t *testing.T) {
+	t.Parallel()
+	cases := reuseCases(t)
+	ctx := context.Background()
+	for _, first := range cases {
+		for _, next := range cases {
+			var d policy.Decision
+			first.rules.DecideInto(ctx, &first.in, &d)
+			kept := d.Clone()
+			wantFirst := first.rules.Decide(ctx, &first.in)
+			if !reflect.DeepEqual(stripElapsed(kept), stripElapsed(wantFirst)) {
+				t.Fatalf("%s: DecideInto into a zero Decision\n got %+v\nwant %+v", first.name, kept, wantFirst)
+			}
+			next.rules.DecideInto(ctx, &next.in, &d)
+			want := next.rules.Decide(ctx, &next.in)
+			if got := d.Clone(); !reflect.DeepEqual(stripElapsed(got), stripElapsed(want)) {
+				t.Errorf("%s after %s:\n got %+v\nwant %+v", next.name, first.name, got, want)
+			}
+			if !reflect.DeepEqual(stripElapsed(kept), stripElapsed(wantFirst)) {
+				t.Errorf("%s after %s: the clone of the first decision changed:\n got %+v\nwant %+v", next.name, first.name, kept, wantFirst)
+			}
+		}
+	}
+}
+
+// A Decision that once needed more room (more plugins' steps, a longer
+// prompt) keeps it: deciding into it again allocates nothing, whichever
+// shape the decisions take in turn. (A plugin verdict that names
+// arguments allocates their pointers, and a test plugin its trace detail;
+// the host's plugins give theirs rendered once, and the host's own test
+// checks a decision with them allocates nothing.) A Decision from Decide,
+// passed to DecideInto, gets memory of its own and leaves the old to its
+// copies.
+func TestDecideIntoAllocatesNothingOnceItsMemoryFits(t *testing.T) {
+	cases := reuseCases(t)
+	ctx := context.Background()
+	var d policy.Decision
+	for i := range cases {
+		cases[i].rules.DecideInto(ctx, &cases[i].in, &d)
+	}
+	for _, c := range cases {
+		// Invalid arguments are denied with their parser's error, made
+		// for them.
+		if len(c.in.Plugins) == 0 && c.name != "invalid arguments" {
+			if n := testing.AllocsPerRun(20, func() { c.rules.DecideInto(ctx, &c.in, &d) }); n != 0 {
+				t.Errorf("%s: %v allocations per decision into a reused Decision, want 0", c.name, n)
+			}
+		}
+	}
+
+	c := cases[0]
+	fresh := c.rules.Decide(ctx, &c.in)
+	copied := fresh
+	c.rules.DecideInto(ctx, &cases[7].in, &fresh)
+	if copied.Prompt == nil || copied.Prompt.Title != "Allow write_file on fs?" || copied.Reasons[0].Code != "auto_destructive" && len(copied.Reasons) != 1 {
+		t.Errorf("DecideInto wrote into the memory of a Decision Decide returned: %+v", copied)
+	}
+}

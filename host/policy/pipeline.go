@@ -157,9 +157,30 @@ func (r *Rules) Visible(server string, tool *hints.Tool, drifted bool) (bool, Re
 func (r *Rules) Decide(ctx context.Context, in *Input) Decision {
 	var d Decision
 	traced := !in.NoTrace
-	prompt, promptText := newDecisionMem(&d, traced, len(in.Plugins) > 0) // decision_mem.go
+	prompt, room := newDecisionMem(&d, traced, len(in.Plugins) > 0) // decision_mem.go
+	r.decide(ctx, in, &d, prompt, room)
+	return d
+}
+
+// DecideInto is Decide writing the decision into d. It reuses the memory
+// an earlier DecideInto gave d, so that a caller deciding call after call
+// into one Decision allocates nothing once that memory fits its
+// decisions. Whatever d held is overwritten: its slices, its prompt and
+// the prompt's strings, and so is every copy of d and every slice or
+// string taken from it. Clone what must outlive the next DecideInto into
+// d. A Decision is decided into by one goroutine at a time.
+func (r *Rules) DecideInto(ctx context.Context, in *Input, d *Decision) {
+	prompt, room := reuseDecisionMem(d, !in.NoTrace, len(in.Plugins) > 0) // decision_mem.go
+	r.decide(ctx, in, d, prompt, room)
+}
+
+// decide runs the pipeline into d, whose slices newDecisionMem or
+// reuseDecisionMem prepared; prompt and room are where an ask's prompt
+// goes.
+func (r *Rules) decide(ctx context.Context, in *Input, d *Decision, prompt *Prompt, room promptRoom) {
+	traced := !in.NoTrace
 	var s state
-	r.prepare(&s, in.Server, in.Tool, in.Drifted, &d)
+	r.prepare(&s, in.Server, in.Tool, in.Drifted, d)
 	if traced {
 		d.Trace = append(d.Trace, s.hintsStep(), capsStep(d.Capabilities))
 	}
@@ -175,7 +196,7 @@ func (r *Rules) Decide(ctx context.Context, in *Input) Decision {
 		if traced {
 			d.Trace = append(d.Trace, Step{Step: StepDecision, Outcome: "deny", Detail: "hidden tools are never prompted"})
 		}
-		return d
+		return
 	}
 
 	// Arguments every reader agrees on, or none at all.
@@ -186,7 +207,7 @@ func (r *Rules) Decide(ctx context.Context, in *Input) Decision {
 			d.Trace = append(d.Trace, Step{Step: StepArguments, Outcome: "invalid", Detail: err.Error()},
 				Step{Step: StepDecision, Outcome: "deny"})
 		}
-		return d
+		return
 	}
 
 	// Step 4: baseline approval.
@@ -202,14 +223,14 @@ func (r *Rules) Decide(ctx context.Context, in *Input) Decision {
 
 	// Step 5: plugins.
 	if len(in.Plugins) > 0 {
-		r.runPlugins(ctx, in, &d)
+		r.runPlugins(ctx, in, d)
 	}
 
 	// Step 6: remembered approvals.
 	if d.Decision == Ask && d.Rememberable && in.Approvals != nil &&
 		in.Approvals.Remembered(d.App, d.Server, d.Connector, d.Tool, d.DefinitionHash) {
 		d.Decision = Allow
-		where := rememberedWhere(in.Approvals, &d)
+		where := rememberedWhere(in.Approvals, d)
 		d.Reasons = append(d.Reasons[:0], Reason{Source: StepRemembered, Code: CodeRemembered, Message: "approved earlier " + where + " for this exact definition"})
 		if traced {
 			d.Trace = append(d.Trace, Step{Step: StepRemembered, Outcome: "allow", Detail: "approval " + where + " matches definition " + shortHash(d.DefinitionHash)})
@@ -220,19 +241,18 @@ func (r *Rules) Decide(ctx context.Context, in *Input) Decision {
 	}
 
 	// Step 7: approval_policy.
-	r.approvalPolicy(&s, in, &d)
+	r.approvalPolicy(&s, in, d)
 
 	if d.Decision == Ask {
-		d.Prompt = s.prompt(&d, in.Arguments, prompt, promptText)
+		d.Prompt = s.prompt(d, in.Arguments, prompt, room)
 	} else {
 		d.Rememberable = false
 	}
 	if !traced {
 		d.Trace = nil // a step appended by a rarer path stays unseen too
-		return d
+		return
 	}
 	d.Trace = append(d.Trace, Step{Step: StepDecision, Outcome: d.Decision.String()})
-	return d
 }
 
 func (s *state) hintsStep() Step {

@@ -9,7 +9,7 @@ import "encoding/json"
 // offers allow_session_scoped instead of the unscoped options. p, and room
 // for its text, are where to build it: the decision's own memory
 // (decision_mem.go).
-func (s *state) prompt(d *Decision, args json.RawMessage, p *Prompt, room []byte) *Prompt {
+func (s *state) prompt(d *Decision, args json.RawMessage, p *Prompt, room promptRoom) *Prompt {
 	title, msg := joinPrompt(room, s.tool.Title, d.Tool, d.Server, d.Reasons)
 	*p = Prompt{Title: title, Message: msg, Hints: d.Hints}
 	if why := argumentsIncomplete(args, d.Flagged); why != "" {

@@ -25,14 +25,25 @@ func (r *Rules) VisibleHints(server string, tool *hints.Tool, drifted bool) (boo
 // the gate's reason wins: the config is the first truth.
 func (r *Rules) DecideHidden(in *Input, why Reason, step Step) Decision {
 	d := Decision{Trace: make([]Step, 0, 4)}
+	r.decideHidden(in, why, step, &d)
+	return d
+}
+
+// DecideHiddenInto is DecideHidden writing into d, reusing its memory as
+// DecideInto does.
+func (r *Rules) DecideHiddenInto(in *Input, why Reason, step Step, d *Decision) {
+	reuseDecisionMem(d, true, false)
+	r.decideHidden(in, why, step, d)
+}
+
+func (r *Rules) decideHidden(in *Input, why Reason, step Step, d *Decision) {
 	var s state
-	r.prepare(&s, in.Server, in.Tool, in.Drifted, &d)
+	r.prepare(&s, in.Server, in.Tool, in.Drifted, d)
 	d.Trace = append(d.Trace, s.hintsStep(), capsStep(d.Capabilities))
 	if ok, reason, gate := s.visibility(); !ok {
 		why, step = reason, gate
 	}
 	d.Trace = append(d.Trace, step, Step{Step: StepDecision, Outcome: "deny", Detail: "hidden tools are never prompted"})
 	d.Decision, d.Hidden = Deny, true
-	d.Reasons = []Reason{why}
-	return d
+	d.Reasons = append(d.Reasons, why)
 }
