@@ -185,7 +185,7 @@ type reuseCase struct {
 // of verdict, with and without trace, more plugins than its memory has
 // room for, a prompt longer than its room for text, scopes, labels,
 // flagged arguments, a hidden tool and invalid arguments.
-func reuseCases(t *testing.T) []reuseCase {
+func reuseCases(t testing.TB) []reuseCase {
 	t.Helper()
 	compile := func(text string) *policy.Rules {
 		cfg, err := config.LoadBytes("t.toml", []byte(text))
