@@ -149,6 +149,7 @@ func (d *Decision) Clone() Decision {
 	if d.Prompt != nil {
 		p := *d.Prompt
 		p.Title, p.Message = strings.Clone(p.Title), strings.Clone(p.Message)
+		p.Options = slices.Clone(p.Options)
 		c.Prompt = &p
 	}
 	return c
