@@ -228,7 +228,9 @@ func (h *Host) Check(ctx context.Context, c Call) Decision {
 // slice or string taken from it. Keep a decision past that with
 // d.Clone(). A Decision is decided into by one goroutine at a time. Pass
 // a zero Decision, or one an earlier CheckInto filled; a Decision from
-// Check works too (its memory is left to it, and d gets its own).
+// Check works too (its memory is left to it, and d gets its own). A copy
+// of a Decision gets memory of its own at its first CheckInto, so copies
+// handed to other goroutines never share it.
 func (h *Host) CheckInto(ctx context.Context, c Call, d *Decision) {
 	u := h.acquire()
 	defer u.release()

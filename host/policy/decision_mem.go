@@ -79,6 +79,15 @@ const reusedPromptText = 256
 // prompt), so that the next decision starts with the room the last one
 // needed.
 type reusedMem struct {
+	// owner is the address of the Decision this memory belongs to. A
+	// copy of that Decision (another address) carries the memory along
+	// but never decides into it: its first DecideInto gives it memory of
+	// its own, so that copies handed to other goroutines never write one
+	// memory at once. An address, not a pointer, so that a Decision on
+	// its caller's stack stays there; if the stack moves, the Decision
+	// just gets new memory once.
+	owner uintptr
+
 	trace   []Step
 	reasons []Reason
 	asks    []scopedAsk
@@ -104,8 +113,8 @@ type promptRoom struct {
 // it some, the first time), and points d's slices at it.
 func reuseDecisionMem(d *Decision, traced, plugins bool) (*Prompt, promptRoom) {
 	m := d.mem
-	if m == nil {
-		m = new(reusedMem)
+	if self := uintptr(unsafe.Pointer(d)); m == nil || m.owner != self {
+		m = &reusedMem{owner: self}
 		m.trace, m.reasons, m.asks, m.text = m.steps[:0], m.reasonArr[:0], m.askArr[:0], m.textArr[:0]
 	} else {
 		// Keep the arrays the last decision grew into.

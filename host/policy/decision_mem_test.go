@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"reflect"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -237,6 +238,17 @@ func reuseCases(t testing.TB) []reuseCase {
 	}
 }
 
+func caseNamed(t testing.TB, cases []reuseCase, name string) reuseCase {
+	t.Helper()
+	for _, c := range cases {
+		if c.name == name {
+			return c
+		}
+	}
+	t.Fatalf("no case %q", name)
+	return reuseCase{}
+}
+
 // A Decision decided into again holds exactly what a fresh Decide returns,
 // whatever it held before: nothing of an earlier decision (its reasons,
 // trace steps, prompt, scopes, labels, flagged arguments, plugin asks)
@@ -296,8 +308,51 @@ func TestDecideIntoAllocatesNothingOnceItsMemoryFits(t *testing.T) {
 	c := cases[0]
 	fresh := c.rules.Decide(ctx, &c.in)
 	copied := fresh
-	c.rules.DecideInto(ctx, &cases[7].in, &fresh)
+	allow := caseNamed(t, cases, "an allow without plugins")
+	allow.rules.DecideInto(ctx, &allow.in, &fresh)
 	if copied.Prompt == nil || copied.Prompt.Title != "Allow write_file on fs?" || copied.Reasons[0].Code != "auto_destructive" && len(copied.Reasons) != 1 {
 		t.Errorf("DecideInto wrote into the memory of a Decision Decide returned: %+v", copied)
+	}
+}
+
+// A copy of a Decision carries its memory along but never decides into
+// it: deciding into the copy leaves the original as it was, and copies
+// handed to several goroutines decide at once without writing one memory
+// (run with -race, a shared memory is a reported race).
+func TestACopiedDecisionDecidesIntoMemoryOfItsOwn(t *testing.T) {
+	t.Parallel()
+	cases := reuseCases(t)
+	ctx := context.Background()
+	ask, allow := caseNamed(t, cases, "an ask longer than the room for its text"), caseNamed(t, cases, "an allow that adds labels")
+	var d policy.Decision
+	ask.rules.DecideInto(ctx, &ask.in, &d)
+	want := stripElapsed(d.Clone())
+
+	c := d
+	allow.rules.DecideInto(ctx, &allow.in, &c)
+	if got := stripElapsed(d.Clone()); !reflect.DeepEqual(got, want) {
+		t.Fatalf("deciding into a copy changed the original:\n got %+v\nwant %+v", got, want)
+	}
+	if c.Decision != policy.Allow || c.Prompt != nil {
+		t.Fatalf("the copy: %s %+v", c.Decision, c.Prompt)
+	}
+
+	var wg sync.WaitGroup
+	for g := range 4 {
+		c := d
+		wg.Go(func() {
+			for i := range 200 {
+				k := cases[(g+i)%len(cases)]
+				k.rules.DecideInto(ctx, &k.in, &c)
+				if c.Decision == policy.Ask && (c.Prompt == nil || !strings.HasPrefix(c.Prompt.Title, "Allow ")) {
+					t.Errorf("goroutine %d, %s: prompt %+v", g, k.name, c.Prompt)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	if got := stripElapsed(d.Clone()); !reflect.DeepEqual(got, want) {
+		t.Fatalf("goroutines deciding into copies changed the original:\n got %+v\nwant %+v", got, want)
 	}
 }
