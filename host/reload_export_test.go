@@ -16,3 +16,6 @@ func CheckUncounted(h *Host, ctx context.Context, c Call) Decision {
 
 // TakePolicy takes and releases the current policy, as every Check does.
 func TakePolicy(h *Host) { h.acquire().release() }
+
+// RaceEnabled is raceEnabled, for the external tests.
+const RaceEnabled = raceEnabled
