@@ -176,6 +176,14 @@ func eventually(t testing.TB, d time.Duration, what string, cond func() bool) {
 	}
 }
 
+// logged waits until the process's stderr, which the test reads from a
+// pipe beside its calls, says want: a line written just before an answer
+// may reach the test just after it.
+func logged(t testing.TB, l *logBuffer, want string) {
+	t.Helper()
+	eventually(t, 10*time.Second, fmt.Sprintf("%q on stderr", want), func() bool { return strings.Contains(l.String(), want) })
+}
+
 func mustContain(t testing.TB, got, want string) {
 	t.Helper()
 	if !strings.Contains(got, want) {

@@ -180,7 +180,7 @@ startup_timeout_sec = 2
 	if r.IsError || r.Text != "echo: ok" {
 		t.Fatalf("%+v", r)
 	}
-	mustContain(t, c.log.String(), "broken")
+	logged(t, c.log, "broken")
 }
 
 // An HTTP upstream's notifications/tools/list_changed (over its GET stream)
