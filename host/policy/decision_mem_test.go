@@ -185,7 +185,8 @@ type reuseCase struct {
 // reuseCases are decisions of every shape a Decision can take: each kind
 // of verdict, with and without trace, more plugins than its memory has
 // room for, a prompt longer than its room for text, scopes, labels,
-// flagged arguments, a hidden tool and invalid arguments.
+// flagged arguments, a hidden tool, invalid arguments, and asks lifted by
+// a scoped and by a remembered approval.
 func reuseCases(t testing.TB) []reuseCase {
 	t.Helper()
 	compile := func(text string) *policy.Rules {
@@ -221,6 +222,10 @@ func reuseCases(t testing.TB) []reuseCase {
 	}
 	bad := in(write, false)
 	bad.Arguments = json.RawMessage(`{"path":"a","path":"b"}`)
+	lifted := in(write, false, scoped)
+	lifted.Approvals = grants{{Plugin: "argguard", Code: "arg_needs_approval", Scope: policy.Scope{Arg: "/path", Glob: "/repo/docs/**"}}}
+	remembered := in(write, false)
+	remembered.Approvals = rememberAll{}
 	return []reuseCase{
 		{"an ask without plugins", fs, in(write, false)},
 		{"an ask without plugins or trace", fs, in(write, true)},
@@ -235,8 +240,15 @@ func reuseCases(t testing.TB) []reuseCase {
 		{"an allow without plugins", fs, in(read, false)},
 		{"a hidden tool", fs, in(secret, false, allow)},
 		{"invalid arguments", fs, bad},
+		{"a scoped ask lifted by a held scope", fs, lifted},
+		{"an ask lifted by a remembered approval", fs, remembered},
 	}
 }
+
+// rememberAll remembers an approval of every tool.
+type rememberAll struct{}
+
+func (rememberAll) Remembered(app, server, connector, tool, hash string) bool { return true }
 
 func caseNamed(t testing.TB, cases []reuseCase, name string) reuseCase {
 	t.Helper()

@@ -230,10 +230,10 @@ func (r *Rules) decide(ctx context.Context, in *Input, d *Decision, prompt *Prom
 	if d.Decision == Ask && d.Rememberable && in.Approvals != nil &&
 		in.Approvals.Remembered(d.App, d.Server, d.Connector, d.Tool, d.DefinitionHash) {
 		d.Decision = Allow
-		where := rememberedWhere(in.Approvals, d)
-		d.Reasons = append(d.Reasons[:0], Reason{Source: StepRemembered, Code: CodeRemembered, Message: "approved earlier " + where + " for this exact definition"})
+		msg, detail := rememberedWhere(in.Approvals, d)
+		d.Reasons = append(d.Reasons[:0], Reason{Source: StepRemembered, Code: CodeRemembered, Message: msg})
 		if traced {
-			d.Trace = append(d.Trace, Step{Step: StepRemembered, Outcome: "allow", Detail: "approval " + where + " matches definition " + shortHash(d.DefinitionHash)})
+			d.Trace = append(d.Trace, Step{Step: StepRemembered, Outcome: "allow", Detail: detail})
 		}
 	}
 	if d.Decision == Ask && in.Approvals != nil {

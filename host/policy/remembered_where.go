@@ -8,17 +8,24 @@ type sessionApprovals interface {
 	RememberedForSession(app, server, connector, tool, hash string) bool
 }
 
-// rememberedWhere names where the approval that allowed d was found. It
-// runs only when an approval matched, so the second lookup costs nothing
-// on the paths that ask or deny.
-func rememberedWhere(a Approvals, d *Decision) string {
+// rememberedWhere is what a remembered allow says of the approval that let
+// d through: the reason's message and the trace step's detail, each
+// spelled once per place an approval is kept, so that an allow by a
+// remembered approval (the call a human approved for the session, made
+// again and again) allocates nothing. The definition it matches is the
+// decision's own DefinitionHash. It runs only when an approval matched, so
+// the second lookup costs nothing on the paths that ask or deny.
+func rememberedWhere(a Approvals, d *Decision) (message, detail string) {
 	s, ok := a.(sessionApprovals)
 	switch {
 	case !ok:
-		return "(this session or always)"
+		return "approved earlier (this session or always) for this exact definition",
+			"an approval (this session or always) matches this exact definition"
 	case s.RememberedForSession(d.App, d.Server, d.Connector, d.Tool, d.DefinitionHash):
-		return "in this session"
+		return "approved earlier in this session for this exact definition",
+			"an approval in this session matches this exact definition"
 	default:
-		return "with \"always\" (the approvals file)"
+		return `approved earlier with "always" (the approvals file) for this exact definition`,
+			`an "always" approval (the approvals file) matches this exact definition`
 	}
 }
