@@ -15,7 +15,8 @@ import (
 // intoCalls are calls of every shape a decision of scalingConfig (with a
 // wasm list plugin beside trifecta and argguard) takes, in one tainted
 // session: trifecta's ask, argguard's deny and ask, an allow, a tool a
-// plugin hides, one the config hides, and invalid arguments.
+// plugin hides, one the config hides, invalid arguments, and (in a
+// session of its own) a write approved for the session.
 func intoCalls(t *testing.T) (*host.Host, []host.Call) {
 	t.Helper()
 	h := newHost(t, scalingConfig+"[apps.fs.tools.disabled]\nenabled = false\n"+
@@ -32,6 +33,10 @@ func intoCalls(t *testing.T) (*host.Host, []host.Call) {
 	taint := call(write, `{"path":"/home/me/src/notes.txt","content":"hello"}`)
 	d := h.Check(ctx, taint)
 	h.Observe(ctx, taint, &d, host.Result{})
+	approved := host.Call{Session: "approved", Server: "docs", Tool: write, Arguments: json.RawMessage(`{"path":"/home/me/src/notes.txt","content":"hello"}`)}
+	if d := h.Check(ctx, approved); d.Decision != host.Ask || h.Approve("approved", &d, host.ForSession) != nil {
+		t.Fatalf("the write to approve: %s %+v", d.Decision, d.Reasons)
+	}
 	calls := []host.Call{
 		taint,
 		call(write, `{"path":"/etc/passwd","content":"x"}`),
@@ -40,6 +45,7 @@ func intoCalls(t *testing.T) (*host.Host, []host.Call) {
 		call(secret, `{}`),
 		call(disabled, `{}`),
 		call(write, `{"path":"/a","path":"/etc/passwd"}`),
+		approved,
 	}
 	want := []struct {
 		v    policy.Verdict
@@ -47,6 +53,7 @@ func intoCalls(t *testing.T) (*host.Host, []host.Call) {
 	}{
 		{host.Ask, "lethal_trifecta"}, {host.Deny, ""}, {host.Ask, ""}, {host.Allow, ""},
 		{host.Deny, policy.CodeHiddenByPlugin}, {host.Deny, policy.CodeBlockedByAppConfig}, {host.Deny, policy.CodeInvalidArguments},
+		{host.Allow, policy.CodeRemembered},
 	}
 	for i, c := range calls {
 		d := h.Check(ctx, c)
@@ -88,7 +95,8 @@ func withoutElapsed(d host.Decision) host.Decision {
 }
 
 // A decision into a reused Decision allocates nothing with the
-// first-party plugins, for an ask, an allow and a tool a plugin hides:
+// first-party plugins, for an ask, an allow, a tool a plugin hides and a
+// call approved earlier in the session:
 // what makes CheckInto worth having (docs/performance.md). The only
 // allocation of a Check, its memory, is what this test finds if CheckInto
 // stops reusing it.
@@ -102,7 +110,7 @@ func TestCheckIntoAllocatesNothing(t *testing.T) {
 	for _, c := range calls {
 		h.CheckInto(ctx, c, &d)
 	}
-	for _, i := range []int{0, 3, 4} {
+	for _, i := range []int{0, 3, 4, 7} {
 		if n := testing.AllocsPerRun(50, func() { h.CheckInto(ctx, calls[i], &d) }); n != 0 {
 			t.Errorf("%s: %v allocations per CheckInto, want 0", calls[i].Tool.Name, n)
 		}
