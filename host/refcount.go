@@ -1,8 +1,9 @@
 package host
 
 import (
-	"sync"
 	"sync/atomic"
+
+	"github.com/toolwarden/toolwarden/host/internal/corehome"
 )
 
 // useCount counts the calls using a generation without a memory location
@@ -15,11 +16,8 @@ import (
 // written by the other one: in a profile, acquiring took 1.8 times and
 // releasing 3.8 times as long per decision on two cores as on one.)
 //
-// Go does not tell a goroutine which core (P) it runs on, but sync.Pool
-// keeps one object per P and hands it back on the same P without a shared
-// write: homes holds each P's stripe number. A P whose number the garbage
-// collector dropped (a P that made no call for two collections) draws the
-// next one in turn. A use keeps the stripe it was added to and is taken
+// Each P's stripe number is its home (host/internal/corehome), as each
+// P's slot in the plugin pool is. A use keeps the stripe it was added to and is taken
 // back there (reload.go, use), even if its goroutine moved to another P
 // meanwhile: one lookup per call. Only the sum means anything, and it is
 // read only once the generation is retired (see Host.acquire and
@@ -29,9 +27,7 @@ type useCount struct {
 	// from the fields before it, which every call reads.
 	_       [128]byte
 	stripes [useStripes]useStripe
-	homes   sync.Pool // *useHome, one per P
-	// next numbers homes in turn (only when a P draws one).
-	next atomic.Uint32
+	homes   corehome.Homes
 }
 
 // useStripes is a power of two, at least the cores that decide at once
@@ -46,17 +42,9 @@ type useStripe struct {
 	_ [128 - 8]byte
 }
 
-// useHome is a P's stripe.
-type useHome struct{ stripe uint32 }
-
 // stripe returns the calling P's stripe.
 func (c *useCount) stripe() *useStripe {
-	h, _ := c.homes.Get().(*useHome)
-	if h == nil {
-		h = &useHome{stripe: (c.next.Add(1) - 1) & (useStripes - 1)}
-	}
-	c.homes.Put(h)
-	return &c.stripes[h.stripe]
+	return &c.stripes[c.homes.Get(useStripes).Load()]
 }
 
 // sum adds the stripes up, one at a time. It is not a snapshot: see

@@ -156,9 +156,10 @@ func TestAUseIsTakenBackWhereItWasAdded(t *testing.T) {
 	g := newGeneration(nil, nil)
 	h.gen.Store(g)
 	u := h.acquire()
-	// The core loses its stripe: the next lookup draws another.
-	for g.uses.homes.Get() != nil {
-	}
+	// The core's stripe moves on (as after the collector dropped it, or
+	// the goroutine moved to another core): the next lookup finds another.
+	home := g.uses.homes.Get(useStripes)
+	home.Store((home.Load() + 1) % useStripes)
 	u.release()
 	for i := range g.uses.stripes {
 		if n := g.uses.stripes[i].n.Load(); n != 0 {

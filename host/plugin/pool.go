@@ -5,6 +5,8 @@ import (
 	"errors"
 	"sync"
 	"sync/atomic"
+
+	"github.com/toolwarden/toolwarden/host/internal/corehome"
 )
 
 // pool holds a plugin's warm instances. At most max exist at once; a caller
@@ -24,18 +26,14 @@ import (
 // per event and handed the instance a core had just used to whichever
 // core came next.)
 //
-// Go does not tell a goroutine which core (P) it runs on, but sync.Pool
-// keeps one object per P and hands it back on the same P without any
-// shared write: homes holds each P's home slot number. A P whose number
-// the garbage collector dropped draws a new one, the next in turn; a draw
-// that lands on another P's home moves off it at once (see takeIdle).
+// Each P's home slot number comes from homes (host/internal/corehome); a
+// P whose home was drawn again and landed on another P's moves off it at
+// once (see takeIdle).
 type pool struct {
 	p     *Plugin
 	max   int
 	slots []poolSlot
-	homes sync.Pool // *poolHome, one per P
-	// nextHome numbers homes in turn (only when a P draws one).
-	nextHome atomic.Uint32
+	homes corehome.Homes
 
 	mu   sync.Mutex
 	live map[*instance]struct{} // every instance not yet discarded, idle or running
@@ -65,25 +63,10 @@ func newPool(p *Plugin, max int) *pool {
 // once.
 const slotsPerInstance = 2
 
-// poolHome is a P's home slot. It moves to the slot where the P last
-// found an instance when its own was empty (see takeIdle).
-type poolHome struct{ slot atomic.Int32 }
-
-// home returns the calling P's home.
-func (pl *pool) home() *poolHome {
-	h, _ := pl.homes.Get().(*poolHome)
-	if h == nil {
-		h = new(poolHome)
-		h.slot.Store(int32((pl.nextHome.Add(1) - 1) % uint32(pl.max)))
-	}
-	pl.homes.Put(h)
-	return h
-}
-
 // get returns an idle instance, looking in the calling core's home slot
 // first, or a new one.
 func (pl *pool) get(ctx context.Context) (*instance, error) {
-	home := pl.home()
+	home := pl.homes.Get(pl.max)
 	for {
 		if in := pl.takeIdle(home); in != nil {
 			return in, nil
@@ -94,7 +77,7 @@ func (pl *pool) get(ctx context.Context) (*instance, error) {
 			pl.mu.Unlock()
 			in, err := pl.create(ctx)
 			if in != nil {
-				in.home = int(home.slot.Load())
+				in.home = home.Load()
 			}
 			return in, err
 		}
@@ -129,8 +112,8 @@ func (pl *pool) get(ctx context.Context) (*instance, error) {
 // the other core's cache (4 % of takes did, on two cores deciding back to
 // back). With it, the P whose home was empty settles on the slot where
 // the other instance waits, and each P has its own again.
-func (pl *pool) takeIdle(h *poolHome) *instance {
-	home := int(h.slot.Load())
+func (pl *pool) takeIdle(h *corehome.Home) *instance {
+	home := h.Load()
 	if in := pl.slots[home].in.Swap(nil); in != nil {
 		in.home = home
 		return in
@@ -142,7 +125,7 @@ func (pl *pool) takeIdle(h *poolHome) *instance {
 			continue
 		}
 		if in := s.in.Swap(nil); in != nil {
-			h.slot.Store(int32(at))
+			h.Store(at)
 			in.home = at
 			return in
 		}

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/toolwarden/toolwarden/host/config"
+	"github.com/toolwarden/toolwarden/host/internal/corehome"
 	"github.com/toolwarden/toolwarden/host/policy"
 	"github.com/toolwarden/toolwarden/plugins/trifecta"
 )
@@ -78,8 +79,8 @@ func TestCoresWhoseHomesCollideSettleApart(t *testing.T) {
 	p, x, y := twoInstances(t)
 	p.pool.put(x)
 	p.pool.put(y)
-	a, b := new(poolHome), new(poolHome) // both drew slot 0
-	take := func(h *poolHome) *instance {
+	a, b := new(corehome.Home), new(corehome.Home) // both drew slot 0
+	take := func(h *corehome.Home) *instance {
 		t.Helper()
 		in := p.pool.takeIdle(h)
 		if in == nil {
@@ -103,8 +104,8 @@ func TestCoresWhoseHomesCollideSettleApart(t *testing.T) {
 	// Settle: each pattern once.
 	inTurn()
 	ownA, ownB := together()
-	if ownA == ownB || a.slot.Load() == b.slot.Load() {
-		t.Fatalf("two cores still share home %d", a.slot.Load())
+	if ownA == ownB || a.Load() == b.Load() {
+		t.Fatalf("two cores still share home %d", a.Load())
 	}
 	for i := range 20 {
 		round := together
