@@ -2,7 +2,8 @@
 # Installs everything toolwarden's tests need on a fresh Debian machine:
 # the WASM toolchains (clang, lld, wasi-libc, wabt, binaryen, Debian's rustc
 # with the wasm32 standard library) and the npm packages pinned in
-# scripts/npm (real MCP servers, the MCP TypeScript SDK, AssemblyScript),
+# scripts/npm (real MCP servers, the MCP TypeScript SDK, the real agents
+# Claude Code, Codex and Gemini CLI, AssemblyScript),
 # and staticcheck.
 # Safe to run again: it installs only what is missing.
 set -euo pipefail
@@ -23,7 +24,7 @@ if [ ${#missing[@]} -gt 0 ]; then
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}" >/dev/null
 fi
 
-if [ ! -x scripts/npm/node_modules/.bin/mcp-server-filesystem ] || [ scripts/npm/package-lock.json -nt scripts/npm/node_modules ]; then
+if [ ! -x scripts/npm/node_modules/.bin/mcp-server-filesystem ] || [ ! -x scripts/npm/node_modules/.bin/codex ] || [ scripts/npm/package-lock.json -nt scripts/npm/node_modules ]; then
   echo "setup: installing npm packages (scripts/npm)"
   (cd scripts/npm && npm ci --no-audit --no-fund --loglevel=error)
   touch scripts/npm/node_modules
