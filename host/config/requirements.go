@@ -72,10 +72,14 @@ type Requirements struct {
 
 // AllowedServer is one [[allowed_servers]] entry: a stdio server whose
 // command (and args, as a prefix) match, or an HTTP server whose URL does.
+// Env and Cwd hold a stdio server's environment and directory as
+// ServerRequirement's do: a variable that loads code runs only when named.
 type AllowedServer struct {
 	Command string
 	Args    []string
 	URL     string
+	Env     map[string]ValueMatcher
+	Cwd     *ValueMatcher
 	Pos     Position
 }
 
@@ -153,12 +157,17 @@ func ParseRequirements(name string, data []byte) (*Requirements, error) {
 						a.Args = l.strList(p+"."+kk, vv)
 					case "url":
 						a.URL = l.str(p+"."+kk, vv)
+					case "env", "cwd":
+						// Read below, once the command is known.
 					default:
-						l.errorf(k, "unknown key %s in [[allowed_servers]] (want command, args or url)", quote(kk))
+						l.errorf(k, "unknown key %s in [[allowed_servers]] (want command, args, env and cwd, or url)", quote(kk))
 					}
 				}
 				if (a.Command == "") == (a.URL == "") {
 					l.errorf(k, "each [[allowed_servers]] needs exactly one of command or url")
+				} else {
+					rule := l.envCwdRule(p, t, a.Command)
+					a.Env, a.Cwd = rule.Env, rule.Cwd
 				}
 				r.AllowedServers = append(r.AllowedServers, a)
 			}

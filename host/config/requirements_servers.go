@@ -22,6 +22,12 @@ import (
 //	# or: url = { match = "prefix", value = "https://mcp.example.com/" }
 //
 // in which every argument is matched in place and their count must agree.
+// Either form refuses a stdio server whose env sets a variable that loads
+// code (LoadsCode); the matcher form may name such variables, and the
+// directory the server starts in:
+//
+//	env = { NODE_OPTIONS = { match = "exact", value = "--max-old-space-size=4096" } }
+//	cwd = { match = "exact", value = "/srv/docs" }
 type ServerRequirement struct {
 	Name string
 	// IdentityCommand, IdentityURL: the legacy form.
@@ -29,6 +35,10 @@ type ServerRequirement struct {
 	// Command and Args: the matcher form for stdio servers.
 	Command string
 	Args    []ValueMatcher
+	// Env matches the variables it names, when the server sets them; Cwd
+	// the server's directory (nil: any). Matcher form only.
+	Env map[string]ValueMatcher
+	Cwd *ValueMatcher
 	// URL: the matcher form for HTTP servers (nil when absent).
 	URL *ValueMatcher
 	Pos Position
@@ -85,6 +95,30 @@ func (r *ServerRequirement) matches(s *Server) bool {
 	return false
 }
 
+func (r *ServerRequirement) envCwd() envCwdRule { return envCwdRule{Env: r.Env, Cwd: r.Cwd} }
+
+// allowedServer reports whether an [[allowed_servers]] entry admits the
+// server; when entries admit its command but none its env or directory,
+// why says what the first of them refused.
+func (r *Requirements) allowedServer(s *Server) (ok bool, why string) {
+	for _, a := range r.AllowedServers {
+		if !a.matches(s) {
+			continue
+		}
+		w := ""
+		if s.URL == "" {
+			w = envCwdRule{Env: a.Env, Cwd: a.Cwd}.refuses(s)
+		}
+		if w == "" {
+			return true, ""
+		}
+		if why == "" {
+			why = w
+		}
+	}
+	return false, why
+}
+
 // describe says what the requirement admits, for override messages.
 func (r *ServerRequirement) describe() string {
 	switch {
@@ -126,6 +160,9 @@ func (l *loader) serverRequirements(path string, v any) map[string]*ServerRequir
 				return
 			}
 			if hasC {
+				// The legacy form names no directory, so a relative command
+				// in it admits nothing (envCwdRule.refuses); Codex loads
+				// such a file, and so do we.
 				r.IdentityCommand = l.str(p+".identity.command", c)
 			} else {
 				r.IdentityURL = l.str(p+".identity.url", u)
@@ -153,10 +190,14 @@ func (l *loader) serverRequirements(path string, v any) map[string]*ServerRequir
 				if m, ok := l.valueMatcher(kp, t[k]); ok {
 					r.URL = &m
 				}
+			case "env", "cwd":
+				// Read below, once the command is known.
 			default:
-				l.errorAt(kp, p, "unknown key %s in a server requirement (want identity, or command and args, or url)", quote(k))
+				l.errorAt(kp, p, "unknown key %s in a server requirement (want identity, or command, args, env and cwd, or url)", quote(k))
 			}
 		}
+		rule := l.envCwdRule(p, t, r.Command)
+		r.Env, r.Cwd = rule.Env, rule.Cwd
 		switch {
 		case r.Command == "" && r.URL == nil:
 			l.errorf(p, "a server requirement needs [%s.identity], command (with args) or url", p)
@@ -251,8 +292,13 @@ func (r *Requirements) admits(name string, s *Server) (bool, Position, string) {
 	if s.URL != "" {
 		id = s.URL
 	}
-	if len(r.AllowedServers) > 0 && !slices.ContainsFunc(r.AllowedServers, func(a AllowedServer) bool { return a.matches(s) }) {
-		return false, r.at("allowed_servers"), fmt.Sprintf("server %s (%s) is not in allowed_servers", quote(name), id)
+	if len(r.AllowedServers) > 0 {
+		if ok, why := r.allowedServer(s); !ok {
+			if why != "" {
+				return false, r.at("allowed_servers"), fmt.Sprintf("server %s (%s) is in allowed_servers, but %s", quote(name), id, why)
+			}
+			return false, r.at("allowed_servers"), fmt.Sprintf("server %s (%s) is not in allowed_servers", quote(name), id)
+		}
 	}
 	if r.Servers == nil {
 		return true, Position{}, ""
@@ -263,6 +309,9 @@ func (r *Requirements) admits(name string, s *Server) (bool, Position, string) {
 		return false, r.at("mcp_servers"), fmt.Sprintf("server %s is not in the mcp_servers allow-list (%s)", quote(name), strings.Join(r.requiredServerNames(), ", "))
 	case !sr.matches(s):
 		return false, sr.Pos, fmt.Sprintf("server %s (%s) does not match the required %s", quote(name), id, sr.describe())
+	}
+	if why := sr.envCwd().refuses(s); s.URL == "" && why != "" {
+		return false, sr.Pos, fmt.Sprintf("server %s (%s): %s", quote(name), id, why)
 	}
 	return true, Position{}, ""
 }

@@ -152,7 +152,7 @@ func TestServerRequirementsRefuseMalformedEntries(t *testing.T) {
 		{"an empty entry", "[mcp_servers.s]\n", "needs [mcp_servers.s.identity], command (with args) or url"},
 		{"an identity with both command and url", "[mcp_servers.s.identity]\ncommand = \"c\"\nurl = \"https://x\"\n", "needs exactly one of command or url"},
 		{"a command and a url", "[mcp_servers.s]\ncommand = \"c\"\nurl = { match = \"exact\", value = \"https://x\" }\n", "either a command or a url"},
-		{"an unknown key", "[mcp_servers.s]\ncommand = \"c\"\nenv = {}\n", `unknown key "env" in a server requirement`},
+		{"an unknown key", "[mcp_servers.s]\ncommand = \"c\"\nenvironment = {}\n", `unknown key "environment" in a server requirement`},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
