@@ -156,6 +156,31 @@ func applyUpdate(old PluginState, u StateUpdate) (PluginState, error) {
 	return next, nil
 }
 
+// checkPluginState holds a state read from outside (a session file) to
+// the bounds an update keeps.
+func checkPluginState(ps PluginState) error {
+	if n := len(ps.Counters) + len(ps.Entries); n > MaxStateKeys {
+		return fmt.Errorf("plugin state: %d keys, over the bound of %d", n, MaxStateKeys)
+	}
+	for k := range ps.Counters {
+		if err := checkKey(k); err != nil {
+			return err
+		}
+		if _, ok := ps.Entries[k]; ok {
+			return fmt.Errorf("plugin state: %q is both a counter and an entry", truncKey(k))
+		}
+	}
+	for k, v := range ps.Entries {
+		if err := checkKey(k); err != nil {
+			return err
+		}
+		if len(v) > MaxStateValue || !utf8.ValidString(v) {
+			return fmt.Errorf("plugin state: entry %q: value must be valid UTF-8 of at most %d bytes", truncKey(k), MaxStateValue)
+		}
+	}
+	return nil
+}
+
 func checkKey(k string) error {
 	if k == "" || len(k) > MaxStateKey || !utf8.ValidString(k) {
 		return fmt.Errorf("plugin state: key %q must be valid UTF-8 of 1-%d bytes", truncKey(k), MaxStateKey)

@@ -109,15 +109,58 @@ func (st *Store) OpenFile(dir, id string) (*Session, *FileLock, error) {
 		lock.Close()
 		return nil, nil, err
 	default:
-		var state State
-		if err := json.Unmarshal(data, &state); err != nil {
-			// A corrupt session file loses its state, never grants more:
-			// start the session afresh (pins re-established, nothing remembered).
-			state = State{}
+		state, err := decodeState(data)
+		if err != nil {
+			// Starting afresh would forget the session's taint labels and
+			// plugin budgets, which lets through what the session had
+			// earned a block for; overwriting the file would destroy it.
+			// So the file is left as it is and the caller fails closed.
+			lock.Close()
+			return nil, nil, &CorruptFileError{Path: path, Err: err}
 		}
 		s.Restore(state)
 	}
 	return s, &FileLock{path: path, lock: lock}, nil
+}
+
+// CorruptFileError is a session file that cannot be used. The file is
+// left untouched; every decision in that session fails closed until it is
+// repaired or removed.
+type CorruptFileError struct {
+	Path string
+	Err  error
+}
+
+func (e *CorruptFileError) Error() string {
+	return fmt.Sprintf("session file %s cannot be used (%v): it is kept as it is and calls in this session are blocked, since starting afresh would forget the session's taint and plugin state; move the file away to start the session over", e.Path, e.Err)
+}
+
+func (e *CorruptFileError) Unwrap() error { return e.Err }
+
+// maxStateFile bounds a session file: a session holds a few hundred pins
+// and labels and at most MaxStateKeys small entries per plugin.
+const maxStateFile = 8 << 20
+
+// decodeState reads a session file, holding its plugin states to the
+// bounds an update must keep: a file edited or damaged past them is not
+// loaded.
+func decodeState(data []byte) (State, error) {
+	var st State
+	if len(data) > maxStateFile {
+		return st, fmt.Errorf("%d bytes, over the bound of %d", len(data), maxStateFile)
+	}
+	if err := json.Unmarshal(data, &st); err != nil {
+		return State{}, err
+	}
+	if st.Version != 1 {
+		return State{}, fmt.Errorf("version %d, want 1", st.Version)
+	}
+	for name, ps := range st.Plugins {
+		if err := checkPluginState(ps); err != nil {
+			return State{}, fmt.Errorf("plugin %q: %v", name, err)
+		}
+	}
+	return st, nil
 }
 
 // Save writes the session's state back to its file.
