@@ -188,23 +188,18 @@ func decideHook(e *env, fl *hookFlags) int {
 		def.Notes = append(def.Notes, "the tool's definition differs from the one this session first saw (drift): its relaxing hints are not believed")
 	}
 	call := host.Call{Session: ev.Session, Server: ev.Server, Tool: tool, Arguments: ev.Input, Context: ev.ServerContext(cfg, e.getenv)}
-	d := h.Check(ctx, call)
 	if ev.Phase == hook.After {
-		// The call already ran: its decision only supplies the hints and
-		// identity that observe plugins see.
-		h.Observe(ctx, call, &d, host.Result{Text: responseText(ev.Response)})
-		if ev.HumanApproved(&d) {
-			// As in the proxy, an approval (here, Claude Code's dialog)
-			// accepts the definition it was asked about as the new pin.
-			if err := h.Approve(ev.Session, &d, host.Once); err != nil {
-				fmt.Fprintf(e.stderr, "toolwarden hook: warning: %v\n", err)
-			}
+		// The call already ran and its before-event decided it: observe
+		// only, never a second decision (hook_after.go).
+		if err := observeHookCall(ctx, e, h, sess, ev, call); err != nil {
+			return fail("%v", err)
 		}
 		if err := lock.Save(sess); err != nil {
 			return fail("saving session: %v", err)
 		}
 		return exitOK
 	}
+	d := h.Check(ctx, call)
 	if err := lock.Save(sess); err != nil {
 		return fail("saving session: %v", err)
 	}

@@ -258,3 +258,24 @@ func jsonOut(v any) Output {
 	}
 	return Output{Stdout: append(b, '\n')}
 }
+
+// ResponseIsError reports whether an after-event's tool response says the
+// call failed: an MCP result's "isError" (Claude Code, Codex), a
+// "is_error", or Gemini CLI's "error" when it is set. Anything else,
+// including a response that is not a JSON object, counts as success:
+// observe records the outcome, it decides nothing.
+func (ev *Event) ResponseIsError() bool {
+	var r struct {
+		IsError  bool            `json:"isError"`
+		IsError2 bool            `json:"is_error"`
+		Error    json.RawMessage `json:"error"`
+	}
+	if json.Unmarshal(ev.Response, &r) != nil {
+		return false
+	}
+	switch strings.TrimSpace(string(r.Error)) {
+	case "", "null", "false", `""`:
+		return r.IsError || r.IsError2
+	}
+	return true
+}
