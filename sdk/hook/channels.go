@@ -28,6 +28,13 @@ const (
 // answers before the agent gives up on it.
 const DefaultApprovalTimeout = 50 * time.Second
 
+// WebhookGrace is how long a hook's answer may wait, once it is ready, for
+// webhook posts still in flight; posts unfinished then are abandoned
+// (logged and audited). A hook process ends with its answer, so a post
+// cannot outlive it, and an agent gives a hook a fixed time: a slow
+// receiver must cost it at most this, never the webhook's timeout.
+const WebhookGrace = time.Second
+
 // AskOptions are what settling an ask needs besides the decision.
 type AskOptions struct {
 	// Timeout bounds the wait for the inbox; 0: DefaultApprovalTimeout.
@@ -50,7 +57,9 @@ type AskOptions struct {
 // "both" post it to the approval inbox and wait for the answer (the
 // agent's own dialog cannot be waited on from a hook, so "both" waits on
 // the inbox), then allow or block. ok is false for "elicitation": the
-// caller renders the ask as before and the agent asks.
+// caller renders the ask as before and the agent asks (Claude Code's
+// dialog; the webhook is told of it first). Webhook posts delay the
+// answer by at most WebhookGrace.
 func Ask(ctx context.Context, h *host.Host, cfg *config.Config, ev *Event, d *host.Decision, o AskOptions) (out Output, ok bool) {
 	set := cfg.ApprovalChannel(d.Server, d.App)
 	timeout := o.Timeout
@@ -63,17 +72,24 @@ func Ask(ctx context.Context, h *host.Host, cfg *config.Config, ev *Event, d *ho
 		Log:     o.Log,
 		Record:  func(a host.AskRecord) { h.RecordAsk(ev.Session, a) },
 	}
+	q := approval.NewQuestion(ev.ToolName, d, ev.Input, h.Approvals() != nil)
 	switch set.Effective() {
 	case config.ChannelNone, config.ChannelInbox, config.ChannelBoth:
 	default:
+		if ev.Agent == Claude {
+			// The agent's own dialog asks (permissionDecision "ask"): the
+			// webhook hears of it too. Agents that cannot ask get a deny,
+			// which nobody is asked about.
+			r.Tell(channel.Prompt{Origin: "hook", PID: o.PID, Session: ev.Session, Question: &q}, channel.Elicitation)
+			r.FlushWithin(WebhookGrace)
+		}
 		return Output{}, false
 	}
-	q := approval.NewQuestion(ev.ToolName, d, ev.Input, h.Approvals() != nil)
 	if o.Release != nil && set.Effective() != config.ChannelNone {
 		o.Release()
 	}
 	ans, err := r.Ask(ctx, channel.Prompt{Origin: "hook", PID: o.PID, Session: ev.Session, Question: &q, Timeout: timeout}, nil)
-	r.Flush() // the webhook's posts finish before the process ends
+	r.FlushWithin(WebhookGrace) // the process ends with its answer
 	var refusal *channel.RefusedError
 	switch {
 	case errors.As(err, &refusal):

@@ -10,6 +10,7 @@ import (
 	"os"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/toolwarden/toolwarden/host"
@@ -76,7 +77,13 @@ type Runner struct {
 	// Record audits each channel's part in an ask; nil: nothing.
 	Record func(host.AskRecord)
 
-	notices sync.WaitGroup
+	notices  sync.WaitGroup
+	inFlight atomic.Int32
+	// abandon ends the webhook posts still in flight when FlushWithin's
+	// bound is reached.
+	abandonOnce sync.Once
+	abandonCtx  context.Context
+	abandon     context.CancelFunc
 }
 
 // Errors Ask returns (test with errors.Is, or errors.As for *RefusedError).
@@ -169,7 +176,14 @@ func (r *Runner) Ask(ctx context.Context, p Prompt, elicit Elicit) (Answer, erro
 	if pend != nil {
 		id = pend.ID()
 	}
-	id = r.notify(p, dir, id, expires)
+	var waitsOn []string
+	if useElicit {
+		waitsOn = append(waitsOn, Elicitation)
+	}
+	if pend != nil {
+		waitsOn = append(waitsOn, Inbox)
+	}
+	id = r.notify(p, dir, id, expires, waitsOn)
 
 	type result struct {
 		channel string
@@ -235,10 +249,52 @@ func (r *Runner) Ask(ctx context.Context, p Prompt, elicit Elicit) (Answer, erro
 	return Answer{}, last
 }
 
+// Tell posts the "ask" event of an ask handed to a channel the Runner
+// does not wait on (the agent's own dialog, for a hook under
+// "elicitation"), so that the webhook hears of every ask; channels names
+// where it is asked. It returns at once; nothing is posted under "none"
+// or without a webhook.
+func (r *Runner) Tell(p Prompt, channels ...string) {
+	if r.Setting.Effective() == config.ChannelNone || r.Webhook == nil {
+		return
+	}
+	var expires time.Time // unknown: the channel keeps its own clock
+	if p.Timeout > 0 {
+		expires = time.Now().Add(p.Timeout)
+	}
+	r.notify(p, "", "", expires, channels)
+}
+
 // Flush waits for the webhook posts in flight, each bounded by the
-// webhook's timeout (and one retry): a short-lived process (a hook) calls
-// it before it exits.
+// webhook's timeout (and one retry).
 func (r *Runner) Flush() { r.notices.Wait() }
+
+// FlushWithin waits for the webhook posts in flight for at most d, then
+// abandons those still running (each is logged and audited as failed) and
+// returns how many it abandoned. A short-lived process (a hook) calls it
+// before it answers: its answer must not wait on a slow receiver.
+func (r *Runner) FlushWithin(d time.Duration) (abandoned int) {
+	done := make(chan struct{})
+	go func() { r.notices.Wait(); close(done) }()
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-done:
+		return 0
+	case <-t.C:
+	}
+	r.abandonCtxOnce()
+	n := int(r.inFlight.Load())
+	r.abandon()
+	<-done // cancelled posts return at once
+	return n
+}
+
+// abandonCtxOnce makes the context every post of r runs under.
+func (r *Runner) abandonCtxOnce() context.Context {
+	r.abandonOnce.Do(func() { r.abandonCtx, r.abandon = context.WithCancel(context.Background()) })
+	return r.abandonCtx
+}
 
 func (r *Runner) dir() (string, error) {
 	if r.Dir != nil {

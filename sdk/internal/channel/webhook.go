@@ -70,7 +70,8 @@ type Payload struct {
 
 // notify posts the "ask" event, when the webhook wants it, and returns the
 // ask's id: posted (the inbox id, "" when not in the inbox) or a new one.
-func (r *Runner) notify(p Prompt, dir, posted string, expires time.Time) string {
+// waitsOn are the channels the ask waits on.
+func (r *Runner) notify(p Prompt, dir, posted string, expires time.Time, waitsOn []string) string {
 	id := posted
 	if id == "" {
 		id = randomID()
@@ -79,16 +80,14 @@ func (r *Runner) notify(p Prompt, dir, posted string, expires time.Time) string 
 		return id
 	}
 	a := inboxAsk(p, expires)
-	exp := expires.UTC()
 	pl := Payload{Event: "ask", ID: id, Origin: a.Origin, Session: a.Session, Server: a.Server, Tool: a.Tool, App: a.App,
 		Title: a.Title, Reasons: a.Reasons, Hints: a.Hints.Values, Arguments: a.Arguments, Digest: a.Digest, Scope: a.Scope,
-		Options: a.Options, Expires: &exp}
-	ch := r.Setting.Effective()
-	if ch.Elicits() {
-		pl.Channels = append(pl.Channels, Elicitation)
+		Options: a.Options, Channels: waitsOn}
+	if !expires.IsZero() {
+		exp := expires.UTC()
+		pl.Expires = &exp
 	}
 	if posted != "" {
-		pl.Channels = append(pl.Channels, Inbox)
 		link, err := inbox.MintLink(dir, posted)
 		switch {
 		case err == nil:
@@ -116,6 +115,7 @@ func (r *Runner) notifyAnswer(p Prompt, id, channel, outcome, option string) {
 // send posts pl in the background: a notice never delays or fails the
 // call. Each attempt is bounded by the webhook's timeout; a transport
 // error, a 429 or a 5xx is retried once; redirects are not followed.
+// FlushWithin abandons a post that outlives its bound.
 func (r *Runner) send(pl Payload) {
 	body, err := json.Marshal(pl)
 	if err != nil {
@@ -134,12 +134,15 @@ func (r *Runner) send(pl Payload) {
 	if client == nil {
 		client = &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	}
+	ctx := r.abandonCtxOnce()
 	r.notices.Add(1)
+	r.inFlight.Add(1)
 	go func() {
 		defer r.notices.Done()
+		defer r.inFlight.Add(-1)
 		var last error
-		for attempt := 0; attempt < 2; attempt++ {
-			retry, err := post(client, w.URL, []byte(secret), pl.Event, body, timeout)
+		for attempt := 0; attempt < 2 && ctx.Err() == nil; attempt++ {
+			retry, err := post(ctx, client, w.URL, []byte(secret), pl.Event, body, timeout)
 			if err == nil {
 				r.log().Debug("webhook sent", "event", pl.Event, "id", pl.ID)
 				r.record(pl, host.AskRecord{Ask: pl.ID, Channel: Webhook, Outcome: "sent", Option: pl.Option})
@@ -150,13 +153,19 @@ func (r *Runner) send(pl Payload) {
 				break
 			}
 		}
+		if ctx.Err() != nil {
+			if last == nil {
+				last = ctx.Err()
+			}
+			last = fmt.Errorf("abandoned unfinished so that the asking process could answer (%v); the receiver may or may not have it", last)
+		}
 		r.webhookFailed(pl, last)
 	}()
 }
 
 // post makes one signed POST; retry says whether a second try may help.
-func post(client *http.Client, url string, secret []byte, event string, body []byte, timeout time.Duration) (retry bool, err error) {
-	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+func post(parent context.Context, client *http.Client, url string, secret []byte, event string, body []byte, timeout time.Duration) (retry bool, err error) {
+	ctx, cancel := context.WithTimeout(parent, timeout)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
 	if err != nil {
