@@ -12,6 +12,7 @@ import (
 	"sync"
 	"syscall"
 
+	"github.com/toolwarden/toolwarden/cmd/internal/cli"
 	"github.com/toolwarden/toolwarden/host/config"
 	"github.com/toolwarden/toolwarden/sdk/proxy"
 )
@@ -21,17 +22,14 @@ func init() {
 }
 
 func runProxy(e *env, args []string) int {
-	fs, pf := newServeFlags(e, "proxy", "proxy --config F [--config F]... [flags]",
-		`Serves MCP on stdin/stdout in front of every enabled [mcp_servers.<name>] of the
-config (stdio and streamable HTTP), each tool as <name>__<tool>. Hidden tools are
-left out, every call is decided by policy, asks become approval prompts.`)
+	// The hook reads an agent's `toolwarden proxy` server with this parser
+	// too, to see which requirements bind it.
+	fs, sf, code, ok := cli.ParseProxy(e.stdout, e.stderr, serveDefaults, args)
+	if !ok {
+		return code
+	}
+	pf := &serveFlags{sf}
 	watch := watchFlag(fs)
-	if code, ok := fs.ParseArgs(args); !ok {
-		return code
-	}
-	if code, ok := fs.NoArgs("servers come from [mcp_servers.*] in --config"); !ok {
-		return code
-	}
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()

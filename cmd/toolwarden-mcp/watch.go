@@ -213,14 +213,13 @@ func digestFiles(files []string) [sha256.Size]byte {
 	return d
 }
 
-// watchFlag registers --no-watch on wrap's or proxy's flags and returns a
+// watchFlag returns, for wrap's or proxy's flags (--no-watch among them), a
 // function that starts live changes for a host serving through p (see
 // watchConfig); that function returns the one that stops them.
 func watchFlag(fs *cli.Flags) func(ctx context.Context, e *env, f *serveFlags, h *host.Host, p *proxy.Proxy) (stop func()) {
-	noWatch := fs.Bool("no-watch", false, "do not apply changes of the --config files (and the plugins they name) while running; SIGHUP still reloads")
 	return func(ctx context.Context, e *env, f *serveFlags, h *host.Host, p *proxy.Proxy) func() {
 		return watchConfig(ctx, &liveConfig{
-			cmd: fs.Name, configs: f.configs, reqs: config.RequirementsPaths(e.getenv, f.requirements...), h: h, apply: p.Reload, stderr: e.stderr, log: f.logger(e),
-		}, !*noWatch)
+			cmd: fs.Name, configs: f.Configs, reqs: config.RequirementsPaths(e.getenv, f.Requirements...), h: h, apply: p.Reload, stderr: e.stderr, log: f.logger(e),
+		}, !f.NoWatch)
 	}
 }

@@ -9,7 +9,7 @@ import (
 	"os/signal"
 	"syscall"
 
-	"github.com/toolwarden/toolwarden/host/config"
+	"github.com/toolwarden/toolwarden/cmd/internal/cli"
 	"github.com/toolwarden/toolwarden/sdk/proxy"
 )
 
@@ -18,21 +18,16 @@ func init() {
 }
 
 func runWrap(e *env, args []string) int {
-	fs, pf := newServeFlags(e, "wrap", "wrap [--config F]... [--app NAME] [flags] -- CMD [ARGS...]",
-		`Serves MCP on stdin/stdout in front of the stdio MCP server CMD: same tools, same
-names, same definitions, but hidden tools are left out, every call is decided by
-policy, and asks become approval prompts (MCP elicitation) in the client.`)
-	app := fs.String("app", "", "the server's name for policy ([apps.<name>], [mcp_servers.<name>]); default: derived from the command")
-	toolTimeout := fs.Duration("tool-timeout", 0, "per-call timeout (default: tool_timeout_sec of [mcp_servers.<app>], else 300s)")
-	startupTimeout := fs.Duration("startup-timeout", 0, "timeout to start the server (default: startup_timeout_sec of [mcp_servers.<app>], else 30s)")
-	watch := watchFlag(fs)
-	if code, ok := fs.ParseArgs(args); !ok {
+	// The hook reads an agent's `toolwarden wrap` server with this parser
+	// too, so both agree on the command that runs.
+	fs, wf, code, ok := cli.ParseWrap(e.stdout, e.stderr, serveDefaults, args)
+	if !ok {
 		return code
 	}
-	rest := fs.Args()
-	if len(rest) == 0 {
-		return fs.UsageError("no server command given (toolwarden wrap --app NAME -- CMD ARGS...)")
-	}
+	pf := &serveFlags{&wf.ServeFlags}
+	app, toolTimeout, startupTimeout := &wf.App, &wf.ToolTimeout, &wf.StartupTimeout
+	watch := watchFlag(fs)
+	rest := wf.Command
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	h, cfg, cleanup, err := pf.startHost(ctx, e)
@@ -52,7 +47,7 @@ policy, and asks become approval prompts (MCP elicitation) in the client.`)
 
 	// An admin's server allow-lists hold for the command wrap is given too:
 	// a command line must not get round them.
-	if err := cfg.ServerAllowed(name, &config.Server{Command: rest[0], Args: rest[1:]}); err != nil {
+	if err := cfg.ServerAllowed(name, wrapServer(rest)); err != nil { // wrap_allowlist.go
 		fmt.Fprintln(e.stderr, "toolwarden wrap: refusing to start the server:", err)
 		return exitError
 	}
