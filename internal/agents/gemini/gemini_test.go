@@ -1,0 +1,197 @@
+package gemini
+
+import (
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// The script both runs follow: read the token file, write under
+// protected/, create a directory (asked), then answer.
+func script(w *world, extra ...turn) []turn {
+	s := []turn{
+		{Call: "mcp_fs_read_text_file", Args: map[string]any{"path": filepath.Join(w.dir, "notes.txt")}},
+		{Call: "mcp_fs_write_file", Args: map[string]any{"path": filepath.Join(w.dir, "protected", "owned.txt"), "content": "overwritten"}},
+		{Call: "mcp_fs_create_directory", Args: map[string]any{"path": filepath.Join(w.dir, "asked")}},
+	}
+	s = append(s, extra...)
+	return append(s, turn{Text: "done"})
+}
+
+func TestGeminiThroughWrapSeesOnlyWhatToolwardenAllows(t *testing.T) {
+	w := newWorld(t)
+	m := newModel(t, script(w)...)
+	w.settings(t, map[string]any{
+		"fs": map[string]any{
+			// toolwarden by name: the agent finds it on PATH, as a user's would.
+			"command": "toolwarden",
+			"args":    []string{"wrap", "--config", w.config, "--app", "fs", "--", w.fsServer, w.dir},
+		},
+	}, nil)
+	stdout, _ := w.run(t, m, "Read notes.txt, then try the writes.")
+	if !strings.Contains(stdout, "done") {
+		t.Errorf("the run did not reach the script's final answer; stdout:\n%s", stdout)
+	}
+
+	t.Run("the hidden tool is not offered to the model", func(t *testing.T) {
+		offered := m.offered()
+		if !slices.Contains(offered, "mcp_fs_read_text_file") || !slices.Contains(offered, "mcp_fs_write_file") {
+			t.Fatalf("the wrapped server's tools were not offered: %q", offered)
+		}
+		if slices.Contains(offered, "mcp_fs_move_file") {
+			t.Errorf("move_file is disabled but was offered: %q", offered)
+		}
+	})
+
+	t.Run("an allowed read's result reaches the model", func(t *testing.T) {
+		got, ok := m.toolResult("mcp_fs_read_text_file")
+		if !ok {
+			t.Fatal("the model received no result for read_text_file")
+		}
+		mustContain(t, "read_text_file's result", got, token)
+	})
+
+	t.Run("a denied write does not run and the model is told why and how to allow it", func(t *testing.T) {
+		if exists(filepath.Join(w.dir, "protected", "owned.txt")) {
+			t.Error("the denied write ran: protected/owned.txt exists")
+		}
+		got, ok := m.toolResult("mcp_fs_write_file")
+		if !ok {
+			t.Fatal("the model received no result for write_file")
+		}
+		mustContain(t, "write_file's result", got, protectedReason, "argguard", "to allow")
+	})
+
+	t.Run("an asked call does not run and the model is told no one saw the prompt and how to allow it", func(t *testing.T) {
+		if exists(filepath.Join(w.dir, "asked")) {
+			t.Error("the asked call ran: asked/ exists")
+		}
+		got, ok := m.toolResult("mcp_fs_create_directory")
+		if !ok {
+			t.Fatal("the model received no result for create_directory")
+		}
+		if !saysNoOneWasAsked(got) {
+			t.Errorf("create_directory's result does not say that no one saw the approval prompt:\n%s", got)
+		}
+		if claimsARefusal(got) {
+			t.Errorf("create_directory's result says a person refused, but no one was asked:\n%s", got)
+		}
+		mustContain(t, "create_directory's result", got, "to allow", `approval_mode = "approve"`)
+	})
+}
+
+func TestGeminiHookDecidesEveryMCPCall(t *testing.T) {
+	w := newWorld(t)
+	// Through the hook Gemini CLI offers every tool; the model calls the
+	// hidden one anyway.
+	m := newModel(t, script(w, turn{Call: "mcp_fs_move_file", Args: map[string]any{
+		"source": filepath.Join(w.dir, "old.txt"), "destination": filepath.Join(w.dir, "moved.txt"),
+	}})...)
+	hook := "toolwarden hook --agent gemini --config " + shellQuote(w.config) + " --catalog " + shellQuote(w.catalog) +
+		" --state-dir " + shellQuote(w.state) + " --audit " + shellQuote(w.audit)
+	entry := []any{map[string]any{"matcher": "mcp_.*", "hooks": []any{map[string]any{"type": "command", "command": hook}}}}
+	w.settings(t, map[string]any{
+		"fs": map[string]any{"command": w.fsServer, "args": []string{w.dir}},
+	}, map[string]any{"BeforeTool": entry, "AfterTool": entry})
+
+	// The catalog, as docs/hooks.md says: listed from Gemini CLI's own
+	// settings, so the hook knows the tools' annotations.
+	sync := exec.Command(twBin, "tools", "sync", "--agent", "gemini")
+	sync.Dir = w.dir
+	sync.Env = w.env(nil)
+	if out, err := sync.CombinedOutput(); err != nil {
+		t.Fatalf("toolwarden tools sync --agent gemini: %v\n%s", err, out)
+	}
+
+	stdout, _ := w.run(t, m, "Read notes.txt, then try the writes.")
+	if !strings.Contains(stdout, "done") {
+		t.Errorf("the run did not reach the script's final answer; stdout:\n%s", stdout)
+	}
+	recs := w.auditRecords(t)
+	checks := func(tool string) []auditRecord {
+		var out []auditRecord
+		for _, r := range recs {
+			if r.Event == "check" && r.Decision.Tool == tool {
+				out = append(out, r)
+			}
+		}
+		return out
+	}
+
+	t.Run("an allowed read's result reaches the model through the hook", func(t *testing.T) {
+		got, ok := m.toolResult("mcp_fs_read_text_file")
+		if !ok {
+			t.Fatal("the model received no result for read_text_file")
+		}
+		mustContain(t, "read_text_file's result", got, token)
+		c := checks("read_text_file")
+		if len(c) == 0 || c[0].Decision.Decision != "allow" || c[0].Decision.Server != "fs" {
+			t.Errorf("the hook did not allow fs/read_text_file: %+v", c)
+		}
+	})
+
+	t.Run("with AfterTool installed one call gives exactly one check record", func(t *testing.T) {
+		for _, tool := range []string{"read_text_file", "write_file", "create_directory", "move_file"} {
+			if c := checks(tool); len(c) != 1 {
+				t.Errorf("%s: %d check records, want 1: %+v", tool, len(c), c)
+			}
+		}
+	})
+
+	t.Run("the hook decides on the server and tool Gemini CLI names mcp_fs_write_file", func(t *testing.T) {
+		c := checks("write_file")
+		if len(c) != 1 {
+			t.Fatalf("want one check of fs/write_file, got %+v (all records: %+v)", c, recs)
+		}
+		d := c[0].Decision
+		if d.Server != "fs" || d.Decision != "deny" || len(d.Reasons) == 0 || d.Reasons[0].Code != "arg_denied" {
+			t.Errorf("want fs/write_file denied by argguard (arg_denied), got %+v", d)
+		}
+	})
+
+	t.Run("a denied write does not run and the model is told why and how to allow it", func(t *testing.T) {
+		if exists(filepath.Join(w.dir, "protected", "owned.txt")) {
+			t.Error("the denied write ran: protected/owned.txt exists")
+		}
+		got, ok := m.toolResult("mcp_fs_write_file")
+		if !ok {
+			t.Fatal("the model received no result for write_file")
+		}
+		mustContain(t, "write_file's result", got, protectedReason, "argguard", "to allow")
+	})
+
+	t.Run("an asked call does not run and the model is told no one saw the prompt and how to allow it", func(t *testing.T) {
+		if exists(filepath.Join(w.dir, "asked")) {
+			t.Error("the asked call ran: asked/ exists")
+		}
+		got, ok := m.toolResult("mcp_fs_create_directory")
+		if !ok {
+			t.Fatal("the model received no result for create_directory")
+		}
+		if !saysNoOneWasAsked(got) {
+			t.Errorf("create_directory's result does not say that no one saw the approval prompt:\n%s", got)
+		}
+		if claimsARefusal(got) {
+			t.Errorf("create_directory's result says a person refused, but no one was asked:\n%s", got)
+		}
+		mustContain(t, "create_directory's result", got, "to allow", `approval_mode = "approve"`)
+	})
+
+	t.Run("a hidden tool called anyway is denied", func(t *testing.T) {
+		if exists(filepath.Join(w.dir, "moved.txt")) || !exists(filepath.Join(w.dir, "old.txt")) {
+			t.Error("the hidden move_file ran")
+		}
+		got, ok := m.toolResult("mcp_fs_move_file")
+		if !ok {
+			t.Fatal("the model received no result for move_file")
+		}
+		mustContain(t, "move_file's result", got, "disabled")
+	})
+}
+
+// shellQuote quotes a path for the shell Gemini CLI runs hook commands in.
+func shellQuote(s string) string {
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
