@@ -72,20 +72,20 @@ func newWorld(t *testing.T) *world {
 	// move_file hidden; writes under protected/ denied by argguard;
 	// create_directory asked on every call.
 	write(t, w.config, fmt.Sprintf(`
-[apps.fs]
+[apps.%[3]s]
 trust = "full"
 
-[apps.fs.tools.move_file]
+[apps.%[3]s.tools.move_file]
 enabled = false
 
-[apps.fs.tools.create_directory]
+[apps.%[3]s.tools.create_directory]
 approval_mode = "prompt"
 
 [policies.argguard]
 builtin = "argguard"
 [policies.argguard.config]
-rules = [{ tool = "write_file", arg = "path", deny_glob = %q, reason = %q }]
-`, filepath.Join(w.dir, "protected", "**"), protectedReason))
+rules = [{ tool = "write_file", arg = "path", deny_glob = %[1]q, reason = %[2]q }]
+`, filepath.Join(w.dir, "protected", "**"), protectedReason, server))
 	return w
 }
 
@@ -325,4 +325,46 @@ func claimsARefusal(text string) bool {
 		}
 	}
 	return false
+}
+
+// The offline assertion is only as good as the guard: a node process
+// started as the agent is must have a connection to a public address and
+// a name lookup refused and recorded, and loopback let through.
+func TestNetworkGuardRefusesAndRecordsAllButLoopback(t *testing.T) {
+	w := newWorld(t)
+	m := newModel(t)
+	probe := `
+const net = require('net');
+const tryConnect = (host) => new Promise((resolve) => {
+  const s = net.connect({ host, port: 443 }, () => { s.destroy(); resolve(host + ' connected'); });
+  s.on('error', (e) => resolve(host + ' ' + e.code));
+});
+(async () => {
+  const out = [];
+  out.push(await tryConnect('93.184.215.14'));
+  out.push(await tryConnect('play.googleapis.com'));
+  try { await fetch(process.env.GOOGLE_GEMINI_BASE_URL + '/probe'); out.push('loopback reached'); } catch (e) { out.push('loopback ' + e.message); }
+  console.log(out.join('\n'));
+})();
+`
+	cmd := exec.Command("node", "-e", probe)
+	cmd.Env = w.env(m)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("node: %v\n%s", err, out)
+	}
+	for _, want := range []string{"93.184.215.14 ECONNREFUSED", "play.googleapis.com ECONNREFUSED", "loopback reached"} {
+		if !strings.Contains(string(out), want) {
+			t.Errorf("want %q from the probe:\n%s", want, out)
+		}
+	}
+	logged, _ := os.ReadFile(w.netlog)
+	for _, host := range []string{"93.184.215.14", "play.googleapis.com"} {
+		if !strings.Contains(string(logged), host) {
+			t.Errorf("the guard did not record %s:\n%s", host, logged)
+		}
+	}
+	if strings.Contains(string(logged), "127.0.0.1") {
+		t.Errorf("the guard recorded loopback:\n%s", logged)
+	}
 }

@@ -8,13 +8,22 @@ import (
 	"testing"
 )
 
+// server is the filesystem server's name in Gemini CLI's settings. Its '_'
+// makes Gemini CLI's name for a tool ambiguous: mcp_work_fs_write_file
+// reads as tool fs_write_file of server work too. The hook must decide on
+// the server and tool Gemini CLI names in the event's mcp_context.
+const server = "work_fs"
+
+// fn is Gemini CLI's name for the server's tool: mcp_<server>_<tool>.
+func fn(tool string) string { return "mcp_" + server + "_" + tool }
+
 // The script both runs follow: read the token file, write under
 // protected/, create a directory (asked), then answer.
 func script(w *world, extra ...turn) []turn {
 	s := []turn{
-		{Call: "mcp_fs_read_text_file", Args: map[string]any{"path": filepath.Join(w.dir, "notes.txt")}},
-		{Call: "mcp_fs_write_file", Args: map[string]any{"path": filepath.Join(w.dir, "protected", "owned.txt"), "content": "overwritten"}},
-		{Call: "mcp_fs_create_directory", Args: map[string]any{"path": filepath.Join(w.dir, "asked")}},
+		{Call: fn("read_text_file"), Args: map[string]any{"path": filepath.Join(w.dir, "notes.txt")}},
+		{Call: fn("write_file"), Args: map[string]any{"path": filepath.Join(w.dir, "protected", "owned.txt"), "content": "overwritten"}},
+		{Call: fn("create_directory"), Args: map[string]any{"path": filepath.Join(w.dir, "asked")}},
 	}
 	s = append(s, extra...)
 	return append(s, turn{Text: "done"})
@@ -24,10 +33,10 @@ func TestGeminiThroughWrapSeesOnlyWhatToolwardenAllows(t *testing.T) {
 	w := newWorld(t)
 	m := newModel(t, script(w)...)
 	w.settings(t, map[string]any{
-		"fs": map[string]any{
+		server: map[string]any{
 			// toolwarden by name: the agent finds it on PATH, as a user's would.
 			"command": "toolwarden",
-			"args":    []string{"wrap", "--config", w.config, "--app", "fs", "--", w.fsServer, w.dir},
+			"args":    []string{"wrap", "--config", w.config, "--app", server, "--", w.fsServer, w.dir},
 		},
 	}, nil)
 	stdout, _ := w.run(t, m, "Read notes.txt, then try the writes.")
@@ -37,16 +46,16 @@ func TestGeminiThroughWrapSeesOnlyWhatToolwardenAllows(t *testing.T) {
 
 	t.Run("the hidden tool is not offered to the model", func(t *testing.T) {
 		offered := m.offered()
-		if !slices.Contains(offered, "mcp_fs_read_text_file") || !slices.Contains(offered, "mcp_fs_write_file") {
+		if !slices.Contains(offered, fn("read_text_file")) || !slices.Contains(offered, fn("write_file")) {
 			t.Fatalf("the wrapped server's tools were not offered: %q", offered)
 		}
-		if slices.Contains(offered, "mcp_fs_move_file") {
+		if slices.Contains(offered, fn("move_file")) {
 			t.Errorf("move_file is disabled but was offered: %q", offered)
 		}
 	})
 
 	t.Run("an allowed read's result reaches the model", func(t *testing.T) {
-		got, ok := m.toolResult("mcp_fs_read_text_file")
+		got, ok := m.toolResult(fn("read_text_file"))
 		if !ok {
 			t.Fatal("the model received no result for read_text_file")
 		}
@@ -57,7 +66,7 @@ func TestGeminiThroughWrapSeesOnlyWhatToolwardenAllows(t *testing.T) {
 		if exists(filepath.Join(w.dir, "protected", "owned.txt")) {
 			t.Error("the denied write ran: protected/owned.txt exists")
 		}
-		got, ok := m.toolResult("mcp_fs_write_file")
+		got, ok := m.toolResult(fn("write_file"))
 		if !ok {
 			t.Fatal("the model received no result for write_file")
 		}
@@ -68,7 +77,7 @@ func TestGeminiThroughWrapSeesOnlyWhatToolwardenAllows(t *testing.T) {
 		if exists(filepath.Join(w.dir, "asked")) {
 			t.Error("the asked call ran: asked/ exists")
 		}
-		got, ok := m.toolResult("mcp_fs_create_directory")
+		got, ok := m.toolResult(fn("create_directory"))
 		if !ok {
 			t.Fatal("the model received no result for create_directory")
 		}
@@ -86,14 +95,14 @@ func TestGeminiHookDecidesEveryMCPCall(t *testing.T) {
 	w := newWorld(t)
 	// Through the hook Gemini CLI offers every tool; the model calls the
 	// hidden one anyway.
-	m := newModel(t, script(w, turn{Call: "mcp_fs_move_file", Args: map[string]any{
+	m := newModel(t, script(w, turn{Call: fn("move_file"), Args: map[string]any{
 		"source": filepath.Join(w.dir, "old.txt"), "destination": filepath.Join(w.dir, "moved.txt"),
 	}})...)
 	hook := "toolwarden hook --agent gemini --config " + shellQuote(w.config) + " --catalog " + shellQuote(w.catalog) +
 		" --state-dir " + shellQuote(w.state) + " --audit " + shellQuote(w.audit)
 	entry := []any{map[string]any{"matcher": "mcp_.*", "hooks": []any{map[string]any{"type": "command", "command": hook}}}}
 	w.settings(t, map[string]any{
-		"fs": map[string]any{"command": w.fsServer, "args": []string{w.dir}},
+		server: map[string]any{"command": w.fsServer, "args": []string{w.dir}},
 	}, map[string]any{"BeforeTool": entry, "AfterTool": entry})
 
 	// The catalog, as docs/hooks.md says: listed from Gemini CLI's own
@@ -121,14 +130,14 @@ func TestGeminiHookDecidesEveryMCPCall(t *testing.T) {
 	}
 
 	t.Run("an allowed read's result reaches the model through the hook", func(t *testing.T) {
-		got, ok := m.toolResult("mcp_fs_read_text_file")
+		got, ok := m.toolResult(fn("read_text_file"))
 		if !ok {
 			t.Fatal("the model received no result for read_text_file")
 		}
 		mustContain(t, "read_text_file's result", got, token)
 		c := checks("read_text_file")
-		if len(c) == 0 || c[0].Decision.Decision != "allow" || c[0].Decision.Server != "fs" {
-			t.Errorf("the hook did not allow fs/read_text_file: %+v", c)
+		if len(c) == 0 || c[0].Decision.Decision != "allow" || c[0].Decision.Server != server {
+			t.Errorf("the hook did not allow %s/read_text_file: %+v", server, c)
 		}
 	})
 
@@ -140,14 +149,14 @@ func TestGeminiHookDecidesEveryMCPCall(t *testing.T) {
 		}
 	})
 
-	t.Run("the hook decides on the server and tool Gemini CLI names mcp_fs_write_file", func(t *testing.T) {
+	t.Run("the hook decides on the server and tool Gemini CLI names mcp_work_fs_write_file", func(t *testing.T) {
 		c := checks("write_file")
 		if len(c) != 1 {
-			t.Fatalf("want one check of fs/write_file, got %+v (all records: %+v)", c, recs)
+			t.Fatalf("want one check of %s/write_file, got %+v (all records: %+v)", server, c, recs)
 		}
 		d := c[0].Decision
-		if d.Server != "fs" || d.Decision != "deny" || len(d.Reasons) == 0 || d.Reasons[0].Code != "arg_denied" {
-			t.Errorf("want fs/write_file denied by argguard (arg_denied), got %+v", d)
+		if d.Server != server || d.Decision != "deny" || len(d.Reasons) == 0 || d.Reasons[0].Code != "arg_denied" {
+			t.Errorf("want %s/write_file denied by argguard (arg_denied), got %+v", server, d)
 		}
 	})
 
@@ -155,7 +164,7 @@ func TestGeminiHookDecidesEveryMCPCall(t *testing.T) {
 		if exists(filepath.Join(w.dir, "protected", "owned.txt")) {
 			t.Error("the denied write ran: protected/owned.txt exists")
 		}
-		got, ok := m.toolResult("mcp_fs_write_file")
+		got, ok := m.toolResult(fn("write_file"))
 		if !ok {
 			t.Fatal("the model received no result for write_file")
 		}
@@ -166,7 +175,7 @@ func TestGeminiHookDecidesEveryMCPCall(t *testing.T) {
 		if exists(filepath.Join(w.dir, "asked")) {
 			t.Error("the asked call ran: asked/ exists")
 		}
-		got, ok := m.toolResult("mcp_fs_create_directory")
+		got, ok := m.toolResult(fn("create_directory"))
 		if !ok {
 			t.Fatal("the model received no result for create_directory")
 		}
@@ -183,7 +192,7 @@ func TestGeminiHookDecidesEveryMCPCall(t *testing.T) {
 		if exists(filepath.Join(w.dir, "moved.txt")) || !exists(filepath.Join(w.dir, "old.txt")) {
 			t.Error("the hidden move_file ran")
 		}
-		got, ok := m.toolResult("mcp_fs_move_file")
+		got, ok := m.toolResult(fn("move_file"))
 		if !ok {
 			t.Fatal("the model received no result for move_file")
 		}
