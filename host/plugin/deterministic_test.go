@@ -7,6 +7,7 @@ import (
 
 	"github.com/toolwarden/toolwarden/host/config"
 	"github.com/toolwarden/toolwarden/host/policy"
+	"github.com/toolwarden/toolwarden/host/session"
 )
 
 // A plugin that declares "deterministic" is not entered again for an input
@@ -54,6 +55,35 @@ func TestADeterministicPluginIsNotEnteredAgainForTheSameInput(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// A plugin that declares both "deterministic" and "state" is entered for
+// every check: its verdict may depend on the session's state, and a state
+// update it would have made must not be skipped. The guest changes no
+// state, so every input is byte for byte the same, and a reused verdict
+// would show as a count that does not move.
+func TestAStatefulPluginIsEnteredForEveryCheckEvenWhenDeterministic(t *testing.T) {
+	rt := newRuntime(t, Options{})
+	bin := buildGuest(t, "./testdata/godeterministic")
+	ctx := context.Background()
+	p, err := FromBytes(ctx, rt, &config.Policy{Name: "det", Config: map[string]any{"deterministic": true, "state": true}}, bin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(p.Close)
+	if !p.Stateful() || !p.Deterministic() {
+		t.Fatalf("Stateful() = %v, Deterministic() = %v: the guest declares both", p.Stateful(), p.Deterministic())
+	}
+	s := session.NewStore(nil).Get("s")
+	for i, want := range []string{"1", "2", "3"} {
+		v := p.Check(ctx, stateCheck(s, "write_file"))
+		if v.Err != nil {
+			t.Fatal(v.Err)
+		}
+		if v.Reason != want {
+			t.Fatalf("check %d: the guest's count is %q, want %q (a stateful verdict was reused)", i, v.Reason, want)
+		}
 	}
 }
 

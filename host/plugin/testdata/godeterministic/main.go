@@ -1,7 +1,9 @@
 // Command godeterministic is a test guest of section 15 (pdk/ABI.md): it
 // declares "deterministic" when its config says so, and — breaking that
 // promise on purpose, so that a test can see when the host entered it —
-// answers every check with how many checks this instance has run.
+// answers every check with how many checks this instance has run. With
+// "state" in its config it also asks for session state, which it never
+// changes.
 package main
 
 import (
@@ -25,6 +27,7 @@ var plugin = &pdk.Plugin{
 func init() {
 	plugin.Configure = func(cfg pdk.Value) error {
 		plugin.Deterministic, _ = cfg.Get("deterministic").Bool()
+		plugin.State, _ = cfg.Get("state").Bool()
 		return nil
 	}
 	pdk.Register(plugin)
