@@ -3,8 +3,6 @@ package main
 import (
 	"fmt"
 	"os"
-	"path/filepath"
-	"slices"
 	"strings"
 
 	"github.com/toolwarden/toolwarden/host/config"
@@ -14,13 +12,15 @@ import (
 // admitHookServer holds the event's server to an admin's server
 // allow-lists before any decision is made. In hook mode the agent starts
 // its servers itself, so the server's command (or URL) is read from the
-// agent's own config, where the agent finds it; a server that runs
-// through `toolwarden wrap` is judged by the command it wraps. A server
-// the lists do not admit, or that cannot be found there, is disabled in
-// cfg (required by the entry that decided), so the decision denies, and is
-// audited, like any call to a disabled server; the returned note says why,
-// for the agent. Servers behind `toolwarden proxy` are held to the lists
-// by the proxy, which disables every configured server they do not admit.
+// agent's own config, where the agent finds it, with the environment and
+// directory the config gives it (admitAgentServer, hook_allowlist.go). A
+// server that runs through this very toolwarden's wrap is judged by the
+// command wrap's own parser finds; one that runs its proxy is admitted
+// only when that proxy loads the same requirements files, so that it
+// disables every server they do not admit. A server the lists do not
+// admit, or that cannot be found there, is disabled in cfg (required by
+// the entry that decided), so the decision denies, and is audited, like
+// any call to a disabled server; the returned note says why, for the agent.
 func admitHookServer(e *env, cfg *config.Config, agent hook.Agent, ev *hook.Event) string {
 	if !cfg.HasServerAllowLists() || !ev.MCP {
 		return ""
@@ -59,17 +59,5 @@ func hookServerAllowed(e *env, cfg *config.Config, agent hook.Agent, ev *hook.Ev
 		_ = cfg.AdmitServer(ev.Server, &config.Server{})
 		return err
 	}
-	sp := found.Spec
-	command, args := sp.Command, sp.Args
-	if base := strings.TrimSuffix(filepath.Base(command), ".exe"); base == "toolwarden" && len(args) > 0 {
-		switch args[0] {
-		case "proxy":
-			return nil
-		case "wrap":
-			if k := slices.Index(args, "--"); k >= 0 && k+1 < len(args) {
-				command, args = args[k+1], args[k+2:]
-			}
-		}
-	}
-	return cfg.AdmitServer(ev.Server, &config.Server{Command: command, Args: args, URL: sp.URL})
+	return admitAgentServer(e, cfg, agent, ev, ev.Server, found) // hook_allowlist.go
 }

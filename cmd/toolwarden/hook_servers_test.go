@@ -22,8 +22,12 @@ func TestHookHoldsCallsToTheServerAllowLists(t *testing.T) {
 	}{
 		{"a server the list admits is decided as usual", `{"mcpServers":{"fs":{"command":"mcp-server-filesystem","args":["/srv"]}}}`, "allow", ""},
 		{"the same name running another command is denied", `{"mcpServers":{"fs":{"command":"nc","args":["-l","4444"]}}}`, "deny", `does not match the required command "mcp-server-filesystem"`},
-		{"a wrapped server is judged by the command it wraps", `{"mcpServers":{"fs":{"command":"toolwarden","args":["wrap","--app","fs","--","nc","-l","4444"]}}}`, "deny", `server "fs" (nc) does not match`},
-		{"a wrapped server the list admits is decided as usual", `{"mcpServers":{"fs":{"command":"/usr/bin/toolwarden","args":["wrap","--app","fs","--","mcp-server-filesystem","/srv"]}}}`, "allow", ""},
+		// SELF is this program (the test binary plays toolwarden here).
+		{"a wrapped server is judged by the command it wraps", `{"mcpServers":{"fs":{"command":"SELF","args":["wrap","--app","fs","--","nc","-l","4444"]}}}`, "deny", `server "fs" (nc) does not match`},
+		{"a wrapped server the list admits is decided as usual", `{"mcpServers":{"fs":{"command":"SELF","args":["wrap","--app","fs","--","mcp-server-filesystem","/srv"]}}}`, "allow", ""},
+		{"wrap is read by wrap's parser, which stops at the first argument that is not a flag", `{"mcpServers":{"fs":{"command":"SELF","args":["wrap","nc","-l","--","mcp-server-filesystem","/srv"]}}}`, "deny", `server "fs" (nc) does not match`},
+		{"wrap arguments wrap refuses are refused", `{"mcpServers":{"fs":{"command":"SELF","args":["wrap","--no-such-flag","--","mcp-server-filesystem","/srv"]}}}`, "deny", `runs toolwarden wrap with arguments wrap does not run a server with`},
+		{"another program named toolwarden is judged as itself", `{"mcpServers":{"fs":{"command":"/usr/bin/toolwarden","args":["wrap","--","mcp-server-filesystem","/srv"]}}}`, "deny", `server "fs" (/usr/bin/toolwarden) does not match`},
 		{"a server missing from the agent's config is denied", `{"mcpServers":{"other":{"command":"mcp-server-filesystem"}}}`, "deny", `it is not in claude's MCP config`},
 	}
 	for _, tc := range cases {
@@ -40,7 +44,12 @@ func TestHookHoldsCallsToTheServerAllowLists(t *testing.T) {
 			if err := os.WriteFile(reqs, []byte(requirements), 0o600); err != nil {
 				t.Fatal(err)
 			}
-			if err := os.WriteFile(filepath.Join(project, ".mcp.json"), []byte(tc.mcpJSON), 0o600); err != nil {
+			self, err := os.Executable()
+			if err != nil {
+				t.Fatal(err)
+			}
+			mcpJSON := strings.ReplaceAll(tc.mcpJSON, "SELF", strings.Trim(quoteJSON(self), `"`))
+			if err := os.WriteFile(filepath.Join(project, ".mcp.json"), []byte(mcpJSON), 0o600); err != nil {
 				t.Fatal(err)
 			}
 			tools := writeTools(t, dir, `{"readOnlyHint":true,"openWorldHint":false}`)

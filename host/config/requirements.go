@@ -281,6 +281,7 @@ func (c *Config) clone() *Config {
 	n.Warnings = slices.Clone(c.Warnings)
 	n.Overrides = slices.Clone(c.Overrides)
 	n.serverLists = slices.Clip(c.serverLists)
+	n.requirementsFiles = slices.Clip(c.requirementsFiles)
 	n.required = make(map[string]Position, len(c.required))
 	for k, v := range c.required {
 		n.required[k] = v
@@ -306,6 +307,7 @@ func (c *Config) apply(reqs []*Requirements) (*Config, error) {
 	userFiles := len(c.Files)
 	for _, r := range reqs {
 		c.Files = append(c.Files, r.File)
+		c.requirementsFiles = append(c.requirementsFiles, r.File)
 		if len(r.AllowedApprovalPolicies) > 0 {
 			req := r.at("allowed_approval_policies")
 			v, path := c.ApprovalPolicy.Value, "approval_policy"

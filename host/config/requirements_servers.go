@@ -361,6 +361,10 @@ func (c *Config) ServerAllowListFiles() []string {
 	return out
 }
 
+// RequirementsFiles names every requirements file applied, in order: a
+// process that loads the same files is held to the same requirements.
+func (c *Config) RequirementsFiles() []string { return slices.Clone(c.requirementsFiles) }
+
 // AdmitServer holds a server that no layer may configure (an agent's own
 // server, in hook mode) to the allow-lists. When they do not admit it, the
 // server is recorded as disabled, required by the entry that decided, so

@@ -82,6 +82,8 @@ type Config struct {
 	// serverLists are the requirements files with server allow-lists
 	// (ServerAllowed).
 	serverLists []*Requirements
+	// requirementsFiles are the requirements files applied, in order.
+	requirementsFiles []string
 	// channelPins are requirements' approval_channel pins by app id ("":
 	// every app); see channel.go.
 	channelPins map[string]ChannelSetting
