@@ -1,0 +1,101 @@
+package claudecode
+
+import (
+	"context"
+	"fmt"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// Claude Code 2.1.197 in -p mode running the filesystem server itself,
+// with `toolwarden hook` as its PreToolUse and PostToolUse hooks, set up
+// as docs/hooks.md says.
+func TestClaudeCodeThroughTheHook(t *testing.T) {
+	w := newWorkspace(t)
+	m := newModel(t, w.script()...)
+	w.userMCPServers(t, map[string]any{
+		"fs": map[string]any{"type": "stdio", "command": w.fsServer, "args": []string{w.project}},
+	})
+	w.toolsSync(t)
+	hook := fmt.Sprintf("toolwarden hook --agent claude --config %s --audit %s", w.config, w.audit)
+	entry := []any{map[string]any{"matcher": "mcp__.*", "hooks": []any{map[string]any{"type": "command", "command": hook}}}}
+	writeJSON(t, filepath.Join(w.project, ".claude", "settings.json"), map[string]any{
+		"hooks": map[string]any{"PreToolUse": entry, "PostToolUse": entry},
+	})
+	r := w.runClaude(t, m, "--allowedTools", "mcp__fs")
+
+	t.Run("the hidden tool, called anyway, is denied and does not run", func(t *testing.T) {
+		if !slices.Contains(m.toolsOffered(), "mcp__fs__move_file") {
+			t.Fatalf("Claude Code did not offer move_file, so the hook is not tested on it: %v", m.toolsOffered())
+		}
+		mustNotExist(t, w.movedPath(), "the hidden move_file ran")
+		got, _ := m.toolResult(turnHiddenMove)
+		mustSay(t, "hidden move", got, []string{"move_file", "blocked_by_app_config"}, nil)
+	})
+
+	t.Run("an allowed read's result reaches the model", func(t *testing.T) {
+		got, isErr := m.toolResult(turnRead)
+		if isErr || !strings.Contains(got, w.token) {
+			t.Errorf("the read's result (is_error %v) lacks the file's token %q:\n%s", isErr, w.token, got)
+		}
+	})
+
+	t.Run("a denied write does not run and the model is told why and how to allow it", func(t *testing.T) {
+		mustNotExist(t, w.deniedPath(), "the write argguard denies ran")
+		got, isErr := m.toolResult(turnDeniedWrite)
+		if !isErr {
+			t.Errorf("the denied call's result is not an error")
+		}
+		mustSay(t, "denied write", got,
+			[]string{"write_file", "secret/ is off limits to agents", "argguard"},
+			[]string{"user denied", "user rejected", "user declined"})
+	})
+
+	t.Run("an asked write does not run and the model is told no one saw the prompt and how to allow it", func(t *testing.T) {
+		mustNotExist(t, w.askedPath(), "the asked write ran without an approval")
+		got, isErr := m.toolResult(turnAskedWrite)
+		if !isErr {
+			t.Errorf("the asked call's result is not an error")
+		}
+		mustSay(t, "asked write", got,
+			[]string{"write_file", "no one saw", "approval_mode"},
+			[]string{"user denied", "user rejected", "user declined", "denied by the user", "declined by the user"})
+	})
+
+	t.Run("with PostToolUse installed, one call gives exactly one check record", func(t *testing.T) {
+		checks := auditChecks(t, w.audit)
+		for tool, want := range map[string]int{"read_text_file": 1, "write_file": 2, "move_file": 1} {
+			if got := checks[tool]; got != want {
+				t.Errorf("%d check records for %s, want %d (all: %v)", got, tool, want, checks)
+			}
+		}
+	})
+
+	t.Run("Claude Code shows the server's own name", func(t *testing.T) {
+		want := upstreamServerInfoName(t, w.fsServer, w.project)
+		if got := serverDisplayName(t, r.stdout, turnRead); got != want {
+			t.Errorf("Claude Code labels the server %q, want its serverInfo.name %q", got, want)
+		}
+	})
+}
+
+// toolsSync runs `toolwarden tools sync --agent claude` in the project,
+// as docs/hooks.md says, so the hook decides with the real definitions.
+func (w *workspace) toolsSync(t *testing.T) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), agentTimeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, filepath.Join(binDir, "toolwarden"), "tools", "sync", "--agent", "claude")
+	cmd.Dir = w.project
+	cmd.Env = w.env("http://127.0.0.1:1")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("toolwarden tools sync --agent claude: %v\n%s", err, out)
+	}
+	if !strings.Contains(string(out), "write_file") {
+		t.Fatalf("toolwarden tools sync did not list the filesystem server's tools:\n%s", out)
+	}
+}

@@ -1,0 +1,254 @@
+package claudecode
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// step is one turn of the scripted model: call a tool with arguments, or
+// (Tool empty) answer with final text and end the turn.
+type step struct {
+	Tool string
+	Args map[string]any
+	Text string
+}
+
+// request is one Messages API request the model server received, kept so
+// a test can assert what the model saw.
+type request struct {
+	Path  string
+	Model string
+	Tools []string // names of the tools offered
+	Body  map[string]any
+	Raw   string
+}
+
+// model is a scripted Anthropic Messages API on 127.0.0.1. The turn a
+// request gets is the number of tool calls the conversation it carries
+// already holds, so Claude Code's retries and side requests never shift
+// the script.
+type model struct {
+	t      testing.TB
+	script []step
+	srv    *httptest.Server
+
+	mu       sync.Mutex
+	requests []request
+	unknown  []string
+}
+
+func newModel(t testing.TB, script ...step) *model {
+	m := &model{t: t, script: script}
+	m.srv = httptest.NewServer(http.HandlerFunc(m.serve))
+	t.Cleanup(m.srv.Close)
+	return m
+}
+
+func (m *model) URL() string { return m.srv.URL }
+
+func (m *model) serve(w http.ResponseWriter, r *http.Request) {
+	raw, _ := io.ReadAll(r.Body)
+	switch r.URL.Path {
+	case "/v1/messages":
+		m.messages(w, raw)
+	case "/v1/messages/count_tokens":
+		// Claude Code counts tokens to size its context; any count will do.
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprint(w, `{"input_tokens":100}`)
+	default:
+		m.mu.Lock()
+		m.unknown = append(m.unknown, r.Method+" "+r.URL.String())
+		m.mu.Unlock()
+		http.NotFound(w, r)
+	}
+}
+
+func (m *model) messages(w http.ResponseWriter, raw []byte) {
+	var body map[string]any
+	if err := json.Unmarshal(raw, &body); err != nil {
+		http.Error(w, "bad JSON: "+err.Error(), http.StatusBadRequest)
+		return
+	}
+	req := request{Path: "/v1/messages", Body: body, Raw: string(raw)}
+	req.Model, _ = body["model"].(string)
+	for _, tl := range asList(body["tools"]) {
+		if name, ok := asMap(tl)["name"].(string); ok {
+			req.Tools = append(req.Tools, name)
+		}
+	}
+	m.mu.Lock()
+	m.requests = append(m.requests, req)
+	m.mu.Unlock()
+
+	st, turn := m.stepFor(body, req.Tools)
+	stream, _ := body["stream"].(bool)
+	if stream {
+		writeStream(w, req.Model, st, turn)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	json.NewEncoder(w).Encode(message(req.Model, st, turn))
+}
+
+// stepFor picks the script's step for a request, and its turn. A side
+// request (title, topic or quota check: no tools offered) gets a short
+// text answer.
+func (m *model) stepFor(body map[string]any, tools []string) (step, int) {
+	if len(tools) == 0 {
+		return step{Text: "ok"}, -1
+	}
+	// Every scripted turn but the last makes exactly one tool call, so the
+	// calls already in the conversation say which turn is next.
+	turn := 0
+	for _, msg := range asList(body["messages"]) {
+		if asMap(msg)["role"] != "assistant" {
+			continue
+		}
+		for _, c := range asList(asMap(msg)["content"]) {
+			if asMap(c)["type"] == "tool_use" {
+				turn++
+			}
+		}
+	}
+	if turn < len(m.script) {
+		return m.script[turn], turn
+	}
+	return step{Text: "done"}, turn
+}
+
+// mainRequests are the requests of the conversation itself (tools
+// offered), in order.
+func (m *model) mainRequests() []request {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	var out []request
+	for _, r := range m.requests {
+		if len(r.Tools) > 0 {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// toolsOffered is the tool list of the conversation's first request.
+func (m *model) toolsOffered() []string {
+	rs := m.mainRequests()
+	if len(rs) == 0 {
+		m.t.Fatalf("the model got no request offering tools; unknown paths: %v", m.unknown)
+	}
+	return rs[0].Tools
+}
+
+// toolResult returns the text of the tool_result the model received for
+// the call it made in turn, and whether it was marked is_error.
+func (m *model) toolResult(turn int) (string, bool) {
+	id := toolUseID(turn)
+	for _, r := range m.mainRequests() {
+		for _, msg := range asList(r.Body["messages"]) {
+			for _, c := range asList(asMap(msg)["content"]) {
+				cm := asMap(c)
+				if cm["type"] != "tool_result" || cm["tool_use_id"] != id {
+					continue
+				}
+				isErr, _ := cm["is_error"].(bool)
+				return contentText(cm["content"]), isErr
+			}
+		}
+	}
+	m.t.Fatalf("the model never received a result for its call in turn %d (%v); requests: %d", turn, m.script[turn], len(m.mainRequests()))
+	return "", false
+}
+
+// contentText flattens a tool_result's content (a string or a list of
+// text blocks).
+func contentText(v any) string {
+	if s, ok := v.(string); ok {
+		return s
+	}
+	var b strings.Builder
+	for _, c := range asList(v) {
+		if s, ok := asMap(c)["text"].(string); ok {
+			b.WriteString(s)
+			b.WriteString("\n")
+		}
+	}
+	return b.String()
+}
+
+// toolUseID is the id the model gives its call in turn: unique in the
+// conversation, as the API's are, so a result is found by its turn.
+func toolUseID(turn int) string {
+	return fmt.Sprintf("toolu_scripted_%02d", turn)
+}
+
+func message(model string, st step, turn int) map[string]any {
+	msg := map[string]any{
+		// Claude Code joins assistant messages that share an id into one:
+		// each turn's message has its own.
+		"id": fmt.Sprintf("msg_scripted_%02d", turn), "type": "message", "role": "assistant", "model": model,
+		"stop_sequence": nil,
+		"usage":         map[string]any{"input_tokens": 10, "output_tokens": 5},
+	}
+	if st.Tool != "" {
+		msg["content"] = []any{map[string]any{"type": "tool_use", "id": toolUseID(turn), "name": st.Tool, "input": st.Args}}
+		msg["stop_reason"] = "tool_use"
+	} else {
+		msg["content"] = []any{map[string]any{"type": "text", "text": st.Text}}
+		msg["stop_reason"] = "end_turn"
+	}
+	return msg
+}
+
+// writeStream answers as the Messages API streams: message_start, one
+// content block (text deltas, or a tool_use with its input as one
+// input_json_delta), message_delta with the stop reason, message_stop.
+func writeStream(w http.ResponseWriter, model string, st step, turn int) {
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.Header().Set("Cache-Control", "no-cache")
+	start := message(model, st, turn)
+	start["content"] = []any{}
+	start["stop_reason"] = nil
+	event(w, "message_start", map[string]any{"type": "message_start", "message": start})
+	stop := "end_turn"
+	if st.Tool != "" {
+		stop = "tool_use"
+		args, _ := json.Marshal(st.Args)
+		event(w, "content_block_start", map[string]any{"type": "content_block_start", "index": 0,
+			"content_block": map[string]any{"type": "tool_use", "id": toolUseID(turn), "name": st.Tool, "input": map[string]any{}}})
+		event(w, "content_block_delta", map[string]any{"type": "content_block_delta", "index": 0,
+			"delta": map[string]any{"type": "input_json_delta", "partial_json": string(args)}})
+	} else {
+		event(w, "content_block_start", map[string]any{"type": "content_block_start", "index": 0,
+			"content_block": map[string]any{"type": "text", "text": ""}})
+		event(w, "content_block_delta", map[string]any{"type": "content_block_delta", "index": 0,
+			"delta": map[string]any{"type": "text_delta", "text": st.Text}})
+	}
+	event(w, "content_block_stop", map[string]any{"type": "content_block_stop", "index": 0})
+	event(w, "message_delta", map[string]any{"type": "message_delta",
+		"delta": map[string]any{"stop_reason": stop, "stop_sequence": nil}, "usage": map[string]any{"output_tokens": 5}})
+	event(w, "message_stop", map[string]any{"type": "message_stop"})
+}
+
+func event(w http.ResponseWriter, name string, data any) {
+	b, _ := json.Marshal(data)
+	fmt.Fprintf(w, "event: %s\ndata: %s\n\n", name, b)
+	if f, ok := w.(http.Flusher); ok {
+		f.Flush()
+	}
+}
+
+func asList(v any) []any {
+	l, _ := v.([]any)
+	return l
+}
+
+func asMap(v any) map[string]any {
+	m, _ := v.(map[string]any)
+	return m
+}

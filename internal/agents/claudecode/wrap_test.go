@@ -1,0 +1,88 @@
+package claudecode
+
+import (
+	"slices"
+	"strings"
+	"testing"
+)
+
+// Claude Code 2.1.197 in -p mode, its MCP server behind `toolwarden wrap`.
+func TestClaudeCodeThroughWrap(t *testing.T) {
+	w := newWorkspace(t)
+	m := newModel(t, w.script()...)
+	w.userMCPServers(t, map[string]any{
+		"fs": map[string]any{
+			"type":    "stdio",
+			"command": "toolwarden",
+			"args":    []string{"wrap", "--config", w.config, "--app", "fs", "--audit", w.audit, "--", w.fsServer, w.project},
+		},
+	})
+	// MCP tools run without Claude Code's own permission prompt, so what
+	// stops a call is toolwarden alone.
+	r := w.runClaude(t, m, "--allowedTools", "mcp__fs")
+
+	t.Run("the hidden tool is not offered to the model", func(t *testing.T) {
+		offered := m.toolsOffered()
+		for _, want := range []string{"mcp__fs__read_text_file", "mcp__fs__write_file"} {
+			if !slices.Contains(offered, want) {
+				t.Errorf("%s not offered; offered: %v", want, offered)
+			}
+		}
+		if slices.Contains(offered, "mcp__fs__move_file") {
+			t.Errorf("the hidden move_file was offered: %v", offered)
+		}
+		mustNotExist(t, w.movedPath(), "the hidden move_file ran")
+	})
+
+	t.Run("an allowed read's result reaches the model", func(t *testing.T) {
+		got, isErr := m.toolResult(turnRead)
+		if isErr || !strings.Contains(got, w.token) {
+			t.Errorf("the read's result (is_error %v) lacks the file's token %q:\n%s", isErr, w.token, got)
+		}
+	})
+
+	t.Run("a denied write does not run and the model is told why and how to allow it", func(t *testing.T) {
+		mustNotExist(t, w.deniedPath(), "the write argguard denies ran")
+		got, isErr := m.toolResult(turnDeniedWrite)
+		if !isErr {
+			t.Errorf("the denied call's result is not an error")
+		}
+		mustSay(t, "denied write", got,
+			[]string{"toolwarden denied this call to write_file", "secret/ is off limits to agents", "argguard"},
+			[]string{"user denied", "user rejected", "user declined"})
+	})
+
+	t.Run("an asked write does not run and the model is told no one saw the prompt and how to allow it", func(t *testing.T) {
+		mustNotExist(t, w.askedPath(), "the asked write ran without an approval")
+		got, isErr := m.toolResult(turnAskedWrite)
+		if !isErr {
+			t.Errorf("the asked call's result is not an error")
+		}
+		// Claude Code -p cancels every elicitation without showing it:
+		// that is no one's answer, and the model must not report to the
+		// user that they refused.
+		mustSay(t, "asked write", got,
+			[]string{"write_file", "no one saw", "To allow it", "approval_mode"},
+			[]string{"user denied", "user rejected", "user declined", "denied by the user", "declined by the user"})
+	})
+
+	t.Run("Claude Code shows the wrapped server's own name, not toolwarden's", func(t *testing.T) {
+		want := upstreamServerInfoName(t, w.fsServer, w.project)
+		if got := serverDisplayName(t, r.stdout, turnRead); got != want {
+			t.Errorf("Claude Code labels the wrapped server %q, want the upstream's serverInfo.name %q", got, want)
+		}
+	})
+
+	t.Run("each call is decided and audited once", func(t *testing.T) {
+		checks := auditChecks(t, w.audit)
+		for _, tool := range []string{"read_text_file", "write_file"} {
+			want := 1
+			if tool == "write_file" {
+				want = 2 // the denied write and the asked one
+			}
+			if got := checks[tool]; got != want {
+				t.Errorf("%d check records for %s, want %d (all: %v)", got, tool, want, checks)
+			}
+		}
+	})
+}
