@@ -114,6 +114,18 @@ func (w *workspace) env(modelURL string) []string {
 	}
 }
 
+// finalResult is the text of stream-json's closing "result" event.
+func finalResult(t *testing.T, stdout string) string {
+	t.Helper()
+	for _, ev := range streamEvents(t, stdout) {
+		if ev["type"] == "result" {
+			s, _ := ev["result"].(string)
+			return s
+		}
+	}
+	return ""
+}
+
 // result is what a Claude Code run printed.
 type result struct {
 	stdout, stderr string
@@ -141,6 +153,11 @@ func (w *workspace) runClaude(t *testing.T, m *model, args ...string) result {
 			t.Logf("claude %v: %v\nstdout:\n%s\nstderr:\n%s\nunknown requests: %v", all, err, r.stdout, r.stderr, m.unknown)
 		}
 	})
+	// The run must reach the script's last turn: a check of what the model
+	// saw means nothing on a conversation that stopped early.
+	if err != nil || finalResult(t, r.stdout) != m.script[len(m.script)-1].Text {
+		t.Fatalf("claude did not finish the scripted conversation (exit: %v)", err)
+	}
 	return r
 }
 
@@ -185,18 +202,34 @@ func mustNotExist(t *testing.T, path, why string) {
 }
 
 // mustSay fails unless the text the model received contains every want
-// and none of the refused phrases.
-func mustSay(t *testing.T, what, got string, want []string, never []string) {
+// (in any case).
+func mustSay(t *testing.T, what, got string, want ...string) {
 	t.Helper()
 	for _, s := range want {
-		if !strings.Contains(got, s) {
+		if !strings.Contains(strings.ToLower(got), strings.ToLower(s)) {
 			t.Errorf("%s: want %q in the text the model received:\n%s", what, s, got)
 		}
 	}
+}
+
+// mustSayNoOneSaw fails unless the text tells the model that the approval
+// prompt reached no one, and fails if it says a person refused: Claude
+// Code -p shows no prompt, and a model told "the user denied" reports a
+// refusal that never happened. The other engineers' wording of "no one
+// saw" may vary, so a few phrasings count.
+func mustSayNoOneSaw(t *testing.T, what, got string) {
+	t.Helper()
 	lower := strings.ToLower(got)
-	for _, s := range never {
-		if strings.Contains(lower, strings.ToLower(s)) {
-			t.Errorf("%s: the model was told %q:\n%s", what, s, got)
+	said := false
+	for _, s := range []string{"no one saw", "nobody saw", "no one was asked", "cannot show approval prompts", "cannot ask for"} {
+		said = said || strings.Contains(lower, s)
+	}
+	if !said {
+		t.Errorf("%s: the text the model received does not say that no one saw the approval prompt:\n%s", what, got)
+	}
+	for _, s := range []string{"user denied", "denied by the user", "user rejected", "rejected by the user", "user declined", "declined by the user"} {
+		if strings.Contains(lower, s) {
+			t.Errorf("%s: the model was told %q, but no one was asked:\n%s", what, s, got)
 		}
 	}
 }
@@ -266,9 +299,10 @@ func upstreamServerInfoName(t *testing.T, fsServer, dir string) string {
 	return ""
 }
 
-// auditChecks counts the "check" records of toolwarden's audit log by
-// tool: one per decision toolwarden made.
-func auditChecks(t *testing.T, path string) map[string]int {
+// auditCounts counts toolwarden's audit records by event and tool
+// ("check read_text_file"): a check is one decision, an observe one
+// call seen after it ran.
+func auditCounts(t *testing.T, path string) map[string]int {
 	t.Helper()
 	b, err := os.ReadFile(path)
 	if err != nil {
@@ -288,9 +322,19 @@ func auditChecks(t *testing.T, path string) map[string]int {
 		if err := json.Unmarshal([]byte(line), &rec); err != nil {
 			t.Fatalf("audit log line is not JSON (%v): %s", err, line)
 		}
-		if rec.Event == "check" {
-			counts[rec.Decision.Tool]++
-		}
+		counts[rec.Event+" "+rec.Decision.Tool]++
 	}
 	return counts
+}
+
+// mustReachOnlyTheModel fails when Claude Code tried to reach anything but
+// the scripted model: every proxy variable points at the model server,
+// which records what it does not serve.
+func mustReachOnlyTheModel(t *testing.T, m *model) {
+	t.Helper()
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if len(m.unknown) > 0 {
+		t.Errorf("Claude Code made requests the scripted model does not serve (it must stay offline): %v", m.unknown)
+	}
 }

@@ -47,9 +47,7 @@ func TestClaudeCodeThroughWrap(t *testing.T) {
 		if !isErr {
 			t.Errorf("the denied call's result is not an error")
 		}
-		mustSay(t, "denied write", got,
-			[]string{"toolwarden denied this call to write_file", "secret/ is off limits to agents", "argguard"},
-			[]string{"user denied", "user rejected", "user declined"})
+		mustSay(t, "denied write", got, "secret/ is off limits to agents", "argguard", "to allow")
 	})
 
 	t.Run("an asked write does not run and the model is told no one saw the prompt and how to allow it", func(t *testing.T) {
@@ -61,9 +59,8 @@ func TestClaudeCodeThroughWrap(t *testing.T) {
 		// Claude Code -p cancels every elicitation without showing it:
 		// that is no one's answer, and the model must not report to the
 		// user that they refused.
-		mustSay(t, "asked write", got,
-			[]string{"write_file", "no one saw", "To allow it", "approval_mode"},
-			[]string{"user denied", "user rejected", "user declined", "denied by the user", "declined by the user"})
+		mustSayNoOneSaw(t, "asked write", got)
+		mustSay(t, "asked write", got, "write_file", "to allow", `approval_mode = "approve"`)
 	})
 
 	t.Run("Claude Code shows the wrapped server's own name, not toolwarden's", func(t *testing.T) {
@@ -74,15 +71,19 @@ func TestClaudeCodeThroughWrap(t *testing.T) {
 	})
 
 	t.Run("each call is decided and audited once", func(t *testing.T) {
-		checks := auditChecks(t, w.audit)
-		for _, tool := range []string{"read_text_file", "write_file"} {
-			want := 1
-			if tool == "write_file" {
-				want = 2 // the denied write and the asked one
-			}
-			if got := checks[tool]; got != want {
-				t.Errorf("%d check records for %s, want %d (all: %v)", got, tool, want, checks)
+		got := auditCounts(t, w.audit)
+		for rec, want := range map[string]int{
+			"check read_text_file":   1,
+			"observe read_text_file": 1,
+			"check write_file":       2, // the denied write and the asked one
+		} {
+			if got[rec] != want {
+				t.Errorf("%d %q records, want %d (all: %v)", got[rec], rec, want, got)
 			}
 		}
+	})
+
+	t.Run("Claude Code reaches nothing but the scripted model", func(t *testing.T) {
+		mustReachOnlyTheModel(t, m)
 	})
 }
