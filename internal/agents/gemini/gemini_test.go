@@ -98,21 +98,8 @@ func TestGeminiHookDecidesEveryMCPCall(t *testing.T) {
 	m := newModel(t, script(w, turn{Call: fn("move_file"), Args: map[string]any{
 		"source": filepath.Join(w.dir, "old.txt"), "destination": filepath.Join(w.dir, "moved.txt"),
 	}})...)
-	hook := "toolwarden hook --agent gemini --config " + shellQuote(w.config) + " --catalog " + shellQuote(w.catalog) +
-		" --state-dir " + shellQuote(w.state) + " --audit " + shellQuote(w.audit)
-	entry := []any{map[string]any{"matcher": "mcp_.*", "hooks": []any{map[string]any{"type": "command", "command": hook}}}}
-	w.settings(t, map[string]any{
-		server: map[string]any{"command": w.fsServer, "args": []string{w.dir}},
-	}, map[string]any{"BeforeTool": entry, "AfterTool": entry})
-
-	// The catalog, as docs/hooks.md says: listed from Gemini CLI's own
-	// settings, so the hook knows the tools' annotations.
-	sync := exec.Command(twBin, "tools", "sync", "--agent", "gemini")
-	sync.Dir = w.dir
-	sync.Env = w.env(nil)
-	if out, err := sync.CombinedOutput(); err != nil {
-		t.Fatalf("toolwarden tools sync --agent gemini: %v\n%s", err, out)
-	}
+	w.hookSettings(t, w.config)
+	w.syncCatalog(t)
 
 	stdout, _ := w.run(t, m, "Read notes.txt, then try the writes.")
 	if !strings.Contains(stdout, "done") {
@@ -200,7 +187,53 @@ func TestGeminiHookDecidesEveryMCPCall(t *testing.T) {
 	})
 }
 
+// hookSettings runs the filesystem server directly and installs
+// toolwarden's hook, deciding with config, for BeforeTool and AfterTool, as
+// docs/hooks.md says (plus the test's own catalog, state and audit).
+func (w *world) hookSettings(t *testing.T, config string) {
+	t.Helper()
+	hook := "toolwarden hook --agent gemini --config " + shellQuote(config) + " --catalog " + shellQuote(w.catalog) +
+		" --state-dir " + shellQuote(w.state) + " --audit " + shellQuote(w.audit)
+	entry := []any{map[string]any{"matcher": "mcp_.*", "hooks": []any{map[string]any{"type": "command", "command": hook}}}}
+	w.settings(t, map[string]any{
+		server: map[string]any{"command": w.fsServer, "args": []string{w.dir}},
+	}, map[string]any{"BeforeTool": entry, "AfterTool": entry})
+}
+
+// syncCatalog lists the servers in Gemini CLI's settings into the tool
+// catalog, as docs/hooks.md says, so the hook knows their annotations.
+func (w *world) syncCatalog(t *testing.T) {
+	t.Helper()
+	sync := exec.Command(twBin, "tools", "sync", "--agent", "gemini")
+	sync.Dir = w.dir
+	sync.Env = w.env(nil)
+	if out, err := sync.CombinedOutput(); err != nil {
+		t.Fatalf("toolwarden tools sync --agent gemini: %v\n%s", err, out)
+	}
+}
+
 // shellQuote quotes a path for the shell Gemini CLI runs hook commands in.
 func shellQuote(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// Gemini CLI runs a tool whose BeforeTool hook fails with any exit status
+// but 2 (a warning, not a block), so a hook that cannot decide must exit 2
+// for the call not to run.
+func TestGeminiHookThatCannotDecideBlocksTheCall(t *testing.T) {
+	w := newWorld(t)
+	m := newModel(t, turn{Call: fn("read_text_file"), Args: map[string]any{"path": filepath.Join(w.dir, "notes.txt")}}, turn{Text: "done"})
+	missing := filepath.Join(filepath.Dir(w.config), "missing.toml")
+	w.hookSettings(t, missing)
+	w.syncCatalog(t)
+	w.run(t, m, "Read notes.txt.")
+
+	got, ok := m.toolResult(fn("read_text_file"))
+	if !ok {
+		t.Fatal("the model received no result for read_text_file")
+	}
+	if strings.Contains(got, token) {
+		t.Errorf("the call ran although the hook could not read its config:\n%s", got)
+	}
+	mustContain(t, "read_text_file's result", got, missing)
 }
