@@ -103,7 +103,7 @@ func decideHook(e *env, fl *hookFlags) int {
 	if len(data) > maxHookEvent {
 		return fail("event larger than %d bytes", maxHookEvent)
 	}
-	ev, err := hook.Parse(agent, data)
+	ev, err := hook.ParseWith(agent, data, agentServerNames(e, agent)) // hook_gemini.go
 	if err != nil {
 		return fail("%v", err)
 	}

@@ -107,12 +107,16 @@ func TestHookDecidesReadsWithoutAskingFromTheCatalog(t *testing.T) {
 	}
 }
 
-func TestHookSeesGeminisDoubleUnderscoreToolNames(t *testing.T) {
+// Gemini CLI 0.61 names MCP tools mcp_<server>_<tool>; without mcp_context
+// the server is the one Gemini's settings.json configures (gemininame.go).
+func TestHookSeesGeminisToolNamesWithoutMCPContext(t *testing.T) {
 	t.Parallel()
 	h := newHookRun(t)
 	putCatalog(t, h.catalog, time.Now(), fsReadDef)
-	ev := `{"session_id":"g","cwd":"/home/me","hook_event_name":"BeforeTool","timestamp":"2026-11-26T09:00:00.000Z","tool_name":"mcp__fs__read_text_file","tool_input":{"path":"/home/me/a"}}`
-	code, out, _ := runCLIEnv(t, map[string]string{catalogEnv: h.catalog}, ev, "hook", "--agent", "gemini", "--state-dir", h.state, "--approvals", h.approvals)
+	home := t.TempDir()
+	writeTestFile(t, filepath.Join(home, ".gemini", "settings.json"), `{"mcpServers":{"fs":{"command":"srv-fs"},"git_hub":{"command":"other"}}}`)
+	ev := `{"session_id":"g","cwd":"/home/me","hook_event_name":"BeforeTool","timestamp":"2026-11-26T09:00:00.000Z","tool_name":"mcp_fs_read_text_file","tool_input":{"path":"/home/me/a"}}`
+	code, out, _ := runCLIEnv(t, map[string]string{catalogEnv: h.catalog, "HOME": home}, ev, "hook", "--agent", "gemini", "--state-dir", h.state, "--approvals", h.approvals)
 	if code != exitOK || verdict(t, "gemini", out) != "allow" {
 		t.Fatalf("exit %d %s", code, out)
 	}

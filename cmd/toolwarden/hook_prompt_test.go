@@ -29,7 +29,7 @@ func TestHookReasonShowsFlaggedArgumentsFirst(t *testing.T) {
 		t.Fatal(err)
 	}
 	input := `{"content":"` + strings.Repeat("x", 3000) + `","path":"/etc/cron.d/evil"}`
-	event := `{"session_id":"g1","hook_event_name":"BeforeTool","tool_name":"mcp_fs_write_file","tool_input":` + input + `}`
+	event := `{"session_id":"g1","hook_event_name":"BeforeTool","tool_name":"mcp_fs_write_file","tool_input":` + input + `,"mcp_context":{"server_name":"fs","tool_name":"write_file"}}`
 	code, out, stderr := runCLI(t, event, "hook", "--agent", "gemini", "--state-dir", dir, "--config", cfg, "--tools", writeTools(t, dir, `{}`))
 	if code != 0 {
 		t.Fatalf("exit %d: %s %s", code, out, stderr)

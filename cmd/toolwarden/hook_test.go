@@ -84,7 +84,7 @@ func TestHookSessionsPinDefinitionsAcrossProcesses(t *testing.T) {
 
 func TestHookTurnsAskIntoAnExplainedDenyForGemini(t *testing.T) {
 	t.Parallel()
-	ev := `{"session_id":"g","hook_event_name":"BeforeTool","tool_name":"mcp_fs_write_file","tool_input":{}}`
+	ev := `{"session_id":"g","hook_event_name":"BeforeTool","tool_name":"mcp_fs_write_file","tool_input":{},"mcp_context":{"server_name":"fs","tool_name":"write_file"}}`
 	code, out, _ := runCLI(t, ev, "hook", "--agent", "gemini", "--state-dir", t.TempDir())
 	var v struct{ Decision, Reason string }
 	if err := json.Unmarshal([]byte(out), &v); err != nil || code != 0 || v.Decision != "deny" || !strings.Contains(v.Reason, "approval_mode") {

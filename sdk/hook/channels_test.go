@@ -40,7 +40,7 @@ func askSetup(t *testing.T, agent hook.Agent, toml string) (*host.Host, *config.
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { h.Close(context.Background()) })
-	ev, err := hook.Parse(agent, []byte(`{"session_id":"s1","hook_event_name":"PreToolUse","tool_name":"mcp__fs__write_file","tool_input":{"path":"/tmp/a","content":"x"}}`))
+	ev, err := hook.Parse(agent, []byte(`{"session_id":"s1","hook_event_name":"PreToolUse","tool_name":"mcp__fs__write_file","tool_input":{"path":"/tmp/a","content":"x"},"mcp_context":{"server_name":"fs","tool_name":"write_file"}}`))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -96,8 +96,18 @@ type wireEvent struct {
 	} `json:"mcp_context"`
 }
 
-// Parse reads one hook event.
+// Parse reads one hook event. A Gemini CLI MCP tool name sent without
+// mcp_context that two servers could own is an error (see ParseWith).
 func Parse(agent Agent, data []byte) (*Event, error) {
+	return ParseWith(agent, data, nil)
+}
+
+// ParseWith is Parse resolving a Gemini CLI MCP tool name that does not say
+// which server it belongs to (gemininame.go) against the servers Gemini is
+// configured with, listed by servers (nil: none known) only when needed.
+// A name that still fits more than one server, or that Gemini cut short,
+// is an error: the call is not decided on a guessed server.
+func ParseWith(agent Agent, data []byte, servers ServerNames) (*Event, error) {
 	var w wireEvent
 	if err := json.Unmarshal(data, &w); err != nil {
 		return nil, fmt.Errorf("hook event is not JSON: %w", err)
@@ -127,6 +137,14 @@ func Parse(agent Agent, data []byte) (*Event, error) {
 			return ev, nil
 		}
 	}
+	if agent == Gemini {
+		server, tool, mcp, err := splitGemini(w.ToolName, w.Cwd, servers)
+		if err != nil {
+			return nil, err
+		}
+		ev.Server, ev.Tool, ev.MCP = server, tool, mcp
+		return ev, nil
+	}
 	ev.Server, ev.Tool, ev.MCP = SplitToolName(agent, w.ToolName)
 	return ev, nil
 }
@@ -138,23 +156,14 @@ func first(a, b string) string {
 	return b
 }
 
-// SplitToolName maps an agent's tool name to (server, tool). Claude Code and
-// Codex name MCP tools mcp__<server>__<tool>; so do newer Gemini CLI
-// releases, and older ones mcp_<server>_<tool> (ambiguous when the server
-// name has '_': Gemini's mcp_context, when sent, wins). Other tools belong
-// to the agent itself.
+// SplitToolName maps a Claude Code or Codex tool name to (server, tool):
+// both name MCP tools mcp__<server>__<tool>. Other tools belong to the
+// agent itself. Gemini CLI's names are resolved by ParseWith
+// (gemininame.go), with the servers it is configured with.
 func SplitToolName(agent Agent, name string) (server, tool string, mcp bool) {
 	if rest, ok := strings.CutPrefix(name, "mcp__"); ok {
 		if i := strings.Index(rest, "__"); i > 0 && i+2 < len(rest) {
 			return rest[:i], rest[i+2:], true
-		}
-	}
-	switch agent {
-	case Gemini:
-		if rest, ok := strings.CutPrefix(name, "mcp_"); ok {
-			if i := strings.IndexByte(rest, '_'); i > 0 && i+1 < len(rest) {
-				return rest[:i], rest[i+1:], true
-			}
 		}
 	}
 	return string(agent), name, false

@@ -23,7 +23,6 @@ func TestSplitToolName(t *testing.T) {
 		{hook.Codex, "mcp__github__create_issue", "github", "create_issue", true},
 		{hook.Claude, "Bash", "claude", "Bash", false},
 		{hook.Claude, "mcp__broken", "claude", "mcp__broken", false},
-		{hook.Gemini, "mcp_github_create_issue", "github", "create_issue", true},
 		{hook.Gemini, "run_shell_command", "gemini", "run_shell_command", false},
 	}
 	for _, c := range cases {
