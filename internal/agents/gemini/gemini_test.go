@@ -1,6 +1,7 @@
 package gemini
 
 import (
+	"maps"
 	"os/exec"
 	"path/filepath"
 	"slices"
@@ -133,6 +134,17 @@ func TestGeminiHookDecidesEveryMCPCall(t *testing.T) {
 			if c := checks(tool); len(c) != 1 {
 				t.Errorf("%s: %d check records, want 1: %+v", tool, len(c), c)
 			}
+		}
+		// The observe record proves AfterTool ran the hook after the read;
+		// the calls refused before they ran have no AfterTool.
+		observed := map[string]int{}
+		for _, r := range recs {
+			if r.Event == "observe" {
+				observed[r.Decision.Tool]++
+			}
+		}
+		if want := map[string]int{"read_text_file": 1}; !maps.Equal(observed, want) {
+			t.Errorf("observe records per tool: %v, want %v", observed, want)
 		}
 	})
 
