@@ -214,6 +214,11 @@ rules = [{ tool = "write_file", arg = "path", deny_glob = %q }]
 	if err := os.WriteFile(p, []byte(cfg), 0o600); err != nil {
 		a.t.Fatal(err)
 	}
+	// The folder exists, so a write under it fails only if toolwarden
+	// stops it (the filesystem server creates no parent folders).
+	if err := os.MkdirAll(filepath.Join(a.served, "secret"), 0o700); err != nil {
+		a.t.Fatal(err)
+	}
 	return p
 }
 
