@@ -26,6 +26,27 @@ const token = "TOKEN-7f3a9c-gemini-reads-through-toolwarden"
 // protectedReason is argguard's reason for denying writes under protected/.
 const protectedReason = "protected files are read-only"
 
+// server is the filesystem server's name in Gemini CLI's settings. Its '_'
+// makes Gemini CLI's name for a tool ambiguous: mcp_work_fs_write_file
+// reads as tool fs_write_file of server work too. The hook must decide on
+// the server and tool Gemini CLI names in the event's mcp_context.
+const server = "work_fs"
+
+// fn is Gemini CLI's name for the server's tool: mcp_<server>_<tool>.
+func fn(tool string) string { return "mcp_" + server + "_" + tool }
+
+// The script both runs follow: read the token file, write under
+// protected/, create a directory (asked), then answer.
+func script(w *world, extra ...turn) []turn {
+	s := []turn{
+		{Call: fn("read_text_file"), Args: map[string]any{"path": filepath.Join(w.dir, "notes.txt")}},
+		{Call: fn("write_file"), Args: map[string]any{"path": filepath.Join(w.dir, "protected", "owned.txt"), "content": "overwritten"}},
+		{Call: fn("create_directory"), Args: map[string]any{"path": filepath.Join(w.dir, "asked")}},
+	}
+	s = append(s, extra...)
+	return append(s, turn{Text: "done"})
+}
+
 // world is one run's fresh machine: a served folder, a HOME with nothing
 // but what the test writes, a toolwarden config, and where toolwarden
 // keeps its catalog, sessions and audit.
