@@ -27,7 +27,8 @@ type workspace struct {
 	audit         string // toolwarden's audit log (JSON Lines)
 	fsServer      string // mcp-server-filesystem
 	claude        string
-	token         string // the unique content of data/token.txt
+	token         string   // the unique content of token.txt
+	extraEnv      []string // more of Claude Code's environment, for one test
 }
 
 func newWorkspace(t *testing.T) *workspace {
@@ -87,7 +88,7 @@ func writeJSON(t testing.TB, path string, v any) {
 // system part, every URL pointed at the scripted model, every background
 // service off.
 func (w *workspace) env(modelURL string) []string {
-	return []string{
+	return append([]string{
 		"HOME=" + w.home,
 		"PATH=" + binDir + string(os.PathListSeparator) + filepath.Dir(w.fsServer) + string(os.PathListSeparator) + os.Getenv("PATH"),
 		"XDG_CONFIG_HOME=" + filepath.Join(w.home, ".config"),
@@ -111,7 +112,7 @@ func (w *workspace) env(modelURL string) []string {
 		// to wait: the scripted first turn calls an MCP tool.
 		"MCP_CONNECTION_NONBLOCKING=false",
 		"TERM=dumb",
-	}
+	}, w.extraEnv...)
 }
 
 // finalResult is the text of stream-json's closing "result" event.

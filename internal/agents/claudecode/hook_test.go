@@ -12,10 +12,37 @@ import (
 
 // Claude Code 2.1.197 in -p mode running the filesystem server itself,
 // with `toolwarden hook` as its PreToolUse and PostToolUse hooks, set up
-// as docs/hooks.md says.
+// as docs/hooks.md says: once with the MCP tools allowed in Claude Code
+// (its own prompt out of the way), once with all of Claude Code's
+// permission checks bypassed, as many run it, where the hook is all that
+// stands between the model and the tools.
 func TestClaudeCodeThroughTheHook(t *testing.T) {
-	w := newWorkspace(t)
-	m := newModel(t, w.script()...)
+	for _, perm := range []struct {
+		name string
+		args []string
+		env  []string
+	}{
+		{"with the MCP tools allowed", []string{"--allowedTools", "mcp__fs"}, nil},
+		// Claude Code refuses to skip its checks as root unless told it
+		// runs in a sandbox.
+		{"with Claude Code's permission checks bypassed", []string{"--dangerously-skip-permissions"}, []string{"IS_SANDBOX=1"}},
+	} {
+		t.Run(perm.name, func(t *testing.T) {
+			w := newWorkspace(t)
+			w.extraEnv = perm.env
+			m := newModel(t, w.script()...)
+			w.installHook(t)
+			r := w.runClaude(t, m, perm.args...)
+			checkHookRun(t, w, m, r)
+		})
+	}
+}
+
+// installHook configures the filesystem server where Claude Code and
+// `toolwarden tools sync` read it, lists its tools into the catalog, and
+// installs the hook in the project's .claude/settings.json.
+func (w *workspace) installHook(t *testing.T) {
+	t.Helper()
 	w.userMCPServers(t, map[string]any{
 		"fs": map[string]any{"type": "stdio", "command": w.fsServer, "args": []string{w.project}},
 	})
@@ -25,8 +52,9 @@ func TestClaudeCodeThroughTheHook(t *testing.T) {
 	writeJSON(t, filepath.Join(w.project, ".claude", "settings.json"), map[string]any{
 		"hooks": map[string]any{"PreToolUse": entry, "PostToolUse": entry},
 	})
-	r := w.runClaude(t, m, "--allowedTools", "mcp__fs")
+}
 
+func checkHookRun(t *testing.T, w *workspace, m *model, r result) {
 	t.Run("the hidden tool, called anyway, is denied and does not run", func(t *testing.T) {
 		if !slices.Contains(m.toolsOffered(), "mcp__fs__move_file") {
 			t.Fatalf("Claude Code did not offer move_file, so the hook is not tested on it: %v", m.toolsOffered())
