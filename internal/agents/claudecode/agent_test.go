@@ -169,19 +169,27 @@ const (
 	turnDeniedWrite        // write under secret/: denied by argguard
 	turnAskedWrite         // write asked.txt: asked (approval_mode = "prompt")
 	turnHiddenMove         // move_file, hidden by the config, called anyway
+	turnParallel           // a denied write and an allowed read in one message
 	turnEnd
 )
 
 func (w *workspace) script() []step {
+	read := toolCall{"mcp__fs__read_text_file", map[string]any{"path": filepath.Join(w.project, "token.txt")}}
 	return []step{
-		turnRead:        {Tool: "mcp__fs__read_text_file", Args: map[string]any{"path": filepath.Join(w.project, "token.txt")}},
-		turnDeniedWrite: {Tool: "mcp__fs__write_file", Args: map[string]any{"path": w.deniedPath(), "content": "stolen"}},
-		turnAskedWrite:  {Tool: "mcp__fs__write_file", Args: map[string]any{"path": w.askedPath(), "content": "unapproved"}},
-		turnHiddenMove:  {Tool: "mcp__fs__move_file", Args: map[string]any{"source": filepath.Join(w.project, "token.txt"), "destination": w.movedPath()}},
-		turnEnd:         {Text: "scripted conversation finished"},
+		turnRead:        calls(read),
+		turnDeniedWrite: calls(toolCall{"mcp__fs__write_file", map[string]any{"path": w.deniedPath(), "content": "stolen"}}),
+		turnAskedWrite:  calls(toolCall{"mcp__fs__write_file", map[string]any{"path": w.askedPath(), "content": "unapproved"}}),
+		turnHiddenMove:  calls(toolCall{"mcp__fs__move_file", map[string]any{"source": filepath.Join(w.project, "token.txt"), "destination": w.movedPath()}}),
+		// Two calls in one message, which Claude Code may run side by
+		// side: each is still decided on its own.
+		turnParallel: calls(toolCall{"mcp__fs__write_file", map[string]any{"path": w.parallelDeniedPath(), "content": "stolen"}}, read),
+		turnEnd:      {Text: "scripted conversation finished"},
 	}
 }
 
+func (w *workspace) parallelDeniedPath() string {
+	return filepath.Join(w.project, "secret", "other.txt")
+}
 func (w *workspace) deniedPath() string { return filepath.Join(w.project, "secret", "key.txt") }
 func (w *workspace) askedPath() string  { return filepath.Join(w.project, "asked.txt") }
 func (w *workspace) movedPath() string  { return filepath.Join(w.project, "moved.txt") }
@@ -265,7 +273,7 @@ func serverDisplayName(t *testing.T, stdout string, turn int) string {
 		}
 		for _, meta := range asList(ev["tool_use_meta"]) {
 			mm := asMap(meta)
-			if mm["id"] == toolUseID(turn) {
+			if mm["id"] == toolUseID(turn, 0) {
 				name, _ := mm["server_display_name"].(string)
 				return name
 			}
@@ -337,5 +345,22 @@ func mustReachOnlyTheModel(t *testing.T, m *model) {
 	defer m.mu.Unlock()
 	if len(m.unknown) > 0 {
 		t.Errorf("Claude Code made requests the scripted model does not serve (it must stay offline): %v", m.unknown)
+	}
+}
+
+// checkParallel asserts on turnParallel: of two calls Claude Code makes
+// side by side, the denied write does not run and the allowed read's
+// result still reaches the model, each with its own answer.
+func checkParallel(t *testing.T, w *workspace, m *model) {
+	t.Helper()
+	mustNotExist(t, w.parallelDeniedPath(), "the denied write made beside a read ran")
+	got, isErr := m.toolResult(turnParallel, 0)
+	if !isErr {
+		t.Errorf("the denied write's result is not an error")
+	}
+	mustSay(t, "denied write beside a read", got, "secret/ is off limits to agents")
+	got, isErr = m.toolResult(turnParallel, 1)
+	if isErr || !strings.Contains(got, w.token) {
+		t.Errorf("the read made beside a denied write (is_error %v) lacks the file's token %q:\n%s", isErr, w.token, got)
 	}
 }

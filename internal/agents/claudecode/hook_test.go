@@ -60,12 +60,12 @@ func checkHookRun(t *testing.T, w *workspace, m *model, r result) {
 			t.Fatalf("Claude Code did not offer move_file, so the hook is not tested on it: %v", m.toolsOffered())
 		}
 		mustNotExist(t, w.movedPath(), "the hidden move_file ran")
-		got, _ := m.toolResult(turnHiddenMove)
+		got, _ := m.toolResult(turnHiddenMove, 0)
 		mustSay(t, "hidden move", got, "move_file", "blocked_by_app_config")
 	})
 
 	t.Run("an allowed read's result reaches the model", func(t *testing.T) {
-		got, isErr := m.toolResult(turnRead)
+		got, isErr := m.toolResult(turnRead, 0)
 		if isErr || !strings.Contains(got, w.token) {
 			t.Errorf("the read's result (is_error %v) lacks the file's token %q:\n%s", isErr, w.token, got)
 		}
@@ -73,7 +73,7 @@ func checkHookRun(t *testing.T, w *workspace, m *model, r result) {
 
 	t.Run("a denied write does not run and the model is told why and how to allow it", func(t *testing.T) {
 		mustNotExist(t, w.deniedPath(), "the write argguard denies ran")
-		got, isErr := m.toolResult(turnDeniedWrite)
+		got, isErr := m.toolResult(turnDeniedWrite, 0)
 		if !isErr {
 			t.Errorf("the denied call's result is not an error")
 		}
@@ -82,7 +82,7 @@ func checkHookRun(t *testing.T, w *workspace, m *model, r result) {
 
 	t.Run("an asked write does not run and the model is told no one saw the prompt and how to allow it", func(t *testing.T) {
 		mustNotExist(t, w.askedPath(), "the asked write ran without an approval")
-		got, isErr := m.toolResult(turnAskedWrite)
+		got, isErr := m.toolResult(turnAskedWrite, 0)
 		if !isErr {
 			t.Errorf("the asked call's result is not an error")
 		}
@@ -95,15 +95,19 @@ func checkHookRun(t *testing.T, w *workspace, m *model, r result) {
 		for rec, want := range map[string]int{
 			// The observe record proves PostToolUse ran the hook after the
 			// read; it must not decide the call a second time.
-			"observe read_text_file": 1,
-			"check read_text_file":   1,
-			"check write_file":       2, // refused before they ran: no PostToolUse
+			"observe read_text_file": 2,
+			"check read_text_file":   2,
+			"check write_file":       3, // refused before they ran: no PostToolUse
 			"check move_file":        1,
 		} {
 			if got[rec] != want {
 				t.Errorf("%d %q records, want %d (all: %v)", got[rec], rec, want, got)
 			}
 		}
+	})
+
+	t.Run("calls made side by side are each decided on their own", func(t *testing.T) {
+		checkParallel(t, w, m)
 	})
 
 	t.Run("Claude Code reaches nothing but the scripted model", func(t *testing.T) {

@@ -11,13 +11,21 @@ import (
 	"testing"
 )
 
-// step is one turn of the scripted model: call a tool with arguments, or
-// (Tool empty) answer with final text and end the turn.
+// step is one turn of the scripted model: call tools (several at once, as
+// a model may), or (Calls empty) answer with final text and end the turn.
 type step struct {
+	Calls []toolCall
+	Text  string
+}
+
+// toolCall is one tool_use block of a step.
+type toolCall struct {
 	Tool string
 	Args map[string]any
-	Text string
 }
+
+// calls is a step that calls tools.
+func calls(c ...toolCall) step { return step{Calls: c} }
 
 // request is one Messages API request the model server received, kept so
 // a test can assert what the model saw.
@@ -30,9 +38,9 @@ type request struct {
 }
 
 // model is a scripted Anthropic Messages API on 127.0.0.1. The turn a
-// request gets is the number of tool calls the conversation it carries
-// already holds, so Claude Code's retries and side requests never shift
-// the script.
+// request gets is the number of assistant messages the conversation it
+// carries already holds, so Claude Code's retries and side requests never
+// shift the script.
 type model struct {
 	t      testing.TB
 	script []step
@@ -103,17 +111,12 @@ func (m *model) stepFor(body map[string]any, tools []string) (step, int) {
 	if len(tools) == 0 {
 		return step{Text: "ok"}, -1
 	}
-	// Every scripted turn but the last makes exactly one tool call, so the
-	// calls already in the conversation say which turn is next.
+	// Each assistant message of the conversation is one scripted turn
+	// (each has its own message id, so Claude Code keeps them apart).
 	turn := 0
 	for _, msg := range asList(body["messages"]) {
-		if asMap(msg)["role"] != "assistant" {
-			continue
-		}
-		for _, c := range asList(asMap(msg)["content"]) {
-			if asMap(c)["type"] == "tool_use" {
-				turn++
-			}
+		if asMap(msg)["role"] == "assistant" {
+			turn++
 		}
 	}
 	if turn < len(m.script) {
@@ -146,9 +149,9 @@ func (m *model) toolsOffered() []string {
 }
 
 // toolResult returns the text of the tool_result the model received for
-// the call it made in turn, and whether it was marked is_error.
-func (m *model) toolResult(turn int) (string, bool) {
-	id := toolUseID(turn)
+// call i of turn, and whether it was marked is_error.
+func (m *model) toolResult(turn, i int) (string, bool) {
+	id := toolUseID(turn, i)
 	for _, r := range m.mainRequests() {
 		for _, msg := range asList(r.Body["messages"]) {
 			for _, c := range asList(asMap(msg)["content"]) {
@@ -161,7 +164,7 @@ func (m *model) toolResult(turn int) (string, bool) {
 			}
 		}
 	}
-	m.t.Fatalf("the model never received a result for its call in turn %d (%v); requests: %d", turn, m.script[turn], len(m.mainRequests()))
+	m.t.Fatalf("the model never received a result for call %d of turn %d (%v); requests: %d", i, turn, m.script[turn], len(m.mainRequests()))
 	return "", false
 }
 
@@ -181,57 +184,62 @@ func contentText(v any) string {
 	return b.String()
 }
 
-// toolUseID is the id the model gives its call in turn: unique in the
+// toolUseID is the id the model gives call i of turn: unique in the
 // conversation, as the API's are, so a result is found by its turn.
-func toolUseID(turn int) string {
-	return fmt.Sprintf("toolu_scripted_%02d", turn)
+func toolUseID(turn, i int) string {
+	return fmt.Sprintf("toolu_scripted_%02d_%d", turn, i)
 }
 
 func message(model string, st step, turn int) map[string]any {
 	msg := map[string]any{
 		// Claude Code joins assistant messages that share an id into one:
 		// each turn's message has its own.
-		"id": fmt.Sprintf("msg_scripted_%02d", turn), "type": "message", "role": "assistant", "model": model,
-		"stop_sequence": nil,
-		"usage":         map[string]any{"input_tokens": 10, "output_tokens": 5},
+		"id": fmt.Sprintf("msg_scripted_%02d", turn), "type": "message",
+		"role": "assistant", "model": model, "stop_sequence": nil,
+		"usage": map[string]any{"input_tokens": 10, "output_tokens": 5},
 	}
-	if st.Tool != "" {
-		msg["content"] = []any{map[string]any{"type": "tool_use", "id": toolUseID(turn), "name": st.Tool, "input": st.Args}}
-		msg["stop_reason"] = "tool_use"
-	} else {
-		msg["content"] = []any{map[string]any{"type": "text", "text": st.Text}}
+	var content []any
+	for i, c := range st.Calls {
+		content = append(content, map[string]any{"type": "tool_use", "id": toolUseID(turn, i), "name": c.Tool, "input": c.Args})
+	}
+	msg["stop_reason"] = "tool_use"
+	if len(st.Calls) == 0 {
+		content = []any{map[string]any{"type": "text", "text": st.Text}}
 		msg["stop_reason"] = "end_turn"
 	}
+	msg["content"] = content
 	return msg
 }
 
-// writeStream answers as the Messages API streams: message_start, one
-// content block (text deltas, or a tool_use with its input as one
-// input_json_delta), message_delta with the stop reason, message_stop.
+// writeStream answers as the Messages API streams: message_start, per
+// content block (text, or a tool_use whose input comes as one
+// input_json_delta) its start, delta and stop, then message_delta with
+// the stop reason and message_stop.
 func writeStream(w http.ResponseWriter, model string, st step, turn int) {
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.Header().Set("Cache-Control", "no-cache")
+	whole := message(model, st, turn)
 	start := message(model, st, turn)
 	start["content"] = []any{}
 	start["stop_reason"] = nil
 	event(w, "message_start", map[string]any{"type": "message_start", "message": start})
-	stop := "end_turn"
-	if st.Tool != "" {
-		stop = "tool_use"
-		args, _ := json.Marshal(st.Args)
-		event(w, "content_block_start", map[string]any{"type": "content_block_start", "index": 0,
-			"content_block": map[string]any{"type": "tool_use", "id": toolUseID(turn), "name": st.Tool, "input": map[string]any{}}})
-		event(w, "content_block_delta", map[string]any{"type": "content_block_delta", "index": 0,
-			"delta": map[string]any{"type": "input_json_delta", "partial_json": string(args)}})
-	} else {
-		event(w, "content_block_start", map[string]any{"type": "content_block_start", "index": 0,
-			"content_block": map[string]any{"type": "text", "text": ""}})
-		event(w, "content_block_delta", map[string]any{"type": "content_block_delta", "index": 0,
-			"delta": map[string]any{"type": "text_delta", "text": st.Text}})
+	for i, b := range asList(whole["content"]) {
+		block := asMap(b)
+		var delta map[string]any
+		if block["type"] == "tool_use" {
+			args, _ := json.Marshal(block["input"])
+			delta = map[string]any{"type": "input_json_delta", "partial_json": string(args)}
+			block = map[string]any{"type": "tool_use", "id": block["id"], "name": block["name"], "input": map[string]any{}}
+		} else {
+			delta = map[string]any{"type": "text_delta", "text": block["text"]}
+			block = map[string]any{"type": "text", "text": ""}
+		}
+		event(w, "content_block_start", map[string]any{"type": "content_block_start", "index": i, "content_block": block})
+		event(w, "content_block_delta", map[string]any{"type": "content_block_delta", "index": i, "delta": delta})
+		event(w, "content_block_stop", map[string]any{"type": "content_block_stop", "index": i})
 	}
-	event(w, "content_block_stop", map[string]any{"type": "content_block_stop", "index": 0})
 	event(w, "message_delta", map[string]any{"type": "message_delta",
-		"delta": map[string]any{"stop_reason": stop, "stop_sequence": nil}, "usage": map[string]any{"output_tokens": 5}})
+		"delta": map[string]any{"stop_reason": whole["stop_reason"], "stop_sequence": nil}, "usage": map[string]any{"output_tokens": 5}})
 	event(w, "message_stop", map[string]any{"type": "message_stop"})
 }
 

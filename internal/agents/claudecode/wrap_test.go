@@ -35,7 +35,7 @@ func TestClaudeCodeThroughWrap(t *testing.T) {
 	})
 
 	t.Run("an allowed read's result reaches the model", func(t *testing.T) {
-		got, isErr := m.toolResult(turnRead)
+		got, isErr := m.toolResult(turnRead, 0)
 		if isErr || !strings.Contains(got, w.token) {
 			t.Errorf("the read's result (is_error %v) lacks the file's token %q:\n%s", isErr, w.token, got)
 		}
@@ -43,7 +43,7 @@ func TestClaudeCodeThroughWrap(t *testing.T) {
 
 	t.Run("a denied write does not run and the model is told why and how to allow it", func(t *testing.T) {
 		mustNotExist(t, w.deniedPath(), "the write argguard denies ran")
-		got, isErr := m.toolResult(turnDeniedWrite)
+		got, isErr := m.toolResult(turnDeniedWrite, 0)
 		if !isErr {
 			t.Errorf("the denied call's result is not an error")
 		}
@@ -52,7 +52,7 @@ func TestClaudeCodeThroughWrap(t *testing.T) {
 
 	t.Run("an asked write does not run and the model is told no one saw the prompt and how to allow it", func(t *testing.T) {
 		mustNotExist(t, w.askedPath(), "the asked write ran without an approval")
-		got, isErr := m.toolResult(turnAskedWrite)
+		got, isErr := m.toolResult(turnAskedWrite, 0)
 		if !isErr {
 			t.Errorf("the asked call's result is not an error")
 		}
@@ -73,14 +73,18 @@ func TestClaudeCodeThroughWrap(t *testing.T) {
 	t.Run("each call is decided and audited once", func(t *testing.T) {
 		got := auditCounts(t, w.audit)
 		for rec, want := range map[string]int{
-			"check read_text_file":   1,
-			"observe read_text_file": 1,
-			"check write_file":       2, // the denied write and the asked one
+			"check read_text_file":   2,
+			"observe read_text_file": 2,
+			"check write_file":       3, // the denied writes and the asked one
 		} {
 			if got[rec] != want {
 				t.Errorf("%d %q records, want %d (all: %v)", got[rec], rec, want, got)
 			}
 		}
+	})
+
+	t.Run("calls made side by side are each decided on their own", func(t *testing.T) {
+		checkParallel(t, w, m)
 	})
 
 	t.Run("Claude Code reaches nothing but the scripted model", func(t *testing.T) {
