@@ -108,6 +108,8 @@ func serveInbox(ctx context.Context, e *env, args []string) int {
 	if err != nil {
 		return fail(err)
 	}
+	// Files the page skips (oversized, malformed) are logged once each.
+	opts = opts.WithLog(slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: slog.LevelWarn})))
 	srv, err := web.New(dir, opts)
 	if err != nil {
 		return fail(err)
@@ -118,7 +120,7 @@ func serveInbox(ctx context.Context, e *env, args []string) int {
 		return fail(fmt.Errorf("listen on %s: %w", c.addr, err))
 	}
 	listen := ln.Addr().String()
-	hs := &http.Server{Handler: srv.Handler(listen), ReadHeaderTimeout: 10 * time.Second}
+	hs := srv.HTTPServer(listen) // with its limits: slow and idle connections are closed
 	served := make(chan error, 1)
 	go func() { served <- hs.Serve(ln) }()
 

@@ -82,6 +82,11 @@ func readBounded(path string) ([]byte, error) {
 	if !fi.Mode().IsRegular() {
 		return nil, fmt.Errorf("%s is not a regular file", filepath.Base(path))
 	}
+	if fi.Size() > maxFile {
+		// Refused before any of it is read: every reader (each live page
+		// stream) would otherwise hold it in memory.
+		return nil, fmt.Errorf("%s is %d bytes, more than the %d a file here may hold, so it is not read (toolwarden never writes one this large: remove it)", filepath.Base(path), fi.Size(), maxFile)
+	}
 	b, err := io.ReadAll(io.LimitReader(f, maxFile+1))
 	if err != nil {
 		return nil, err

@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -33,15 +34,60 @@ func List(dir string) ([]Ask, error) {
 // fatal: only an unusable directory is an error. Files left by processes
 // that are gone (or expired long ago) are removed on the way.
 func Scan(dir string) ([]Ask, []Skipped, error) {
-	if err := prepare(dir); err != nil {
+	var asks []Ask
+	skipped, err := scan(dir, func(a Ask) { asks = append(asks, a) })
+	if err != nil {
 		return nil, nil, err
+	}
+	sortOldestFirst(asks)
+	return asks, skipped, nil
+}
+
+// ScanOldest is Scan for a reader that shows asks (the inbox page): it
+// keeps the oldest max pending asks, each passed through shape as soon as
+// it is read, and counts the others in more. However many files the
+// directory holds, a scan holds one whole at a time and max shaped.
+func ScanOldest(dir string, max int, shape func(Ask) Ask) (asks []Ask, more int, skipped []Skipped, err error) {
+	skipped, err = scan(dir, func(a Ask) {
+		if len(asks) == max {
+			more++
+			newest := 0
+			for i := range asks {
+				if asks[i].Created.After(asks[newest].Created) {
+					newest = i
+				}
+			}
+			if max == 0 || !a.Created.Before(asks[newest].Created) {
+				return
+			}
+			asks = slices.Delete(asks, newest, newest+1)
+		}
+		if shape != nil {
+			a = shape(a)
+		}
+		asks = append(asks, a)
+	})
+	if err != nil {
+		return nil, 0, nil, err
+	}
+	sortOldestFirst(asks)
+	return asks, more, skipped, nil
+}
+
+func sortOldestFirst(asks []Ask) {
+	sort.SliceStable(asks, func(i, j int) bool { return asks[i].Created.Before(asks[j].Created) })
+}
+
+// scan hands each pending ask to keep, and returns the files it skipped.
+func scan(dir string, keep func(Ask)) ([]Skipped, error) {
+	if err := prepare(dir); err != nil {
+		return nil, err
 	}
 	entries, err := os.ReadDir(filepath.Join(dir, asksDir))
 	if err != nil {
-		return nil, nil, fmt.Errorf("inbox: list: %w", err)
+		return nil, fmt.Errorf("inbox: list: %w", err)
 	}
 	now := time.Now()
-	var asks []Ask
 	var skipped []Skipped
 	for _, e := range entries {
 		name := e.Name()
@@ -71,11 +117,10 @@ func Scan(dir string) ([]Ask, []Skipped, error) {
 		case answered(dir, id):
 			continue // no longer pending: its asker is about to withdraw it
 		}
-		asks = append(asks, a)
+		keep(a)
 	}
 	sweepAnswers(dir, now)
-	sort.SliceStable(asks, func(i, j int) bool { return asks[i].Created.Before(asks[j].Created) })
-	return asks, skipped, nil
+	return skipped, nil
 }
 
 // Get returns the pending ask id (ErrUnknownAsk when there is none,

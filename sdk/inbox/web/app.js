@@ -266,8 +266,12 @@
       const data = JSON.parse(ev.data);
       skew = new Date(data.now).getTime() - Date.now();
       const sk = $("#skipped");
-      sk.hidden = !data.skipped.length;
-      sk.textContent = data.skipped.length ? "Skipped " + data.skipped.length + " unreadable ask file(s): " + data.skipped.map((s) => s.file + " (" + s.why + ")").join("; ") : "";
+      const notes = [];
+      if (data.more) notes.push(data.more + " more pending ask(s) not shown here: the oldest " + data.asks.length + " are; answer them to see the rest.");
+      const skippedAll = data.skipped.length + (data.skipped_more || 0);
+      if (skippedAll) notes.push("Skipped " + skippedAll + " unreadable ask file(s): " + data.skipped.map((s) => s.file + " (" + s.why + ")").join("; ") + (data.skipped_more ? "; and " + data.skipped_more + " more" : ""));
+      sk.hidden = !notes.length;
+      sk.textContent = notes.join(" ");
       renderAsks(data.asks);
       setStatus("live", "live");
     });

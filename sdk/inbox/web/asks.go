@@ -1,10 +1,11 @@
 package web
 
 import (
-	"bytes"
+	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"time"
@@ -15,22 +16,27 @@ import (
 // Channel is the name answers from this page carry.
 const Channel = "inbox"
 
-// askList is what /api/asks returns and the live stream sends.
+// askList is what /api/asks returns and the live stream sends: the
+// oldest pending asks, each cut to what the page shows (bounds.go).
 type askList struct {
-	Asks    []inbox.Ask     `json:"asks"`
+	Asks []inbox.Ask `json:"asks"`
+	// More counts pending asks beyond the ones listed.
+	More    int             `json:"more"`
 	Skipped []inbox.Skipped `json:"skipped"`
-	Now     time.Time       `json:"now"` // the server's clock, to count down against
+	// SkippedMore counts skipped files beyond the ones named.
+	SkippedMore int       `json:"skipped_more"`
+	Now         time.Time `json:"now"` // the server's clock, to count down against
 }
 
+// list scans the directory, each ask cut as it is read, so a scan holds
+// at most one file whole at a time.
 func (st *site) list() (askList, error) {
-	asks, skipped, err := inbox.Scan(st.dir)
-	if asks == nil {
-		asks = []inbox.Ask{}
-	}
-	if skipped == nil {
-		skipped = []inbox.Skipped{}
-	}
-	return askList{Asks: asks, Skipped: skipped, Now: time.Now().UTC()}, err
+	asks, more, skipped, err := inbox.ScanOldest(st.dir, maxAsksListed, shownAsk)
+	st.skips.log(st.opts.log, st.dir, skipped)
+	l := bounded(asks, skipped)
+	l.More += more
+	l.Now = time.Now().UTC()
+	return l, err
 }
 
 func (st *site) asks(w http.ResponseWriter, r *http.Request) {
@@ -82,9 +88,11 @@ const refreshEvery = 2 * time.Second
 // whole list whenever it changes, "approvals" and "decisions" when those
 // files change (the page fetches them again).
 func (st *site) events(w http.ResponseWriter, r *http.Request) {
-	flusher, ok := w.(http.Flusher)
-	if !ok {
-		writeError(w, http.StatusInternalServerError, "streaming unsupported")
+	select {
+	case st.streams <- struct{}{}:
+		defer func() { <-st.streams }()
+	default:
+		writeError(w, http.StatusServiceUnavailable, "%d live update streams are open already (one per open inbox tab): close a tab and reload", maxLiveStreams)
 		return
 	}
 	ctx := r.Context()
@@ -93,24 +101,30 @@ func (st *site) events(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusInternalServerError, "%v", err)
 		return
 	}
+	// The stream outlives the server's ReadTimeout, which would end it;
+	// each write is bounded instead, so a reader that stops reading is
+	// dropped rather than held forever.
+	rc := http.NewResponseController(w)
+	_ = rc.SetReadDeadline(time.Time{})
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.WriteHeader(http.StatusOK)
 
-	var lastAsks []byte
+	var lastAsks [sha256.Size]byte // of the last list sent: a stream keeps no copy
 	var lastApprovals, lastAudit stamp
 	approvalsPath := ""
 	if st.opts.approvals != nil {
 		approvalsPath = st.opts.approvals.Path()
 	}
 	send := func(event string, data []byte) {
+		_ = rc.SetWriteDeadline(time.Now().Add(writeWait))
 		fmt.Fprintf(w, "event: %s\ndata: %s\n\n", event, data)
 	}
-	look := func(first bool) {
+	look := func(first bool) bool {
 		if l, err := st.list(); err == nil {
 			l.Now = time.Time{} // compare the lists, not the clock
-			b, _ := json.Marshal(l.Asks)
-			if first || !bytes.Equal(b, lastAsks) {
-				lastAsks = b
+			b, _ := json.Marshal(l)
+			if sum := sha256.Sum256(b); first || sum != lastAsks {
+				lastAsks = sum
 				l.Now = time.Now().UTC()
 				full, _ := json.Marshal(l)
 				send("asks", full)
@@ -124,11 +138,16 @@ func (st *site) events(w http.ResponseWriter, r *http.Request) {
 			lastAudit = s
 			send("decisions", []byte("{}"))
 		}
-		flusher.Flush()
+		_ = rc.SetWriteDeadline(time.Now().Add(writeWait))
+		return rc.Flush() == nil // else the reader is gone or stopped reading
 	}
-	look(true)
+	if !look(true) {
+		return
+	}
 	tick := time.NewTicker(refreshEvery)
 	defer tick.Stop()
+	keepalive := time.NewTicker(keepaliveEvery)
+	defer keepalive.Stop()
 	for {
 		select {
 		case <-ctx.Done():
@@ -136,12 +155,18 @@ func (st *site) events(w http.ResponseWriter, r *http.Request) {
 		case <-st.stop.Done():
 			return
 		case _, ok := <-changes:
-			if !ok {
+			if !ok || !look(false) {
 				return
 			}
-			look(false)
 		case <-tick.C:
-			look(false)
+			if !look(false) {
+				return
+			}
+		case <-keepalive.C:
+			_ = rc.SetWriteDeadline(time.Now().Add(writeWait))
+			if _, err := io.WriteString(w, ": keepalive\n\n"); err != nil || rc.Flush() != nil {
+				return
+			}
 		}
 	}
 }

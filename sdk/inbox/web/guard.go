@@ -88,14 +88,27 @@ func (s *Server) guard(listen string, next http.Handler) http.Handler {
 				return
 			}
 		}
+		// No request the page makes has a large body; a slow one is cut
+		// by the server's ReadTimeout.
+		r.Body = http.MaxBytesReader(w, r.Body, maxBodyBytes)
 		next.ServeHTTP(w, r)
 	})
 }
 
-// authorized reports whether the request carries the per-run token.
+// authorized reports whether the request carries the per-run token in a
+// cookie of the page's name. Every cookie of that name is looked at, not
+// the first: a page on another port of this machine can set one of the
+// same name (cookies ignore ports) with a longer Path, which the browser
+// sends first, and would otherwise lock the holder out. A planted cookie
+// still opens nothing: only the token does.
 func (s *Server) authorized(r *http.Request, listen string) bool {
-	c, err := r.Cookie(cookieName(listen))
-	return err == nil && subtle.ConstantTimeCompare([]byte(c.Value), []byte(s.token)) == 1
+	// All are compared (their number is bounded by maxHeaderBytes), and
+	// how many fail says nothing of the token.
+	ok := 0
+	for _, c := range r.CookiesNamed(cookieName(listen)) {
+		ok |= subtle.ConstantTimeCompare([]byte(c.Value), []byte(s.token))
+	}
+	return ok == 1
 }
 
 func quote(s string) string { return fmt.Sprintf("%q", s) }

@@ -1,6 +1,10 @@
 package web
 
-import "github.com/toolwarden/toolwarden/host/session"
+import (
+	"log/slog"
+
+	"github.com/toolwarden/toolwarden/host/session"
+)
 
 // Options say what the page shows beyond the pending asks. The zero value
 // (Defaults) shows asks only. Options are values: each With method returns
@@ -9,6 +13,7 @@ type Options struct {
 	approvals *session.Persistent
 	audit     string
 	notes     []string
+	log       *slog.Logger
 }
 
 // Defaults returns options that show the pending asks only.
@@ -26,3 +31,7 @@ func (o Options) WithNote(note string) Options {
 	o.notes = append(append([]string(nil), o.notes...), note)
 	return o
 }
+
+// WithLog logs what the page skips (an unreadable or oversized file in the
+// rendezvous directory, once per file) to l.
+func (o Options) WithLog(l *slog.Logger) Options { o.log = l; return o }

@@ -29,6 +29,9 @@ type Server struct {
 	// them forever).
 	stop   context.Context
 	cancel context.CancelFunc
+	// streams counts the live update streams open (maxLiveStreams).
+	streams chan struct{}
+	skips   skipLog
 }
 
 // New makes the page for the rendezvous directory dir (see inbox.Dir).
@@ -37,7 +40,7 @@ func New(dir string, opts Options) (*Server, error) {
 		return nil, err
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	return &Server{dir: dir, opts: opts, token: newToken(), stop: ctx, cancel: cancel}, nil
+	return &Server{dir: dir, opts: opts, token: newToken(), stop: ctx, cancel: cancel, streams: make(chan struct{}, maxLiveStreams)}, nil
 }
 
 // URL is the address that opens the page served at listen (host:port),
