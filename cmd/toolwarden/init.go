@@ -159,6 +159,8 @@ func (f *initFlags) run(e *env) int {
 	case len(found) > 0 && f.writeAgents && !failed:
 		fmt.Fprintln(e.stdout, "\nRestart your agents (or reload their MCP servers) to use the wrapped servers.")
 	}
+	// A toolwarden hook Codex does not trust decides nothing (codex_trust.go).
+	codexHookReport(e, f.project, e.stdout, e.stdout)
 	if failed {
 		return exitError
 	}

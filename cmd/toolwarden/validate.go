@@ -76,6 +76,8 @@ Exit: 0 valid (warnings alone included), 1 errors, 2 bad usage.`)
 			Message: fmt.Sprintf("$%s is not set here, and the webhook sends nothing without its secret: set it in the environment the agent starts toolwarden in", w.SecretEnv)}
 		fmt.Fprintln(e.stderr, d.String())
 	}
+	// A toolwarden hook Codex does not run decides nothing (codex_trust.go).
+	codexHookReport(e, workingDir(), e.stdout, e.stderr)
 	if len(errs) > 0 {
 		return exitError
 	}
