@@ -2,6 +2,7 @@ package codex
 
 import (
 	"fmt"
+	"os"
 	"regexp"
 	"strings"
 	"testing"
@@ -46,7 +47,7 @@ func (a *agent) syncCatalog() {
 
 // untrusted matches what `toolwarden validate` must say of a Codex hook
 // Codex will not run.
-var untrusted = regexp.MustCompile(`(?i)not trusted|untrusted`)
+var untrusted = regexp.MustCompile(`(?i)not trusted|untrusted|(changed|modified) since`)
 
 // docs/hooks.md warns that Codex asks the user to trust a new hook once:
 // until then `codex exec` skips it without a word, and nothing toolwarden
@@ -182,4 +183,28 @@ func TestCodexThroughATrustedHook(t *testing.T) {
 			t.Errorf("the model was not told the hidden tool is disabled:\n%s", out)
 		}
 	})
+}
+
+// Trust is for one exact definition: a hook edited after it was trusted
+// (here given --warm, as a user following docs/hooks.md might) is skipped
+// by Codex again until the user trusts it anew, and validate must say so.
+func TestCodexSkipsAHookChangedAfterItWasTrusted(t *testing.T) {
+	a := newAgent(t)
+	a.WriteConfig(a.hookSetup(a.policyConfig()))
+	a.TrustHooks(a.Hooks())
+	src, err := os.ReadFile(a.ConfigPath())
+	if err != nil {
+		t.Fatal(err)
+	}
+	edited := strings.Replace(string(src), "--agent codex", "--agent codex --warm", 1)
+	if err := os.WriteFile(a.ConfigPath(), []byte(edited), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if got := a.Hooks(); len(got) != 1 || got[0].TrustStatus != "modified" {
+		t.Fatalf("Codex lists %+v, want the edited hook as modified (not run)", got)
+	}
+	out, _ := a.Toolwarden("validate", "--config", a.ConfigPath())
+	if !untrusted.MatchString(out) {
+		t.Errorf("toolwarden validate --config %s does not say that Codex will skip the hook changed since it was trusted:\n%s", a.ConfigPath(), out)
+	}
 }
