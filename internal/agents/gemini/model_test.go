@@ -164,7 +164,7 @@ func response(p map[string]any) map[string]any {
 			"index":        0,
 		}},
 		"usageMetadata": map[string]any{"promptTokenCount": 10, "candidatesTokenCount": 5, "totalTokenCount": 15},
-		"modelVersion":  scriptedModel,
+		"modelVersion":  "scripted",
 	}
 }
 
