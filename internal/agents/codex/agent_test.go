@@ -194,6 +194,9 @@ func (a *agent) Toolwarden(args ...string) (string, int) {
 	return string(out), code
 }
 
+// secretReason is the argguard rule's reason, which the model must read.
+const secretReason = "secret/ is off limits to agents"
+
 // policyConfig writes the toolwarden config both front ends decide with:
 // move_file hidden, create_directory asked about on every call, and writes
 // under the served folder's secret/ denied by argguard. It returns its path.
@@ -209,8 +212,8 @@ approval_mode = "prompt"
 [policies.argguard]
 builtin = "argguard"
 [policies.argguard.config]
-rules = [{ tool = "write_file", arg = "path", deny_glob = %q }]
-`, filepath.Join(a.served, "secret", "**"))
+rules = [{ tool = "write_file", arg = "path", deny_glob = %q, reason = %q }]
+`, filepath.Join(a.served, "secret", "**"), secretReason)
 	if err := os.WriteFile(p, []byte(cfg), 0o600); err != nil {
 		a.t.Fatal(err)
 	}

@@ -149,7 +149,7 @@ func TestCodexThroughATrustedHook(t *testing.T) {
 			t.Errorf("%s was written: the denied call ran", leak)
 		}
 		out, _ := a.model.ResultFor(1)
-		for _, want := range []string{"PreToolUse hook", "toolwarden: deny fs/write_file", "deny_glob", leak} {
+		for _, want := range []string{"PreToolUse hook", "toolwarden: deny fs/write_file", secretReason, "argguard", leak} {
 			if !strings.Contains(out, want) {
 				t.Errorf("the deny the model received does not name the reason (%q):\n%s", want, out)
 			}
@@ -167,9 +167,12 @@ func TestCodexThroughATrustedHook(t *testing.T) {
 		if strings.Contains(out, "user denied") {
 			t.Errorf("the model was told the user denied a call no one was asked about:\n%s", out)
 		}
-		for _, want := range []string{"toolwarden: ask fs/create_directory", "cannot ask", "to allow it", `approval_mode = "approve"`} {
+		if !noOneSaw.MatchString(out) {
+			t.Errorf("the model was not told that no one could be asked:\n%s", out)
+		}
+		for _, want := range []string{"toolwarden: ask fs/create_directory", "to allow it", `approval_mode = "approve"`} {
 			if !strings.Contains(out, want) {
-				t.Errorf("the model was not told that the hook could not ask and how to allow the call (%q):\n%s", want, out)
+				t.Errorf("the model was not told how to allow the call (%q):\n%s", want, out)
 			}
 		}
 	})

@@ -40,8 +40,9 @@ func tomlList(items []string) string {
 }
 
 // noOneSaw matches an ask answered without a human: the model must learn
-// that nobody was shown the prompt, not that someone refused.
-var noOneSaw = regexp.MustCompile(`(?i)(no one|nobody) saw`)
+// that nobody was shown the prompt, not that someone refused. The suite's
+// three agents accept the same phrasings.
+var noOneSaw = regexp.MustCompile(`(?i)no one saw|nobody saw|no one was asked|cannot show approval prompts|cannot ask for`)
 
 func TestCodexThroughWrap(t *testing.T) {
 	a := newAgent(t)
@@ -90,7 +91,7 @@ func TestCodexThroughWrap(t *testing.T) {
 			t.Errorf("%s was written: the denied call ran", leak)
 		}
 		out, _ := a.model.ResultFor(1)
-		for _, want := range []string{"toolwarden denied", "deny_glob", leak} {
+		for _, want := range []string{"toolwarden denied", secretReason, "argguard"} {
 			if !strings.Contains(out, want) {
 				t.Errorf("the deny the model received does not name the reason (%q):\n%s", want, out)
 			}
