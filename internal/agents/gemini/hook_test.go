@@ -4,6 +4,7 @@ import (
 	"maps"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -104,6 +105,11 @@ func TestGeminiHookDecidesEveryMCPCall(t *testing.T) {
 	})
 
 	t.Run("a hidden tool called anyway is denied", func(t *testing.T) {
+		// Without wrap nothing filters the list: the model was offered the
+		// tool the config hides, so only the hook stands in the way.
+		if offered := m.offered(); len(offered) == 0 || !slices.Contains(offered[0], fn("move_file")) {
+			t.Errorf("Gemini CLI did not offer move_file to the model: %q", offered)
+		}
 		if exists(filepath.Join(w.dir, "moved.txt")) || !exists(filepath.Join(w.dir, "old.txt")) {
 			t.Error("the hidden move_file ran")
 		}

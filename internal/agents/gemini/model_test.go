@@ -181,19 +181,19 @@ func (m *model) requests() (chat, side []request, stray []string) {
 	return append([]request(nil), m.chat...), append([]request(nil), m.side...), append([]string(nil), m.stray...)
 }
 
-// offered is the function names the first conversation request offered.
-func (m *model) offered() []string {
+// offered is the function names each conversation request offered, in
+// the order the requests came.
+func (m *model) offered() [][]string {
 	chat, _, _ := m.requests()
-	if len(chat) == 0 {
-		return nil
-	}
-	var names []string
-	for _, t := range chat[0].Body.Tools {
-		for _, f := range t.FunctionDeclarations {
-			names = append(names, f.Name)
+	out := make([][]string, len(chat))
+	for i, req := range chat {
+		for _, t := range req.Body.Tools {
+			for _, f := range t.FunctionDeclarations {
+				out[i] = append(out[i], f.Name)
+			}
 		}
 	}
-	return names
+	return out
 }
 
 // toolResult is the text of the function response the model received for
