@@ -228,10 +228,10 @@ func (w *world) run(t *testing.T, m *model, prompt string) (stdout, stderr strin
 	// a classifier (a side request the scripted model answers), as a
 	// user's Gemini CLI does.
 	// --approval-mode yolo: toolwarden is the gate under test. In the
-	// default mode a non-interactive Gemini CLI removes every tool that
-	// would need its confirmation from the model's list, matching MCP
-	// tools by their short names too, so the filesystem server's
-	// write_file would never be offered.
+	// default mode a non-interactive Gemini CLI removes from the model's
+	// list the tools its own policy asks about by name, matching MCP tools
+	// by their short names too, so the filesystem server's write_file
+	// would never be offered.
 	cmd := exec.CommandContext(ctx, w.gemini, "-p", prompt, "--output-format", "text", "--approval-mode", "yolo")
 	cmd.Dir = w.dir
 	cmd.Env = w.env(m)

@@ -18,9 +18,10 @@
 //     :generateContent first, whose JSON answer routes the turn.
 //   - MCP tools are offered as mcp_<server>_<tool> function declarations,
 //     and hook events carry that name plus mcp_context.server_name.
-//   - Non-interactive runs drop every tool needing confirmation from the
-//     list, MCP tools matched by short name (write_file) included; the
-//     tests run with --approval-mode yolo so toolwarden alone decides.
+//   - A non-interactive run drops from the list the tools Gemini's own
+//     policy would ask about by name, matching an MCP tool by its short
+//     name too (the filesystem server's write_file); the tests run with
+//     --approval-mode yolo so that toolwarden alone decides.
 //   - A BeforeTool hook blocks with {"decision":"deny"} or exit status 2;
 //     any other failure is a warning and the tool runs.
 //   - It declares no MCP elicitation capability, so through wrap an ask
