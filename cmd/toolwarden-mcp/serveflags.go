@@ -18,7 +18,7 @@ import (
 type serveFlags struct{ *cli.ServeFlags }
 
 // serveDefaults are the defaults of wrap's and proxy's limits.
-var serveDefaults = cli.ServeDefaults{MaxArgBytes: proxy.DefaultMaxArgumentBytes, ApprovalTimeout: proxy.DefaultApprovalTimeout}
+var serveDefaults = cli.ServeDefaults{MaxArgBytes: proxy.DefaultMaxArgumentBytes, MaxResultBytes: proxy.DefaultMaxResultBytes, ApprovalTimeout: proxy.DefaultApprovalTimeout}
 
 // startHost loads the config and builds the host the proxy decides with.
 // The returned cleanup closes the host and the audit file.
@@ -81,6 +81,7 @@ func (f *serveFlags) options(e *env) proxy.Options {
 	return proxy.Defaults().
 		WithServerInfo("toolwarden", cli.Version()).
 		WithMaxArgumentBytes(f.MaxArgBytes).
+		WithMaxResultBytes(f.MaxResultBytes).
 		WithApprovalTimeout(f.ApprovalTimeout).
 		WithLogger(f.logger(e)).
 		WithCatalog(listedCatalogDir(e))

@@ -228,9 +228,11 @@ type outcome struct {
 func made(r *mcp.CallToolResult) outcome { return outcome{res: r} }
 
 // respond writes the JSON-RPC response for a call. A 2026-07-28 client gets
-// the resultType that revision requires.
+// the resultType that revision requires. A large result is written from
+// where it lies, in pieces under the output's lock, not copied into a
+// line of its own: a result is held once on its way (see docs/proxy.md).
 func (p *Proxy) respond(req *callRequest, out outcome) {
-	body := out.raw
+	body, lead := out.raw, []byte(nil)
 	if out.res != nil {
 		if req.Modern && out.res.ResultType == "" {
 			out.res.ResultType = mcp.ResultTypeComplete
@@ -241,15 +243,20 @@ func (p *Proxy) respond(req *callRequest, out outcome) {
 		}
 		body = b
 	} else if req.Modern {
-		body = withResultType(body)
+		lead, body = resultTypeLead(body)
 	}
 	bp := linePool.Get().(*[]byte)
 	line := append((*bp)[:0], `{"jsonrpc":"2.0","id":`...)
 	line = append(line, req.ID...)
 	line = append(line, `,"result":`...)
-	line = appendOneLine(line, body)
-	line = append(line, "}\n"...)
-	_, _ = p.out.Write(line) // which keeps nothing of line
+	line = append(line, lead...)
+	if len(body) > maxPooledLine && !spansLines(body) {
+		p.out.writeLine(line, body, []byte("}\n"))
+	} else {
+		line = appendOneLine(line, body)
+		line = append(line, "}\n"...)
+		_, _ = p.out.Write(line) // which keeps nothing of line
+	}
 	if cap(line) <= maxPooledLine {
 		*bp = line
 		linePool.Put(bp)
@@ -272,16 +279,27 @@ const maxPooledLine = 64 << 10
 
 // withResultType adds "resultType":"complete" to a raw result that has none.
 func withResultType(raw json.RawMessage) json.RawMessage {
-	t := bytes.TrimSpace(raw)
-	if len(t) < 2 || t[0] != '{' || hasMember(t, "resultType") {
+	lead, rest := resultTypeLead(raw)
+	if lead == nil {
 		return raw
 	}
-	inner := bytes.TrimSpace(t[1:])
-	out := append([]byte(`{"resultType":"complete"`), ',')
-	if len(inner) > 0 && inner[0] == '}' {
-		out = out[:len(out)-1]
+	return append(lead, rest...)
+}
+
+// resultTypeLead splits what withResultType makes into what goes before the
+// raw result's members and those members (a view of raw), so a large
+// result need not be copied: lead is nil when raw is kept as it is.
+func resultTypeLead(raw json.RawMessage) (lead, rest []byte) {
+	t := bytes.TrimSpace(raw)
+	if len(t) < 2 || t[0] != '{' || hasMember(t, "resultType") {
+		return nil, raw
 	}
-	return append(out, inner...)
+	inner := bytes.TrimSpace(t[1:])
+	lead = append([]byte(`{"resultType":"complete"`), ',')
+	if len(inner) > 0 && inner[0] == '}' {
+		lead = lead[:len(lead)-1]
+	}
+	return lead, inner
 }
 
 // callTool is what mcp-go holds as every tool's handler. Calls normally
@@ -645,6 +663,9 @@ func summarize(raw json.RawMessage, withText bool) (text string, isError, ok boo
 	}
 	var b strings.Builder
 	rawjson.Elements(content, func(el []byte) bool {
+		if b.Len() >= maxObservedText {
+			return false
+		}
 		if rawjson.Kind(el) != '{' {
 			return true
 		}
@@ -657,7 +678,7 @@ func summarize(raw json.RawMessage, withText bool) (text string, isError, ok boo
 				}
 			case rawjson.KeyIs(k, "text"):
 				if rawjson.Kind(v) == '"' {
-					txt, _ = rawjson.String(v)
+					txt = stringPrefix(v, maxObservedText-b.Len())
 				}
 			}
 			return true
@@ -671,9 +692,47 @@ func summarize(raw json.RawMessage, withText bool) (text string, isError, ok boo
 		return true
 	})
 	if b.Len() == 0 && len(structured) > 0 && string(structured) != "null" {
-		return string(structured), isError, true
+		return string(structured[:min(len(structured), maxObservedText)]), isError, true
 	}
 	return b.String(), isError, true
+}
+
+// maxObservedText is how much of a result's text summarize reads for
+// Observe: more than any observer is given (result_limit_kb is at most
+// 960 KiB, the host's default cut 4 KiB), and small beside a large result,
+// which would otherwise be held a second time, decoded, for Observe.
+const maxObservedText = 1 << 20
+
+// stringPrefix decodes at most the first n bytes of the raw JSON string
+// raw (valid, with its quotes): a large string is cut before it is
+// decoded, where no escape is split.
+func stringPrefix(raw []byte, n int) string {
+	if n <= 0 {
+		return ""
+	}
+	if len(raw) <= n+2 {
+		s, _ := rawjson.String(raw)
+		return s
+	}
+	// Each decoded byte takes at least one raw byte, so a cut after n
+	// decoded bytes lies within raw; walk escapes whole to find it.
+	i, decoded := 1, 0
+	for i < len(raw)-1 && decoded < n {
+		if raw[i] == '\\' {
+			if raw[i+1] == 'u' {
+				i += 6
+			} else {
+				i += 2
+			}
+		} else {
+			i++
+		}
+		decoded++
+	}
+	cut := make([]byte, 0, i+1)
+	cut = append(append(cut, raw[:i]...), '"')
+	s, _ := rawjson.String(cut)
+	return s[:min(len(s), n)]
 }
 
 // contentShape reports whether a content array decodes into the struct
@@ -754,7 +813,11 @@ func (p *Proxy) needsApproval(rt *route, d *host.Decision) *mcp.CallToolResult {
 func upstreamError(rt *route, err error) *mcp.CallToolResult {
 	var rpc *upstream.RPCError
 	var un *upstream.UnavailableError
+	var tl *upstream.TooLargeError
 	switch {
+	case errors.As(err, &tl):
+		return toolError("toolwarden: %s ran, but server %s answered with %d bytes, over toolwarden's limit of %d bytes for one result; the result was discarded unread. "+
+			"Ask the tool for less (a smaller range or page), or raise the limit: toolwarden wrap/proxy --max-result-bytes N.", rt.name, rt.up.Name(), tl.Size, tl.Limit)
 	case errors.As(err, &rpc):
 		return toolError("%s: %s (error %d from server %s)", rt.name, rpc.Message, rpc.Code, rt.up.Name())
 	case errors.Is(err, upstream.ErrTimeout):

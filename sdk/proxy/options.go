@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/toolwarden/toolwarden/sdk/internal/catalog"
+	"github.com/toolwarden/toolwarden/sdk/internal/upstream"
 )
 
 // Options configure a Proxy. Start from Defaults and chain With... calls;
@@ -14,6 +15,7 @@ type Options struct {
 	name, version    string
 	namespace        bool
 	maxArgs          int
+	maxResult        int
 	approvalTimeout  time.Duration
 	stateTTL         time.Duration
 	sessionID        string
@@ -27,6 +29,9 @@ type Options struct {
 const (
 	// DefaultMaxArgumentBytes caps a tools/call's arguments (1 MiB).
 	DefaultMaxArgumentBytes = 1 << 20
+	// DefaultMaxResultBytes caps one message from a stdio upstream, a
+	// tool result among them (32 MiB).
+	DefaultMaxResultBytes = upstream.DefaultMaxResultBytes
 	// DefaultApprovalTimeout bounds how long a legacy client's approval
 	// prompt may stay open before the call is denied.
 	DefaultApprovalTimeout = 10 * time.Minute
@@ -35,13 +40,15 @@ const (
 	DefaultStateTTL = 10 * time.Minute
 )
 
-// Defaults: tools keep their upstream names, 1 MiB argument cap, 10 minute
-// approval timeout and state lifetime, a random session ID, no logging.
+// Defaults: tools keep their upstream names, 1 MiB argument cap, 32 MiB
+// result cap, 10 minute approval timeout and state lifetime, a random
+// session ID, no logging.
 func Defaults() Options {
 	return Options{
 		name:            "toolwarden",
 		version:         "dev",
 		maxArgs:         DefaultMaxArgumentBytes,
+		maxResult:       DefaultMaxResultBytes,
 		approvalTimeout: DefaultApprovalTimeout,
 		stateTTL:        DefaultStateTTL,
 		log:             slog.New(slog.NewTextHandler(io.Discard, nil)),
@@ -62,6 +69,12 @@ func (o Options) WithNamespace(on bool) Options { o.namespace = on; return o }
 // WithMaxArgumentBytes caps the size of a call's arguments; larger calls
 // get a tool error and never reach policy or the upstream.
 func (o Options) WithMaxArgumentBytes(n int) Options { o.maxArgs = n; return o }
+
+// WithMaxResultBytes caps the size of one message from a stdio upstream,
+// its answer to a tool call among them. A larger answer is discarded as
+// it is read, never held whole, and the call gets a tool error that says
+// so; the proxy keeps serving. n <= 0 means DefaultMaxResultBytes.
+func (o Options) WithMaxResultBytes(n int) Options { o.maxResult = n; return o }
 
 // WithApprovalTimeout bounds how long a client that uses server-initiated
 // elicitation (protocol 2025-11-25 and earlier) may take to answer an

@@ -98,6 +98,7 @@ func New(h *host.Host, specs []Upstream, opts Options) *Proxy {
 			s.Logger = p.log
 		}
 		u := upstream.New(s, opts.version, p.upstreamChanged)
+		u.SetMaxResultBytes(opts.maxResult)
 		u.OnNotify(p.upstreamNotified)
 		u.OnProgress(p.relayProgress)
 		u.OnServerRequest(p.upstreamAsked)

@@ -316,6 +316,18 @@ func (o *output) Write(b []byte) (int, error) {
 	return n, err
 }
 
+// writeLine writes one whole line given in pieces, none copied, with no
+// other write between them.
+func (o *output) writeLine(parts ...[]byte) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	for _, b := range parts {
+		if _, err := o.w.Write(b); err != nil {
+			return
+		}
+	}
+}
+
 // rewrite replaces the tools of the tools/list answers in chunk.
 func (o *output) rewrite(chunk []byte) []byte {
 	var out []byte
@@ -375,10 +387,16 @@ func (o *output) rewriteList(line []byte) ([]byte, bool) {
 	return b, true
 }
 
+// spansLines reports whether raw holds a line break, which a stdio
+// message must not.
+func spansLines(raw []byte) bool {
+	return bytes.IndexByte(raw, '\n') >= 0 || bytes.IndexByte(raw, '\r') >= 0
+}
+
 // appendOneLine appends raw JSON, compacted only if it spans lines (which
 // a stdio message must not).
 func appendOneLine(b []byte, raw json.RawMessage) []byte {
-	if bytes.IndexByte(raw, '\n') >= 0 || bytes.IndexByte(raw, '\r') >= 0 {
+	if spansLines(raw) {
 		var buf bytes.Buffer
 		if json.Compact(&buf, raw) == nil {
 			return append(b, buf.Bytes()...)

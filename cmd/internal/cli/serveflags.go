@@ -12,6 +12,7 @@ import (
 // value: defaults never change what parses.
 type ServeDefaults struct {
 	MaxArgBytes     int
+	MaxResultBytes  int
 	ApprovalTimeout time.Duration
 }
 
@@ -20,6 +21,7 @@ type ServeFlags struct {
 	Configs, Requirements StringList
 	Approvals, Audit      string
 	MaxArgBytes           int
+	MaxResultBytes        int
 	ApprovalTimeout       time.Duration
 	Quiet, NoWatch        bool
 }
@@ -42,6 +44,7 @@ func newServeFlags(stdout, stderr io.Writer, name, synopsis, about string, d Ser
 	fs.StringVar(&f.Approvals, "approvals", "", "persistent \"always\" approvals file (default: "+DisplayApprovalsPath()+")")
 	fs.StringVar(&f.Audit, "audit", "", "append a JSON Lines record per decision to this file")
 	fs.IntVar(&f.MaxArgBytes, "max-arg-bytes", d.MaxArgBytes, "largest tools/call arguments accepted, in bytes")
+	fs.IntVar(&f.MaxResultBytes, "max-result-bytes", d.MaxResultBytes, "largest message accepted from a stdio server (a tool result), in bytes; a larger one is discarded and the call gets a tool error")
 	fs.DurationVar(&f.ApprovalTimeout, "approval-timeout", d.ApprovalTimeout, "how long an approval prompt may stay unanswered before the call is denied")
 	fs.BoolVar(&f.Quiet, "quiet", false, "log only errors to stderr")
 	fs.BoolVar(&f.NoWatch, "no-watch", false, "do not apply changes of the --config files (and the plugins they name) while running; SIGHUP still reloads")

@@ -134,6 +134,10 @@ type Client struct {
 
 	ids       atomic.Uint64
 	deadlines deadlines
+
+	// maxResult bounds one message from a stdio server (see
+	// SetMaxResultBytes); 0 is DefaultMaxResultBytes.
+	maxResult int
 }
 
 type conn struct {
@@ -180,6 +184,12 @@ type NotifyFunc func(c *Client, method string, params json.RawMessage)
 // Set it before the client starts. f runs on the connection's reader, so
 // it must return quickly.
 func (c *Client) OnNotify(f NotifyFunc) { c.onNotify = f }
+
+// SetMaxResultBytes bounds one message from a stdio server to n bytes (0:
+// DefaultMaxResultBytes): a larger answer is discarded as it is read, and
+// the request it answers gets a *TooLargeError. Set it before the client
+// starts. (An HTTP server's answers are read by mcp-go, unbounded.)
+func (c *Client) SetMaxResultBytes(n int) { c.maxResult = n }
 
 // Name is the server's name.
 func (c *Client) Name() string { return c.spec.Name }
@@ -366,6 +376,7 @@ func (c *Client) dial() (*conn, []*host.Tool, error) {
 		}
 		cn.st = newStdioTransport(cmd, c.log, func(err error) { c.lost(cn, err) })
 		cn.st.tail = tail
+		cn.st.name, cn.st.maxLine = c.spec.Name, c.maxResult
 		cn.st.onProgress = c.progressLine
 		if f := c.onServerRequest; f != nil {
 			cn.st.declared = declared
@@ -477,6 +488,10 @@ func (c *Client) send(ctx context.Context, cn *conn, method string, params any) 
 	id := mcp.NewRequestId(callID(c.ids.Add(1)))
 	resp, err := cn.tr.SendRequest(ctx, transport.JSONRPCRequest{JSONRPC: mcp.JSONRPC_VERSION, ID: id, Method: method, Params: params})
 	if err != nil {
+		var tl *TooLargeError
+		if errors.As(err, &tl) {
+			return nil, err // the connection is fine: only this answer was dropped
+		}
 		if ctx.Err() != nil {
 			cause := context.Cause(ctx)
 			c.cancelRequest(cn, id, cause)
@@ -731,7 +746,10 @@ func (pd *Pending) start(cn *conn, name string, args json.RawMessage) {
 // answer implements waiter: the server's answer, or the connection's end.
 func (pd *Pending) answer(_, result, rpcErr []byte, err error) {
 	c := pd.c
+	var tl *TooLargeError
 	switch {
+	case errors.As(err, &tl):
+		pd.finish(nil, err) // the connection is fine: only this answer was dropped
 	case err != nil:
 		c.lost(pd.cn, err)
 		pd.finish(nil, &TransportError{Server: c.spec.Name, Err: err})
