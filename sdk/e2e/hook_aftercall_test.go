@@ -15,8 +15,17 @@ import (
 // afterEvent is the payload each agent sends once an MCP tool of server
 // "fs" has run (Claude Code's and Codex's PostToolUse, Gemini CLI's
 // AfterTool), in the shapes the agents' sources give them.
-func afterEvent(agent, session, tool string, input map[string]any) string {
+func afterEvent(agent, session, tool string, input map[string]any, failed bool) string {
 	in, _ := json.Marshal(input)
+	if failed {
+		switch agent {
+		case "gemini":
+			return `{"session_id":"` + session + `","transcript_path":"/tmp/gemini-chat.json","cwd":"/tmp","hook_event_name":"AfterTool","timestamp":"2026-11-26T09:00:01.000Z","tool_name":"mcp_fs_` + tool + `","tool_input":` + string(in) + `,"tool_response":{"llmContent":"ENOENT","returnDisplay":"ENOENT","error":{"message":"ENOENT","type":"execution_failed"}},"mcp_context":{"server_name":"fs","tool_name":"` + tool + `"}}`
+		case "codex":
+			return `{"session_id":"` + session + `","turn_id":"turn-1","transcript_path":"/tmp/rollout.jsonl","cwd":"/tmp","hook_event_name":"PostToolUse","model":"gpt-5-codex","permission_mode":"default","tool_name":"mcp__fs__` + tool + `","tool_input":` + string(in) + `,"tool_response":{"content":[{"type":"text","text":"ENOENT"}],"isError":true},"tool_use_id":"call_2"}`
+		}
+		return `{"session_id":"` + session + `","transcript_path":"/tmp/claude.jsonl","cwd":"/tmp","permission_mode":"default","hook_event_name":"PostToolUse","tool_name":"mcp__fs__` + tool + `","tool_input":` + string(in) + `,"tool_response":{"content":[{"type":"text","text":"ENOENT"}],"isError":true},"tool_use_id":"toolu_2"}`
+	}
 	switch agent {
 	case "gemini":
 		return `{"session_id":"` + session + `","transcript_path":"/tmp/gemini-chat.json","cwd":"/tmp","hook_event_name":"AfterTool","timestamp":"2026-11-26T09:00:01.000Z","tool_name":"mcp_fs_` + tool + `","tool_input":` + string(in) + `,"tool_response":{"llmContent":[{"text":"hello"}],"returnDisplay":"hello"},"mcp_context":{"server_name":"fs","tool_name":"` + tool + `","command":"npx","args":["-y","@modelcontextprotocol/server-filesystem","/tmp"]}}`
@@ -62,14 +71,18 @@ func TestHookAfterEventObservesTheCallWithoutDecidingItAgain(t *testing.T) {
 				if agent != "codex" && !strings.Contains(before, "allow") {
 					t.Fatalf("call %d: before-event answered %q, want an allow", i, before)
 				}
-				if after := run(afterEvent(agent, "s1", "read_text_file", input)); after != "" {
+				// The second call fails: its observe record says so.
+				if after := run(afterEvent(agent, "s1", "read_text_file", input, i == 1)); after != "" {
 					t.Fatalf("call %d: after-event printed %q, want nothing (it decides nothing)", i, after)
 				}
 			}
 
-			events := auditEvents(t, audit)
+			events, outcomes := auditEvents(t, audit)
 			if events["check"] != calls || events["observe"] != calls {
 				t.Fatalf("audit log holds %v, want %d check and %d observe records", events, calls, calls)
+			}
+			if len(outcomes) != 2 || outcomes[0] || !outcomes[1] {
+				t.Errorf("observe records' is_error %v, want [false true]", outcomes)
 			}
 			st := sessionFile(t, filepath.Join(state, "s1.json"))
 			if st.Counters.Calls != calls {
@@ -83,8 +96,9 @@ func TestHookAfterEventObservesTheCallWithoutDecidingItAgain(t *testing.T) {
 	}
 }
 
-// auditEvents counts the audit log's records by event.
-func auditEvents(t *testing.T, path string) map[string]int {
+// auditEvents counts the audit log's records by event, and lists the
+// observe records' is_error in order.
+func auditEvents(t *testing.T, path string) (map[string]int, []bool) {
 	t.Helper()
 	f, err := os.Open(path)
 	if err != nil {
@@ -92,18 +106,25 @@ func auditEvents(t *testing.T, path string) map[string]int {
 	}
 	defer f.Close()
 	n := map[string]int{}
+	var outcomes []bool
 	sc := bufio.NewScanner(f)
 	sc.Buffer(nil, 1<<20)
 	for sc.Scan() {
 		var r struct {
-			Event string `json:"event"`
+			Event    string `json:"event"`
+			Decision struct {
+				IsError bool `json:"is_error"`
+			} `json:"decision"`
 		}
 		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
 			t.Fatalf("audit record %q: %v", sc.Text(), err)
 		}
 		n[r.Event]++
+		if r.Event == "observe" {
+			outcomes = append(outcomes, r.Decision.IsError)
+		}
 	}
-	return n
+	return n, outcomes
 }
 
 type sessionState struct {
