@@ -105,6 +105,19 @@ rules = [{ tool = "write_file", arg = "path", deny_glob = %[1]q, reason = %[2]q 
 	return w
 }
 
+// addConfig appends TOML to the toolwarden config.
+func (w *world) addConfig(t *testing.T, toml string) {
+	t.Helper()
+	f, err := os.OpenFile(w.config, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if _, err := f.WriteString(toml); err != nil {
+		t.Fatal(err)
+	}
+}
+
 func write(t testing.TB, path, content string) {
 	t.Helper()
 	if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
@@ -277,8 +290,9 @@ func (w *world) offline(t *testing.T, m *model) {
 
 // auditRecord is one line of the hook's --audit file.
 type auditRecord struct {
-	Event    string `json:"event"`
-	Session  string `json:"session"`
+	Event    string   `json:"event"`
+	Session  string   `json:"session"`
+	Labels   []string `json:"labels"`
 	Decision struct {
 		Decision string `json:"decision"`
 		Server   string `json:"server"`

@@ -1,6 +1,7 @@
 package gemini
 
 import (
+	"fmt"
 	"maps"
 	"os/exec"
 	"path/filepath"
@@ -170,4 +171,56 @@ func TestGeminiHookThatCannotDecideBlocksTheCall(t *testing.T) {
 		t.Errorf("the call ran although the hook could not read its config:\n%s", got)
 	}
 	mustContain(t, "read_text_file's result", got, missing)
+}
+
+// Gemini CLI's AfterTool event carries the result as {llmContent,
+// returnDisplay, error}; the hook must hand that text to observe plugins,
+// or a session that has seen a secret could send it out unasked.
+func TestGeminiAfterToolFeedsTheSecretsPlugin(t *testing.T) {
+	w := newWorld(t)
+	// Built here, not written out whole, so the source holds no
+	// token-shaped string for scanners to flag.
+	secret := "ghp_" + strings.Repeat("Q7x2Kp", 6)
+	write(t, filepath.Join(w.dir, "credentials.txt"), "github = "+secret+"\n")
+	w.addConfig(t, fmt.Sprintf(`
+[policies.secrets]
+builtin = "secrets"
+
+# write_file stands in for a tool that can send data out, approved:
+# only what the session has seen can stop it.
+[apps.%s.tools.write_file]
+hints = { can_exfiltrate = true }
+approval_mode = "approve"
+`, server))
+	m := newModel(t,
+		turn{Call: fn("read_text_file"), Args: map[string]any{"path": filepath.Join(w.dir, "credentials.txt")}},
+		turn{Call: fn("write_file"), Args: map[string]any{"path": filepath.Join(w.dir, "outbox.txt"), "content": "hello"}},
+		turn{Text: "done"})
+	w.hookSettings(t, w.config)
+	w.syncCatalog(t)
+	w.run(t, m, "Read credentials.txt, then write outbox.txt.")
+
+	if got, _ := m.toolResult(fn("read_text_file")); !strings.Contains(got, secret) {
+		t.Fatalf("the read did not reach the model, so nothing was seen:\n%s", got)
+	}
+	var labels []string
+	for _, r := range w.auditRecords(t) {
+		if r.Event == "observe" && r.Decision.Tool == "read_text_file" {
+			labels = append(labels, r.Labels...)
+		}
+	}
+	if !slices.Contains(labels, "secret_seen") {
+		t.Errorf("observing the read added labels %q, want secret_seen", labels)
+	}
+	if exists(filepath.Join(w.dir, "outbox.txt")) {
+		t.Error("the session saw a secret, yet a tool that can send data out ran unasked")
+	}
+	got, ok := m.toolResult(fn("write_file"))
+	if !ok {
+		t.Fatal("the model received no result for write_file")
+	}
+	mustContain(t, "write_file's result", got, "GitHub token", "to allow")
+	if strings.Contains(got, secret) {
+		t.Errorf("the reason repeats the secret:\n%s", got)
+	}
 }
