@@ -49,7 +49,7 @@ const (
 const (
 	readHeaderTimeout = 5 * time.Second
 	readTimeout       = 15 * time.Second
-	idleTimeout       = 60 * time.Second
+	idleTimeout       = 30 * time.Second
 	maxHeaderBytes    = 32 << 10
 	maxBodyBytes      = 64 << 10
 )
