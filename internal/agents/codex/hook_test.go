@@ -55,10 +55,10 @@ var untrusted = regexp.MustCompile(`(?i)not trusted|untrusted|(changed|modified)
 func TestCodexSkipsAnUntrustedHook(t *testing.T) {
 	a := newAgent(t)
 	leak := a.Served("secret/leak.txt")
-	a.model.script = []step{
-		{Tool: "mcp__fs__write_file", Args: map[string]any{"path": leak, "content": "exfiltrated"}},
-		{Text: "done"},
-	}
+	a.model.Script(
+		step{Tool: "mcp__fs__write_file", Args: map[string]any{"path": leak, "content": "exfiltrated"}},
+		step{Text: "done"},
+	)
 	a.WriteConfig(a.hookSetup(a.policyConfig()))
 	a.syncCatalog()
 	r := a.Exec("Save a copy under secret/.")
@@ -98,13 +98,13 @@ func TestCodexThroughATrustedHook(t *testing.T) {
 	a.WriteServed("notes.txt", "the meeting is at noon, "+token)
 	a.WriteServed("keep.txt", "stays where it is")
 	leak, asked := a.Served("secret/leak.txt"), a.Served("asked")
-	a.model.script = []step{
-		{Tool: "mcp__fs__read_text_file", Args: map[string]any{"path": a.Served("notes.txt")}},
-		{Tool: "mcp__fs__write_file", Args: map[string]any{"path": leak, "content": "exfiltrated"}},
-		{Tool: "mcp__fs__create_directory", Args: map[string]any{"path": asked}},
-		{Tool: "mcp__fs__move_file", Args: map[string]any{"source": a.Served("keep.txt"), "destination": a.Served("moved.txt")}},
-		{Text: "done"},
-	}
+	a.model.Script(
+		step{Tool: "mcp__fs__read_text_file", Args: map[string]any{"path": a.Served("notes.txt")}},
+		step{Tool: "mcp__fs__write_file", Args: map[string]any{"path": leak, "content": "exfiltrated"}},
+		step{Tool: "mcp__fs__create_directory", Args: map[string]any{"path": asked}},
+		step{Tool: "mcp__fs__move_file", Args: map[string]any{"source": a.Served("keep.txt"), "destination": a.Served("moved.txt")}},
+		step{Text: "done"},
+	)
 	policy := a.policyConfig()
 	a.WriteConfig(a.hookSetup(policy))
 	a.syncCatalog()

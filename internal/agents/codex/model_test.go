@@ -83,6 +83,9 @@ func (m *model) responses(w http.ResponseWriter, raw []byte) {
 		return
 	}
 	req := request{Raw: string(raw), Tools: offeredTools(body["tools"])}
+	m.mu.Lock()
+	script := m.script
+	m.mu.Unlock()
 	calls := 0
 	for _, it := range asList(body["input"]) {
 		item := asMap(it)
@@ -101,9 +104,9 @@ func (m *model) responses(w http.ResponseWriter, raw []byte) {
 	w.Header().Set("Cache-Control", "no-cache")
 	respID := fmt.Sprintf("resp_%d", len(m.Requests()))
 	m.event(w, "response.created", map[string]any{"response": map[string]any{"id": respID}})
-	if calls >= len(m.script) {
-		m.message(w, fmt.Sprintf("script exhausted after %d steps", len(m.script)))
-	} else if s := m.script[calls]; s.Tool == "" {
+	if calls >= len(script) {
+		m.message(w, fmt.Sprintf("script exhausted after %d steps", len(script)))
+	} else if s := script[calls]; s.Tool == "" {
 		m.message(w, s.Text)
 	} else {
 		args, _ := json.Marshal(s.Args)
@@ -140,6 +143,13 @@ func (m *model) event(w http.ResponseWriter, typ string, fields map[string]any) 
 	if f, ok := w.(http.Flusher); ok {
 		f.Flush()
 	}
+}
+
+// Script sets the turns the model plays, before the agent starts.
+func (m *model) Script(steps ...step) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.script = steps
 }
 
 // Requests returns a copy of what the model has received so far.

@@ -49,12 +49,12 @@ func TestCodexThroughWrap(t *testing.T) {
 	token := "token-7f3a9c1e"
 	a.WriteServed("notes.txt", "the meeting is at noon, "+token)
 	leak, asked := a.Served("secret/leak.txt"), a.Served("asked")
-	a.model.script = []step{
-		{Tool: "mcp__fs__read_text_file", Args: map[string]any{"path": a.Served("notes.txt")}},
-		{Tool: "mcp__fs__write_file", Args: map[string]any{"path": leak, "content": "exfiltrated"}},
-		{Tool: "mcp__fs__create_directory", Args: map[string]any{"path": asked}},
-		{Text: "done"},
-	}
+	a.model.Script(
+		step{Tool: "mcp__fs__read_text_file", Args: map[string]any{"path": a.Served("notes.txt")}},
+		step{Tool: "mcp__fs__write_file", Args: map[string]any{"path": leak, "content": "exfiltrated"}},
+		step{Tool: "mcp__fs__create_directory", Args: map[string]any{"path": asked}},
+		step{Text: "done"},
+	)
 	a.WriteConfig(a.wrapServer(a.policyConfig()))
 	r := a.Exec("Read notes.txt, save a copy under secret/, and make a folder.")
 	if r.Err != nil {
