@@ -32,7 +32,7 @@ func (st *site) linkAsk(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusGone, "%v", err)
 		return
 	}
-	writeJSON(w, http.StatusOK, a)
+	writeJSON(w, http.StatusOK, shownAsk(a)) // cut as the list cuts it
 }
 
 // linkAnswer answers the link's ask and uses the link up.

@@ -272,7 +272,8 @@ func (r *Runner) Flush() { r.notices.Wait() }
 // FlushWithin waits for the webhook posts in flight for at most d, then
 // abandons those still running (each is logged and audited as failed) and
 // returns how many it abandoned. A short-lived process (a hook) calls it
-// before it answers: its answer must not wait on a slow receiver.
+// last, before it answers: its answer must not wait on a slow receiver.
+// Once it has abandoned posts, later posts of r are abandoned at once.
 func (r *Runner) FlushWithin(d time.Duration) (abandoned int) {
 	done := make(chan struct{})
 	go func() { r.notices.Wait(); close(done) }()
