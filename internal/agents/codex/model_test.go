@@ -28,9 +28,10 @@ type toolResult struct {
 // request is one Responses API request the model server received, kept so
 // a test can assert what the model saw.
 type request struct {
-	Tools   []string // every function tool offered, as the model must name it
-	Results []toolResult
-	Raw     string
+	Tools      []string // every function tool offered, namespaced ones as namespaced names them
+	Namespaces []string // the namespace tools offered, by name
+	Results    []toolResult
+	Raw        string
 }
 
 // model is a scripted OpenAI Responses API on 127.0.0.1, streaming as
@@ -83,6 +84,11 @@ func (m *model) responses(w http.ResponseWriter, raw []byte) {
 		return
 	}
 	req := request{Raw: string(raw), Tools: offeredTools(body["tools"])}
+	for _, tl := range asList(body["tools"]) {
+		if t := asMap(tl); t["type"] == "namespace" {
+			req.Namespaces = append(req.Namespaces, str(t["name"]))
+		}
+	}
 	m.mu.Lock()
 	script := m.script
 	m.mu.Unlock()

@@ -66,6 +66,13 @@ func TestCodexThroughWrap(t *testing.T) {
 		t.Fatalf("the model got %d requests, want 4 (one per scripted step)", len(reqs))
 	}
 
+	t.Run("Codex offers the server's tools in the namespace mcp__fs", func(t *testing.T) {
+		// What 0.171 sends; the hook still sees mcp__fs__<tool>.
+		if !slices.Contains(reqs[0].Namespaces, "mcp__fs") || slices.Contains(reqs[0].Tools, "read_text_file") {
+			t.Errorf("the first request offers namespaces %v and tools %v, want the fs tools inside namespace mcp__fs", reqs[0].Namespaces, reqs[0].Tools)
+		}
+	})
+
 	t.Run("a hidden tool is not offered to the model", func(t *testing.T) {
 		for i, req := range reqs {
 			if slices.Contains(req.Tools, "mcp__fs__move_file") {
