@@ -63,7 +63,8 @@ func runWrap(e *env, args []string) int {
 	if *startupTimeout > 0 {
 		spec.StartupTimeout = *startupTimeout
 	}
-	opts := pf.options(e).WithWaitForUpstreams(true)
+	// The client shows the server the user configured, not toolwarden.
+	opts := pf.options(e).WithWaitForUpstreams(true).WithUpstreamServerInfo(true)
 	p := proxy.New(h, []proxy.Upstream{spec}, opts)
 	defer watch(ctx, e, pf, h, p)()
 	if err := p.Run(ctx, e.stdin, e.stdout); err != nil && !errors.Is(err, io.EOF) {

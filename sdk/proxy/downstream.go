@@ -1,6 +1,7 @@
 package proxy
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -57,6 +58,11 @@ type downstream struct {
 	helloOnce sync.Once
 	hello     chan struct{} // closed once the client's first message was read
 
+	// operating is closed once the client has said it is initialized (see
+	// clientOperating); relayed requests wait for it.
+	operatingOnce sync.Once
+	operating     chan struct{}
+
 	mu      sync.Mutex
 	ids     uint64
 	waits   map[string]chan relayAnswer // by the id (rawjson.IDKey) of a relayed request
@@ -87,6 +93,8 @@ func (p *Proxy) heard(first []byte) {
 			for _, u := range p.ups {
 				u.SetClientCapabilities(m.Params.Capabilities)
 			}
+		} else {
+			p.clientOperating() // no handshake to wait for
 		}
 		close(p.down.hello)
 	})
@@ -102,6 +110,39 @@ func (p *Proxy) awaitHello(ctx context.Context) {
 	case <-t.C:
 	case <-ctx.Done():
 	}
+}
+
+// clientOperating ends the handshake's hold on relayed requests: MCP's
+// lifecycle lets a server send requests (other than pings and logging)
+// only after the client's notifications/initialized, and servers ask
+// during their own start (server-filesystem asks for roots at once), which
+// wrap runs before it answers the client's initialize. The client's first
+// request other than initialize and ping ends the hold too: a client that
+// never says it is initialized still gets its servers' questions once it
+// is evidently in operation.
+func (p *Proxy) clientOperating() {
+	p.down.operatingOnce.Do(func() { close(p.down.operating) })
+}
+
+// noteLifecycle ends the hold (see clientOperating) on the client's
+// notifications/initialized or on a request that is neither initialize
+// nor ping. It reports whether the hold has ended.
+func (p *Proxy) noteLifecycle(line []byte) bool {
+	msg, ok := rawjson.ReadMessage(bytes.TrimSpace(line))
+	if !ok || msg.Method == nil {
+		return false
+	}
+	m, ok := rawjson.String(msg.Method)
+	switch {
+	case !ok:
+		return false
+	case msg.ID == nil && m != string(mcp.MethodNotificationInitialized):
+		return false
+	case msg.ID != nil && (m == string(mcp.MethodInitialize) || m == string(mcp.MethodPing)):
+		return false
+	}
+	p.clientOperating()
+	return true
 }
 
 // upstreamAsked relays a request an upstream made of its client
@@ -142,6 +183,15 @@ func (p *Proxy) relay(ctx context.Context, u *upstream.Client, method string, pa
 		d.mu.Lock()
 		delete(d.waits, key)
 		d.mu.Unlock()
+	}
+	select {
+	case <-d.operating:
+	case <-ctx.Done():
+		forget() // withdrawn before the client ever saw it
+		return nil, &upstream.RPCError{Code: mcp.REQUEST_INTERRUPTED, Message: "cancelled"}, "withdrawn"
+	case <-p.runCtx.Done():
+		forget()
+		return nil, &upstream.RPCError{Code: mcp.INTERNAL_ERROR, Message: "toolwarden: the client is gone"}, "refused"
 	}
 
 	line := make([]byte, 0, len(params)+len(method)+len(id)+48)

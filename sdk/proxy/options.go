@@ -13,6 +13,7 @@ import (
 // each returns a new value.
 type Options struct {
 	name, version    string
+	upstreamInfo     bool // see WithUpstreamServerInfo
 	namespace        bool
 	maxArgs          int
 	maxResult        int
@@ -61,6 +62,14 @@ func (o Options) WithServerInfo(name, version string) Options {
 	o.name, o.version = name, version
 	return o
 }
+
+// WithUpstreamServerInfo makes a proxy in front of one server (no
+// namespace) announce that server's serverInfo (name, version, title,
+// description, website) instead of its own, as it passes its instructions
+// on: the client shows the server the user configured, not toolwarden.
+// The upstream must be started before Run answers initialize
+// (WithWaitForUpstreams), else the proxy's own info is used.
+func (o Options) WithUpstreamServerInfo(on bool) Options { o.upstreamInfo = on; return o }
 
 // WithNamespace exposes every tool as <server>__<tool> (proxy mode), so that
 // several upstreams can share one tool list without collisions.

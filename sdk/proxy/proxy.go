@@ -88,6 +88,7 @@ func New(h *host.Host, specs []Upstream, opts Options) *Proxy {
 		work:    make(chan workItem),
 	}
 	p.down.hello = make(chan struct{})
+	p.down.operating = make(chan struct{})
 	if p.session == "" {
 		var b [12]byte
 		_, _ = rand.Read(b[:])
@@ -168,7 +169,8 @@ func (p *Proxy) Run(ctx context.Context, in io.Reader, out io.Writer) error {
 			opts = append(opts, server.WithInstructions(ins))
 		}
 	}
-	srv := server.NewMCPServer(p.opts.name, p.opts.version, opts...)
+	name, version, info := p.serverInfo()
+	srv := server.NewMCPServer(name, version, append(opts, info...)...)
 	p.mu.Lock()
 	p.srv = srv
 	p.mu.Unlock()
@@ -196,6 +198,30 @@ func (p *Proxy) Run(ctx context.Context, in io.Reader, out io.Writer) error {
 		err = nil
 	}
 	return err
+}
+
+// serverInfo is what initialize announces: the proxy's own name and
+// version, or, in front of one started server with WithUpstreamServerInfo,
+// that server's serverInfo (name and version, and the options for its
+// title, description and website).
+func (p *Proxy) serverInfo() (name, version string, opts []server.ServerOption) {
+	if !p.opts.upstreamInfo || p.opts.namespace || len(p.ups) != 1 {
+		return p.opts.name, p.opts.version, nil
+	}
+	info, ok := p.ups[0].ServerInfo()
+	if !ok || info.Name == "" {
+		return p.opts.name, p.opts.version, nil
+	}
+	if info.Title != "" {
+		opts = append(opts, server.WithTitle(info.Title))
+	}
+	if info.Description != "" {
+		opts = append(opts, server.WithDescription(info.Description))
+	}
+	if info.WebsiteURL != "" {
+		opts = append(opts, server.WithWebsiteURL(info.WebsiteURL))
+	}
+	return info.Name, info.Version, opts
 }
 
 // call is one tools/call in flight.

@@ -49,6 +49,9 @@ type intake struct {
 	p       *Proxy
 	lineCap int
 	waited  bool
+	// operating: the client has said it is initialized (see
+	// Proxy.noteLifecycle); only until then is each message looked at for it.
+	operating bool
 }
 
 func newIntake(r io.Reader, out *output, p *Proxy) *intake {
@@ -154,6 +157,9 @@ func (in *intake) next() ([]byte, error) {
 // upstreams too; notifications/cancelled also cancels the proxy's call or
 // request.
 func (in *intake) take(line []byte) bool {
+	if !in.operating {
+		in.operating = in.p.noteLifecycle(line)
+	}
 	if bytes.Contains(line, callMarker) {
 		c := &call{p: in.p}
 		if parseCallInto(line, &c.req) {

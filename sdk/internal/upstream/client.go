@@ -147,6 +147,7 @@ type conn struct {
 	cancel       context.CancelFunc
 	dead         atomic.Bool
 	instructions string
+	serverInfo   mcp.Implementation
 	caps         mcp.ServerCapabilities
 	closeOnce    sync.Once
 }
@@ -218,6 +219,17 @@ func (c *Client) Instructions() string {
 		return ""
 	}
 	return c.conn.instructions
+}
+
+// ServerInfo is the serverInfo of the server's initialize result (its
+// name, version, title...), if it is connected.
+func (c *Client) ServerInfo() (info mcp.Implementation, ok bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.conn == nil {
+		return mcp.Implementation{}, false
+	}
+	return c.conn.serverInfo, true
 }
 
 // Capabilities are the server capabilities of the server's initialize
@@ -417,6 +429,7 @@ func (c *Client) dial() (*conn, []*host.Tool, error) {
 		return nil, nil, err
 	}
 	cn.instructions = res.Instructions
+	cn.serverInfo = res.ServerInfo
 	cn.caps = res.Capabilities
 	if httpTr != nil {
 		g := &getStream{c: c, cn: cn, tr: httpTr, version: mc.ProtocolVersion(), handle: getHandler, http: &http.Client{}}
