@@ -19,8 +19,8 @@ const agentTimeout = 90 * time.Second
 
 // workspace is one fresh machine for one Claude Code run: a home of its
 // own (so nothing of the user's Claude Code or toolwarden state is read or
-// written), the project folder Claude Code runs in, the folder the
-// filesystem server serves, and toolwarden's config.
+// written), the project folder Claude Code runs in, and toolwarden's
+// config and audit log.
 type workspace struct {
 	home, project string // the project is also the folder the filesystem server serves
 	config        string // toolwarden config
@@ -84,9 +84,9 @@ func writeJSON(t testing.TB, path string, v any) {
 	writeFile(t, path, string(b))
 }
 
-// env is Claude Code's whole environment: nothing inherited but PATH's
-// system part, every URL pointed at the scripted model, every background
-// service off.
+// env is Claude Code's whole environment: nothing inherited but PATH
+// (after the toolwarden built for this run), every URL pointed at the
+// scripted model, every background service off.
 func (w *workspace) env(modelURL string) []string {
 	return append([]string{
 		"HOME=" + w.home,
@@ -108,6 +108,9 @@ func (w *workspace) env(modelURL string) []string {
 		"HTTPS_PROXY=" + modelURL,
 		"HTTP_PROXY=" + modelURL,
 		"NO_PROXY=127.0.0.1,localhost",
+		"https_proxy=" + modelURL,
+		"http_proxy=" + modelURL,
+		"no_proxy=127.0.0.1,localhost",
 		// -p starts the conversation before MCP servers connect unless told
 		// to wait: the scripted first turn calls an MCP tool.
 		"MCP_CONNECTION_NONBLOCKING=false",
@@ -151,7 +154,7 @@ func (w *workspace) runClaude(t *testing.T, m *model, args ...string) result {
 	r := result{stdout: out.String(), stderr: errb.String(), err: err}
 	t.Cleanup(func() {
 		if t.Failed() {
-			t.Logf("claude %v: %v\nstdout:\n%s\nstderr:\n%s\nunknown requests: %v", all, err, r.stdout, r.stderr, m.unknown)
+			t.Logf("claude %v: %v\nstdout:\n%s\nstderr:\n%s\nunknown requests: %v", all, err, r.stdout, r.stderr, m.unknownRequests())
 		}
 	})
 	// The run must reach the script's last turn: a check of what the model
@@ -341,10 +344,8 @@ func auditCounts(t *testing.T, path string) map[string]int {
 // which records what it does not serve.
 func mustReachOnlyTheModel(t *testing.T, m *model) {
 	t.Helper()
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if len(m.unknown) > 0 {
-		t.Errorf("Claude Code made requests the scripted model does not serve (it must stay offline): %v", m.unknown)
+	if u := m.unknownRequests(); len(u) > 0 {
+		t.Errorf("Claude Code made requests the scripted model does not serve (it must stay offline): %v", u)
 	}
 }
 
@@ -354,12 +355,12 @@ func mustReachOnlyTheModel(t *testing.T, m *model) {
 func checkParallel(t *testing.T, w *workspace, m *model) {
 	t.Helper()
 	mustNotExist(t, w.parallelDeniedPath(), "the denied write made beside a read ran")
-	got, isErr := m.toolResult(turnParallel, 0)
+	got, isErr := m.toolResult(t, turnParallel, 0)
 	if !isErr {
 		t.Errorf("the denied write's result is not an error")
 	}
 	mustSay(t, "denied write beside a read", got, "secret/ is off limits to agents")
-	got, isErr = m.toolResult(turnParallel, 1)
+	got, isErr = m.toolResult(t, turnParallel, 1)
 	if isErr || !strings.Contains(got, w.token) {
 		t.Errorf("the read made beside a denied write (is_error %v) lacks the file's token %q:\n%s", isErr, w.token, got)
 	}

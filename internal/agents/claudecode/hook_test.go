@@ -56,16 +56,16 @@ func (w *workspace) installHook(t *testing.T) {
 
 func checkHookRun(t *testing.T, w *workspace, m *model, r result) {
 	t.Run("the hidden tool, called anyway, is denied and does not run", func(t *testing.T) {
-		if !slices.Contains(m.toolsOffered(), "mcp__fs__move_file") {
-			t.Fatalf("Claude Code did not offer move_file, so the hook is not tested on it: %v", m.toolsOffered())
+		if !slices.Contains(m.toolsOffered(t), "mcp__fs__move_file") {
+			t.Fatalf("Claude Code did not offer move_file, so the hook is not tested on it: %v", m.toolsOffered(t))
 		}
 		mustNotExist(t, w.movedPath(), "the hidden move_file ran")
-		got, _ := m.toolResult(turnHiddenMove, 0)
+		got, _ := m.toolResult(t, turnHiddenMove, 0)
 		mustSay(t, "hidden move", got, "move_file", "blocked_by_app_config")
 	})
 
 	t.Run("an allowed read's result reaches the model", func(t *testing.T) {
-		got, isErr := m.toolResult(turnRead, 0)
+		got, isErr := m.toolResult(t, turnRead, 0)
 		if isErr || !strings.Contains(got, w.token) {
 			t.Errorf("the read's result (is_error %v) lacks the file's token %q:\n%s", isErr, w.token, got)
 		}
@@ -73,7 +73,7 @@ func checkHookRun(t *testing.T, w *workspace, m *model, r result) {
 
 	t.Run("a denied write does not run and the model is told why and how to allow it", func(t *testing.T) {
 		mustNotExist(t, w.deniedPath(), "the write argguard denies ran")
-		got, isErr := m.toolResult(turnDeniedWrite, 0)
+		got, isErr := m.toolResult(t, turnDeniedWrite, 0)
 		if !isErr {
 			t.Errorf("the denied call's result is not an error")
 		}
@@ -82,7 +82,7 @@ func checkHookRun(t *testing.T, w *workspace, m *model, r result) {
 
 	t.Run("an asked write does not run and the model is told no one saw the prompt and how to allow it", func(t *testing.T) {
 		mustNotExist(t, w.askedPath(), "the asked write ran without an approval")
-		got, isErr := m.toolResult(turnAskedWrite, 0)
+		got, isErr := m.toolResult(t, turnAskedWrite, 0)
 		if !isErr {
 			t.Errorf("the asked call's result is not an error")
 		}

@@ -30,11 +30,9 @@ func calls(c ...toolCall) step { return step{Calls: c} }
 // request is one Messages API request the model server received, kept so
 // a test can assert what the model saw.
 type request struct {
-	Path  string
 	Model string
 	Tools []string // names of the tools offered
 	Body  map[string]any
-	Raw   string
 }
 
 // model is a scripted Anthropic Messages API on 127.0.0.1. The turn a
@@ -42,7 +40,6 @@ type request struct {
 // carries already holds, so Claude Code's retries and side requests never
 // shift the script.
 type model struct {
-	t      testing.TB
 	script []step
 	srv    *httptest.Server
 
@@ -52,13 +49,21 @@ type model struct {
 }
 
 func newModel(t testing.TB, script ...step) *model {
-	m := &model{t: t, script: script}
+	m := &model{script: script}
 	m.srv = httptest.NewServer(http.HandlerFunc(m.serve))
 	t.Cleanup(m.srv.Close)
 	return m
 }
 
 func (m *model) URL() string { return m.srv.URL }
+
+// unknownRequests are the requests the model does not serve ("METHOD
+// URL"): anything Claude Code tried to reach but the Messages API.
+func (m *model) unknownRequests() []string {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return append([]string(nil), m.unknown...)
+}
 
 func (m *model) serve(w http.ResponseWriter, r *http.Request) {
 	raw, _ := io.ReadAll(r.Body)
@@ -83,7 +88,7 @@ func (m *model) messages(w http.ResponseWriter, raw []byte) {
 		http.Error(w, "bad JSON: "+err.Error(), http.StatusBadRequest)
 		return
 	}
-	req := request{Path: "/v1/messages", Body: body, Raw: string(raw)}
+	req := request{Body: body}
 	req.Model, _ = body["model"].(string)
 	for _, tl := range asList(body["tools"]) {
 		if name, ok := asMap(tl)["name"].(string); ok {
@@ -140,17 +145,19 @@ func (m *model) mainRequests() []request {
 }
 
 // toolsOffered is the tool list of the conversation's first request.
-func (m *model) toolsOffered() []string {
+func (m *model) toolsOffered(t testing.TB) []string {
+	t.Helper()
 	rs := m.mainRequests()
 	if len(rs) == 0 {
-		m.t.Fatalf("the model got no request offering tools; unknown paths: %v", m.unknown)
+		t.Fatalf("the model got no request offering tools; unknown requests: %v", m.unknownRequests())
 	}
 	return rs[0].Tools
 }
 
 // toolResult returns the text of the tool_result the model received for
 // call i of turn, and whether it was marked is_error.
-func (m *model) toolResult(turn, i int) (string, bool) {
+func (m *model) toolResult(t testing.TB, turn, i int) (string, bool) {
+	t.Helper()
 	id := toolUseID(turn, i)
 	for _, r := range m.mainRequests() {
 		for _, msg := range asList(r.Body["messages"]) {
@@ -164,7 +171,7 @@ func (m *model) toolResult(turn, i int) (string, bool) {
 			}
 		}
 	}
-	m.t.Fatalf("the model never received a result for call %d of turn %d (%v); requests: %d", i, turn, m.script[turn], len(m.mainRequests()))
+	t.Fatalf("the model never received a result for call %d of turn %d (%v); requests: %d", i, turn, m.script[turn], len(m.mainRequests()))
 	return "", false
 }
 

@@ -22,7 +22,7 @@ func TestClaudeCodeThroughWrap(t *testing.T) {
 	r := w.runClaude(t, m, "--allowedTools", "mcp__fs")
 
 	t.Run("the hidden tool is not offered to the model", func(t *testing.T) {
-		offered := m.toolsOffered()
+		offered := m.toolsOffered(t)
 		for _, want := range []string{"mcp__fs__read_text_file", "mcp__fs__write_file"} {
 			if !slices.Contains(offered, want) {
 				t.Errorf("%s not offered; offered: %v", want, offered)
@@ -35,7 +35,7 @@ func TestClaudeCodeThroughWrap(t *testing.T) {
 	})
 
 	t.Run("an allowed read's result reaches the model", func(t *testing.T) {
-		got, isErr := m.toolResult(turnRead, 0)
+		got, isErr := m.toolResult(t, turnRead, 0)
 		if isErr || !strings.Contains(got, w.token) {
 			t.Errorf("the read's result (is_error %v) lacks the file's token %q:\n%s", isErr, w.token, got)
 		}
@@ -43,7 +43,7 @@ func TestClaudeCodeThroughWrap(t *testing.T) {
 
 	t.Run("a denied write does not run and the model is told why and how to allow it", func(t *testing.T) {
 		mustNotExist(t, w.deniedPath(), "the write argguard denies ran")
-		got, isErr := m.toolResult(turnDeniedWrite, 0)
+		got, isErr := m.toolResult(t, turnDeniedWrite, 0)
 		if !isErr {
 			t.Errorf("the denied call's result is not an error")
 		}
@@ -52,7 +52,7 @@ func TestClaudeCodeThroughWrap(t *testing.T) {
 
 	t.Run("an asked write does not run and the model is told no one saw the prompt and how to allow it", func(t *testing.T) {
 		mustNotExist(t, w.askedPath(), "the asked write ran without an approval")
-		got, isErr := m.toolResult(turnAskedWrite, 0)
+		got, isErr := m.toolResult(t, turnAskedWrite, 0)
 		if !isErr {
 			t.Errorf("the asked call's result is not an error")
 		}
