@@ -102,7 +102,7 @@ func TestGeminiHookDecidesEveryMCPCall(t *testing.T) {
 		if claimsARefusal(got) {
 			t.Errorf("create_directory's result says a person refused, but no one was asked:\n%s", got)
 		}
-		mustContain(t, "create_directory's result", got, "to allow", `approval_mode = "approve"`)
+		mustContain(t, "create_directory's result", got, "create_directory", "approval", "to allow", `approval_mode = "approve"`)
 	})
 
 	t.Run("a hidden tool called anyway is denied", func(t *testing.T) {

@@ -67,6 +67,6 @@ func TestGeminiThroughWrapSeesOnlyWhatToolwardenAllows(t *testing.T) {
 		if claimsARefusal(got) {
 			t.Errorf("create_directory's result says a person refused, but no one was asked:\n%s", got)
 		}
-		mustContain(t, "create_directory's result", got, "to allow", `approval_mode = "approve"`)
+		mustContain(t, "create_directory's result", got, "create_directory", "approval", "to allow", `approval_mode = "approve"`)
 	})
 }
