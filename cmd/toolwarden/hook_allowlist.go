@@ -101,12 +101,34 @@ func isThisToolwarden(path string) bool {
 	if os.SameFile(a, b) {
 		return true
 	}
-	if a.Size() != b.Size() {
+	return a.Size() == b.Size() && sameBytes(path, self)
+}
+
+// sameBytes compares two files a block at a time, stopping at the first
+// difference, without holding either in memory.
+func sameBytes(p, q string) bool {
+	f, err := os.Open(p)
+	if err != nil {
 		return false
 	}
-	x, errA := os.ReadFile(path)
-	y, errB := os.ReadFile(self)
-	return errA == nil && errB == nil && bytes.Equal(x, y)
+	defer f.Close()
+	g, err := os.Open(q)
+	if err != nil {
+		return false
+	}
+	defer g.Close()
+	x, y := make([]byte, 256<<10), make([]byte, 256<<10)
+	for {
+		n, errF := io.ReadFull(f, x)
+		m, errG := io.ReadFull(g, y)
+		if n != m || !bytes.Equal(x[:n], y[:m]) {
+			return false
+		}
+		if errF != nil || errG != nil {
+			// Both ended together (a short last block) or a read failed.
+			return (errF == io.EOF || errF == io.ErrUnexpectedEOF) && errF == errG
+		}
+	}
 }
 
 // resolveCommand finds the file the agent runs for command, as an agent
