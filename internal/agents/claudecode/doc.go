@@ -28,5 +28,9 @@
 //   - -p answers every elicitation with "cancel", without showing it; a
 //     hook's "ask" comes back to the model as an error carrying the hook's
 //     reason, with or without --dangerously-skip-permissions (which, as
-//     root, needs IS_SANDBOX=1).
+//     root, needs IS_SANDBOX=1). The hook's event does not say that it
+//     runs under -p (permission_mode is "default"), so a hook cannot tell
+//     whether anyone will see the dialog its "ask" opens.
+//   - -p runs the hooks of the project's .claude/settings.json without a
+//     trust dialog.
 package claudecode
