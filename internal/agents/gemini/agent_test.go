@@ -284,7 +284,7 @@ func (w *world) offline(t *testing.T, m *model) {
 		t.Errorf("a process tried to reach beyond 127.0.0.1 (refused; pid host):\n%s", b)
 	}
 	if _, _, stray := m.requests(); len(stray) > 0 {
-		t.Errorf("Gemini CLI sent requests the scripted model does not know: %q", stray)
+		t.Errorf("Gemini CLI sent requests the script cannot answer: %q", stray)
 	}
 }
 

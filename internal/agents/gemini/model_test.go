@@ -60,18 +60,17 @@ type part struct {
 // JSON-schema generateContent for routing or its next-speaker check,
 // countTokens) are answered minimally. Every request is recorded.
 type model struct {
-	t      testing.TB
 	srv    *httptest.Server
 	mu     sync.Mutex
 	script []turn
 	next   int
 	chat   []request // streamGenerateContent: the conversation
 	side   []request // anything else
-	stray  []string  // requests no handler knows: method and path
+	stray  []string  // requests the script cannot answer, and why
 }
 
 func newModel(t testing.TB, script ...turn) *model {
-	m := &model{t: t, script: script}
+	m := &model{script: script}
 	m.srv = httptest.NewServer(http.HandlerFunc(m.serve))
 	t.Cleanup(m.srv.Close)
 	return m
@@ -90,6 +89,7 @@ func (m *model) serve(w http.ResponseWriter, r *http.Request) {
 	method := r.URL.Path[strings.LastIndexByte(r.URL.Path, ':')+1:]
 	if r.Method == http.MethodPost && strings.HasPrefix(r.URL.Path, "/v1beta/models/") {
 		if err := json.Unmarshal(raw, &req.Body); err != nil {
+			m.strayed(r.URL.Path + ": not a GenerateContentRequest: " + err.Error())
 			http.Error(w, "not a GenerateContentRequest: "+err.Error(), http.StatusBadRequest)
 			return
 		}
@@ -106,10 +106,14 @@ func (m *model) serve(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	m.mu.Lock()
-	m.stray = append(m.stray, r.Method+" "+r.URL.String())
-	m.mu.Unlock()
+	m.strayed(r.Method + " " + r.URL.String())
 	http.Error(w, "the scripted model does not serve "+r.URL.Path, http.StatusNotFound)
+}
+
+func (m *model) strayed(what string) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.stray = append(m.stray, what)
 }
 
 func (m *model) record(into *[]request, req request) {
@@ -128,7 +132,9 @@ func (m *model) stream(w http.ResponseWriter, req request) {
 		tn = m.script[m.next]
 		m.next++
 	} else {
-		// The script is spent: end the conversation rather than loop.
+		// The script is spent: say so to the test, and end the
+		// conversation rather than loop.
+		m.stray = append(m.stray, "a conversation request after the script's last turn")
 		tn = turn{Text: "script exhausted"}
 	}
 	m.mu.Unlock()
