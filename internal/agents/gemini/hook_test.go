@@ -35,6 +35,23 @@ func TestGeminiHookDecidesEveryMCPCall(t *testing.T) {
 		return out
 	}
 
+	t.Run("Gemini CLI's session id keys the hook's session", func(t *testing.T) {
+		// Without it every run would share the "default" session, and what
+		// one conversation saw (labels, approvals) would follow the next.
+		ids := map[string]bool{}
+		for _, r := range recs {
+			ids[r.Session] = true
+		}
+		if len(ids) != 1 || ids["default"] || ids[""] {
+			t.Fatalf("want every record in one session Gemini CLI named, got sessions %v", ids)
+		}
+		for id := range ids {
+			if !exists(filepath.Join(w.state, id+".json")) {
+				t.Errorf("no session file for %s under the state dir", id)
+			}
+		}
+	})
+
 	t.Run("an allowed read's result reaches the model through the hook", func(t *testing.T) {
 		got, ok := m.toolResult(fn("read_text_file"))
 		if !ok {
