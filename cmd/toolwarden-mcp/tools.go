@@ -28,8 +28,8 @@ const (
 	toolsSyncSynopsis = "tools sync [--agent claude,gemini,codex] [--config F]... [--project DIR] [--trust-project] [--catalog DIR] [--timeout D]"
 	toolsListSynopsis = "tools list [--catalog DIR] [SERVER...]"
 	toolsAbout        = `An agent's hook event names an MCP tool but not its annotations. The tool catalog
-(one file per server under the user cache dir, or $TOOLWARDEN_CATALOG) holds each
-server's tool definitions as last listed, so that ` + "`toolwarden hook`" + ` decides with them.
+(one file per server, by name and identity, under the user cache dir, or
+$TOOLWARDEN_CATALOG) holds each server's tool definitions as last listed, so that ` + "`toolwarden hook`" + ` decides with them.
 wrap and proxy write it as they list; "tools sync" starts every MCP server the
 agents' own configs name (Claude Code: ~/.claude.json, .mcp.json; Gemini CLI:
 ~/.gemini/settings.json, .gemini/settings.json; Codex: ~/.codex/config.toml) and
@@ -121,8 +121,8 @@ func runToolsSync(e *env, args []string) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	results := listAll(ctx, servers, *timeout)
-	// Written in config order, so that a name configured twice keeps the
-	// most specific file's server (the one the agent runs).
+	// Each entry is keyed by name and identity: a name configured twice
+	// keeps both lists.
 	for _, r := range results {
 		if r.Err != nil {
 			failed++
@@ -206,13 +206,14 @@ func syncServers(e *env, places hook.Places, agents string, configs []string) ([
 }
 
 // warnTwice says when one server name is configured differently in two
-// places: the catalog holds one entry per name, so the last one listed
-// is what hooks see for it.
+// places: the catalog keeps both lists (entries are keyed by the server's
+// identity too), and a hook believes only the one of the server its agent
+// runs under that name.
 func warnTwice(e *env, servers []hook.Server) {
 	seen := map[string]hook.Server{}
 	for _, s := range servers {
 		if prev, ok := seen[s.Name]; ok && prev.Spec.Describe() != s.Spec.Describe() {
-			fmt.Fprintf(e.stderr, "toolwarden tools sync: server %q is configured as %q in %s and as %q in %s; the catalog keeps the latter\n",
+			fmt.Fprintf(e.stderr, "toolwarden tools sync: server %q is configured as %q in %s and as %q in %s; both are listed, and a hook uses the list of the one its agent runs\n",
 				s.Name, prev.Spec.Describe(), policy.OneLine(prev.Source), s.Spec.Describe(), policy.OneLine(s.Source))
 		}
 		seen[s.Name] = s
@@ -268,6 +269,7 @@ func runToolsList(e *env, args []string) int {
 			stale = " (old: run `toolwarden tools sync`)"
 		}
 		fmt.Fprintf(e.stdout, "%s: %d tools, listed %s ago%s by %s\n", policy.OneLine(en.Server), len(en.Tools), age, stale, policy.OneLine(en.Source))
+		fmt.Fprintf(e.stdout, "  server: %s\n", policy.OneLine(en.Identity.String()))
 		for _, raw := range en.Tools {
 			t, err := host.ParseTool(raw)
 			if err != nil {

@@ -239,7 +239,7 @@ func hookDefinition(e *env, toolsFile string, catalogDir func() (string, error),
 	if err != nil {
 		fmt.Fprintf(e.stderr, "toolwarden hook: warning: %v\n", err)
 	}
-	def := ev.Definition(dir, time.Now())
+	def := ev.Definition(dir, time.Now(), hookTarget(e, ev, dir)) // hook_target.go
 	if def.Warning != nil {
 		fmt.Fprintf(e.stderr, "toolwarden hook: warning: %v\n", def.Warning)
 	}

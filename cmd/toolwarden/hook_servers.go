@@ -40,20 +40,15 @@ func hookServerAllowed(e *env, cfg *config.Config, agent hook.Agent, ev *hook.Ev
 	if project == "" {
 		project, _ = os.Getwd()
 	}
-	servers, errs := hook.Places{Home: home, Project: project, Getenv: e.getenv}.AgentServers(agent)
-	// The last definition of a name is the one the agent runs.
+	// The one server the agent runs under the name, resolved as the agent
+	// resolves it; one it does not run (or that cannot be told) is none.
+	res := hook.Places{Home: home, Project: project, Getenv: e.getenv}.Resolve(agent, ev.Server)
 	var found *hook.Server
-	for j := len(servers) - 1; j >= 0; j-- {
-		if servers[j].Name == ev.Server {
-			found = &servers[j]
-			break
-		}
+	if res.Outcome == hook.Runs {
+		found = &res.Server
 	}
 	if found == nil {
-		why := "it is not in " + string(agent) + "'s MCP config"
-		if len(errs) > 0 {
-			why = fmt.Sprintf("%s's MCP config could not be read (%v)", agent, errs[0])
-		}
+		why := res.Why
 		err := fmt.Errorf("server %q cannot be checked against the server allow-list: %s (required by %s)", ev.Server, why, strings.Join(cfg.ServerAllowListFiles(), ", "))
 		// No list admits a server without a command or URL: this disables it.
 		_ = cfg.AdmitServer(ev.Server, &config.Server{})

@@ -10,6 +10,7 @@ import (
 	"github.com/toolwarden/toolwarden/host"
 	"github.com/toolwarden/toolwarden/host/policy"
 	"github.com/toolwarden/toolwarden/sdk/internal/catalog"
+	"github.com/toolwarden/toolwarden/sdk/internal/serverspec"
 )
 
 // CatalogEntry is one server's tools in the tool catalog: the definitions
@@ -30,8 +31,9 @@ func DefaultCatalogDir(getenv func(string) string) (string, error) {
 // WriteCatalog stores e in the catalog at dir, atomically.
 func WriteCatalog(dir string, e *CatalogEntry) error { return catalog.Write(dir, e) }
 
-// ReadCatalog returns every entry of the catalog at dir, by server name,
-// and an error for each file that cannot be used.
+// ReadCatalog returns every entry of the catalog at dir, by server name
+// (a name may have several, one per server identity), and an error for
+// each file that cannot be used.
 func ReadCatalog(dir string) ([]*CatalogEntry, []error) { return catalog.ReadAll(dir) }
 
 // Definition is what a hook knows of an event's tool.
@@ -46,25 +48,49 @@ type Definition struct {
 	Warning error
 }
 
-// Definition finds the event's tool in the catalog at dir. An agent's own
-// tool, a server or tool the catalog does not list, and a catalog file
-// that cannot be used all give the tool by name alone: no annotations, so
-// the spec's pessimistic defaults apply. The catalog can only add what the
-// server claimed, never take a default away.
-func (ev *Event) Definition(dir string, now time.Time) Definition {
+// ServerIdentity says which server a catalog entry lists: command,
+// arguments, folder and code-loading environment, or URL.
+type ServerIdentity = serverspec.Identity
+
+// Target is the server an event's call goes to, as far as the catalog is
+// concerned: the identity of the server the agent runs under the event's
+// server name (see Places.Resolve), or, when that is not known, why.
+type Target struct {
+	Identity ServerIdentity
+	// Why says why Identity is unknown (the agent does not run the
+	// server, its config cannot be read); the catalog is then not used.
+	Why string
+}
+
+// Definition finds the event's tool in the catalog at dir, in the entry
+// of the very server the agent runs (target), never in another server's
+// entry of the same name. An agent's own tool, a server or tool the
+// catalog does not list, an entry listed from another server, and a
+// catalog file that cannot be used all give the tool by name alone: no
+// annotations, so the spec's pessimistic defaults apply. The catalog can
+// only add what the server claimed, never take a default away.
+func (ev *Event) Definition(dir string, now time.Time, target Target) Definition {
 	bare := Definition{Tool: NameOnly(ev.Tool)}
 	if !ev.MCP {
 		return bare
 	}
 	sync := "run `toolwarden tools sync` (or use the server through `toolwarden wrap`) so that its annotations count"
-	if dir == "" {
+	switch {
+	case dir == "":
 		bare.Notes = append(bare.Notes, "no tool catalog (TOOLWARDEN_CATALOG=off, or no user cache dir): annotations unknown, pessimistic defaults apply")
 		return bare
+	case target.Identity.IsZero():
+		why := target.Why
+		if why == "" {
+			why = "which server the agent runs under this name is not known"
+		}
+		bare.Notes = append(bare.Notes, fmt.Sprintf("the tool catalog is not used for server %q: %s; annotations unknown, pessimistic defaults apply", ev.Server, why))
+		return bare
 	}
-	e, err := catalog.Read(dir, ev.Server)
+	e, err := catalog.Read(dir, ev.Server, target.Identity)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		bare.Notes = append(bare.Notes, fmt.Sprintf("server %q is not in the tool catalog: annotations unknown, pessimistic defaults apply; %s", ev.Server, sync))
+		bare.Notes = append(bare.Notes, absentNote(dir, ev.Server, target.Identity, sync))
 		return bare
 	case err != nil:
 		bare.Warning = err
@@ -89,6 +115,22 @@ func (ev *Event) Definition(dir string, now time.Time) Definition {
 			age.Round(time.Hour), e.ListedAt.Format(time.RFC3339), e.Source))
 	}
 	return d
+}
+
+// absentNote says why the catalog has nothing for the server the agent
+// runs: nothing of that name, only other servers of that name (an entry
+// another config or project wrote; how the nearest differs), or an entry
+// in the old format, which does not say which server it lists.
+func absentNote(dir, server string, id ServerIdentity, sync string) string {
+	others, old := catalog.Others(dir, server, id)
+	switch {
+	case len(others) > 0:
+		return fmt.Sprintf("the tool catalog lists other servers named %q than the one the agent runs (%s): the nearest has %s, so its annotations are not believed; annotations unknown, pessimistic defaults apply; %s",
+			server, id, id.Differs(others[0]), sync)
+	case old:
+		return fmt.Sprintf("the tool catalog's entry for server %q is in the old format, which does not say which server it lists, so it is not believed: annotations unknown, pessimistic defaults apply; run `toolwarden tools sync` to write it again", server)
+	}
+	return fmt.Sprintf("server %q is not in the tool catalog: annotations unknown, pessimistic defaults apply; %s", server, sync)
 }
 
 // NameOnly is a tool known by its name alone, as a hook without a

@@ -42,9 +42,9 @@ type Places struct {
 	Environ []string
 }
 
-// AgentServers lists the MCP servers agent's own config names, from the
-// least to the most specific file, so that where a name is configured
-// twice the later one is what the agent runs: Claude Code's ~/.claude.json
+// AgentServers lists the MCP servers agent's own config names, every
+// definition of every name (tools sync lists them all; which one the
+// agent runs for a name is Resolve's answer): Claude Code's ~/.claude.json
 // (mcpServers, then projects[Project].mcpServers) and .mcp.json; Gemini
 // CLI's ~/.gemini/settings.json and .gemini/settings.json; Codex's
 // $CODEX_HOME/config.toml (default ~/.codex). A missing file holds no
@@ -61,7 +61,8 @@ func (p Places) AgentServers(agent Agent) ([]Server, []error) {
 		s, err := p.claudeUser(user)
 		out, errs = appendServers(out, errs, s, err)
 		s, err = p.jsonServers(files[1], "mcpServers", claudeEntry)
-		s = markUntrusted(s, func(name string) bool { return p.claudeApproved(user, name) },
+		top, _ := readClaudeUser(user)
+		s = markUntrusted(s, func(name string) bool { return p.claudeMCPJSONState(top.Projects[p.Project], name) == approved },
 			"a server of the project's .mcp.json that Claude Code has not been told to trust (approve it in Claude Code, or pass --trust-project)")
 		out, errs = appendServers(out, errs, s, err)
 		return out, errs

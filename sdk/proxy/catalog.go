@@ -9,8 +9,8 @@ import (
 )
 
 // WithCatalog makes the proxy write each upstream's tool list, as listed,
-// to the tool catalog in dir (one file per server, see `toolwarden tools
-// list`), where agent hooks find the annotations their events lack. The
+// to the tool catalog in dir (one file per server name and identity, see
+// `toolwarden tools list`), where agent hooks find the annotations their events lack. The
 // write happens in the background; a list never waits for it. "" turns it
 // off (the default).
 func (o Options) WithCatalog(dir string) Options {
@@ -37,7 +37,10 @@ func (p *Proxy) listedToCatalog(u *upstream.Client) {
 	if p.opts.namespace {
 		mode = "toolwarden proxy: "
 	}
-	e := &catalog.Entry{Server: u.Name(), Source: mode + u.Spec().Describe(), ListedAt: time.Now().UTC(), Tools: raws}
+	// The entry names the server as it was really started (wrap's upstream,
+	// in wrap's folder with wrap's environment), so that a hook believes it
+	// only for that very server, never for another of the same name.
+	e := &catalog.Entry{Server: u.Name(), Identity: u.Spec().Identity(), Source: mode + u.Spec().Describe(), ListedAt: time.Now().UTC(), Tools: raws}
 	w.Put(e, func(err error) {
 		p.log.Warn("tool catalog not written (hooks see no annotations for this server)", "server", u.Name(), "err", err)
 	})

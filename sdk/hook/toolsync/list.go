@@ -50,8 +50,13 @@ func List(ctx context.Context, s hook.Server, timeout time.Duration, version str
 		raws[i] = t.Raw
 	}
 	return Listed{Server: s, Entry: &hook.CatalogEntry{
-		Version:  catalog.Version,
-		Server:   s.Name,
+		Version: catalog.Version,
+		Server:  s.Name,
+		// What was started, taken literally: a `toolwarden wrap` command
+		// line is that command line here (wrap writes its upstream's entry
+		// itself), so a file merely named toolwarden lists nothing for the
+		// server it claims to wrap.
+		Identity: spec.Identity(),
 		Source:   "toolwarden tools sync: " + s.Source,
 		ListedAt: time.Now().UTC(),
 		Tools:    raws,

@@ -5,7 +5,7 @@ import "sync"
 // Writer writes entries in the background, so that whoever lists tools
 // (the proxy, on its list path) never waits for the disk. Entries put
 // while one is being written replace each other: only the newest entry of
-// a server is written next.
+// a server (one name, one identity) is written next.
 type Writer struct {
 	dir string
 
@@ -32,27 +32,28 @@ func (w *Writer) Dir() string { return w.dir }
 // hears of a failed write (a catalog that cannot be written costs hooks
 // their annotations, never a call).
 func (w *Writer) Put(e *Entry, onErr func(error)) {
+	key := FileName(e.Server, e.Identity)
 	w.mu.Lock()
-	w.pending[e.Server] = put{e, onErr}
-	if w.running[e.Server] {
+	w.pending[key] = put{e, onErr}
+	if w.running[key] {
 		w.mu.Unlock()
 		return
 	}
-	w.running[e.Server] = true
+	w.running[key] = true
 	w.idle.Add(1)
 	w.mu.Unlock()
-	go w.drain(e.Server)
+	go w.drain(key)
 }
 
-// drain writes server's newest pending entry until none is left.
-func (w *Writer) drain(server string) {
+// drain writes key's newest pending entry until none is left.
+func (w *Writer) drain(key string) {
 	defer w.idle.Done()
 	for {
 		w.mu.Lock()
-		next, ok := w.pending[server]
-		delete(w.pending, server)
+		next, ok := w.pending[key]
+		delete(w.pending, key)
 		if !ok {
-			w.running[server] = false
+			w.running[key] = false
 			w.mu.Unlock()
 			return
 		}

@@ -1,0 +1,54 @@
+package main
+
+import (
+	"io"
+	"os"
+
+	"github.com/toolwarden/toolwarden/cmd/internal/cli"
+	"github.com/toolwarden/toolwarden/sdk/hook"
+)
+
+// hookPlaces says where the event's agent keeps its config: the user's
+// home and the folder the agent runs in, read through the hook's own
+// environment, which is the agent's.
+func hookPlaces(e *env, ev *hook.Event) hook.Places {
+	home := e.getenv("HOME")
+	if home == "" {
+		home, _ = os.UserHomeDir()
+	}
+	return hook.Places{Home: home, Project: eventProject(ev), Getenv: e.getenv, Environ: os.Environ()}
+}
+
+// hookTarget is the server the event's call goes to, for the catalog: the
+// identity of the one server the agent runs under the event's server name
+// (Places.Resolve), or why there is none to trust an entry for. Without a
+// catalog (dir "") there is nothing to look up.
+func hookTarget(e *env, ev *hook.Event, dir string) hook.Target {
+	if !ev.MCP || dir == "" {
+		return hook.Target{}
+	}
+	res := hookPlaces(e, ev).Resolve(ev.Agent, ev.Server)
+	if res.Outcome != hook.Runs {
+		return hook.Target{Why: res.Why}
+	}
+	return hook.Target{Identity: runIdentity(e, ev, res.Server)}
+}
+
+// runIdentity is the identity of the server whose tools answer when s is
+// started: for this very toolwarden running wrap, the server wrap's own
+// parser finds after its flags (in the same folder, with the same
+// environment), since wrap writes the catalog under that identity; for
+// anything else, s itself. A file merely named toolwarden is not
+// unwrapped: it may run anything.
+func runIdentity(e *env, ev *hook.Event, s hook.Server) hook.ServerIdentity {
+	sp := s.Spec
+	if sp.URL == "" && len(sp.Args) > 0 && sp.Args[0] == "wrap" {
+		dir := serverDir(sp.Dir, eventProject(ev))
+		if isThisToolwarden(resolveCommand(sp.Command, dir, serverEnv(e, ev.Agent, sp.Env, "PATH"))) { // hook_allowlist.go
+			if _, wf, _, ok := cli.ParseWrap(io.Discard, io.Discard, cli.ServeDefaults{}, sp.Args[1:]); ok {
+				sp.Command, sp.Args = wf.Command[0], wf.Command[1:]
+			}
+		}
+	}
+	return sp.Identity()
+}
