@@ -27,6 +27,10 @@
 //     "approve".
 //   - `codex exec` declares MCP elicitation and declines every request
 //     itself.
+//   - Codex starts an MCP server with only HOME, PATH, LANG and TERM of its
+//     environment (no XDG_* or TOOLWARDEN_*; [mcp_servers.<name>] env adds
+//     more), and puts its vendored codex-path folder first on PATH, for MCP
+//     servers and hooks alike.
 //   - A hook in config.toml runs only when trusted: [hooks.state."<file>:
 //     pre_tool_use:<group>:<handler>"] trusted_hash must equal the hash of
 //     its definition (see trust_test.go); `codex app-server` lists hooks
