@@ -31,6 +31,7 @@
 //     root, needs IS_SANDBOX=1). The hook's event does not say that it
 //     runs under -p (permission_mode is "default"), so a hook cannot tell
 //     whether anyone will see the dialog its "ask" opens.
-//   - -p runs the hooks of the project's .claude/settings.json without a
-//     trust dialog.
+//   - -p runs the hooks of the project's .claude/settings.json, and the
+//     servers of its .mcp.json, without asking anyone: a clone's server
+//     named like one of the user's runs in its place (shadow_test.go).
 package claudecode
