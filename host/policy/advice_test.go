@@ -13,7 +13,7 @@ import (
 // denier is a plugin that denies every call it matches.
 type denier struct{ code string }
 
-func (denier) Name() string                 { return "guard" }
+func (denier) Name() string                  { return "guard" }
 func (denier) Matches(app, tool string) bool { return true }
 func (denier) CanApprove() bool              { return false }
 func (x denier) Check(context.Context, *policy.CheckInput) policy.PluginVerdict {
