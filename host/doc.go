@@ -15,11 +15,6 @@
 //	case host.Deny:  // refuse with d.Reasons
 //	}
 //
-// A caller that decides call after call from its own goroutines can reuse
-// one Decision per goroutine with CheckInto, which then allocates nothing;
-// Decision.Clone keeps a decision past the next CheckInto into the same
-// Decision.
-//
 // The pipeline itself lives in host/policy and is pure; host adds sessions
 // (pins, approvals, labels), plugins and the audit log around it.
 package host

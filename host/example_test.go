@@ -87,34 +87,3 @@ func ExampleHost_Relayed() {
 	// Output:
 	// relay conv-1 docs sampling/createMessage answered
 }
-
-// A worker that decides call after call reuses one Decision: CheckInto
-// writes each decision over the last, allocating nothing once the
-// Decision's memory fits, and Clone keeps the one decision that must
-// outlive the next.
-func ExampleHost_CheckInto() {
-	ctx := context.Background()
-	h, err := host.New(ctx, config.Default(), host.Defaults())
-	if err != nil {
-		panic(err)
-	}
-	defer h.Close(ctx)
-	write, _ := host.ParseTool([]byte(`{"name":"write_file","annotations":{"destructiveHint":true,"openWorldHint":false}}`))
-	read, _ := host.ParseTool([]byte(`{"name":"read_file","annotations":{"readOnlyHint":true,"openWorldHint":false}}`))
-
-	var d host.Decision // one per worker goroutine
-	var asked []host.Decision
-	for _, t := range []*host.Tool{write, read, read} {
-		h.CheckInto(ctx, host.Call{Session: "s", Server: "fs", Tool: t}, &d)
-		if d.Decision == host.Ask {
-			asked = append(asked, d.Clone()) // the next CheckInto overwrites d
-		}
-		fmt.Println(t.Name, d.Decision)
-	}
-	fmt.Println(asked[0].Prompt.Title)
-	// Output:
-	// write_file ask
-	// read_file allow
-	// read_file allow
-	// Allow write_file on fs?
-}

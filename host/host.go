@@ -211,33 +211,10 @@ func (h *Host) Identity(server string, tool *Tool) (app, connector string) {
 func (h *Host) Check(ctx context.Context, c Call) Decision {
 	u := h.acquire()
 	defer u.release()
-	var d Decision
-	h.check(ctx, u.g, c, &d, false)
-	return d
+	return h.check(ctx, u.g, c)
 }
 
-// CheckInto is Check writing the decision into d, and reusing the memory
-// an earlier CheckInto gave d: a caller that decides call after call into
-// one Decision (one per worker goroutine, or taken from a sync.Pool)
-// allocates nothing per decision once that memory fits its decisions,
-// and decides faster, and on more cores at once, for it
-// (docs/performance.md).
-//
-// Whatever d held is overwritten by the next CheckInto into d: its
-// reasons, trace and prompt, the prompt's strings, and every copy of d or
-// slice or string taken from it. Keep a decision past that with
-// d.Clone(). A Decision is decided into by one goroutine at a time. Pass
-// a zero Decision, or one an earlier CheckInto filled; a Decision from
-// Check works too (its memory is left to it, and d gets its own). A copy
-// of a Decision gets memory of its own at its first CheckInto, so copies
-// handed to other goroutines never share it.
-func (h *Host) CheckInto(ctx context.Context, c Call, d *Decision) {
-	u := h.acquire()
-	defer u.release()
-	h.check(ctx, u.g, c, d, true)
-}
-
-func (h *Host) check(ctx context.Context, g *generation, c Call, d *Decision, reuse bool) {
+func (h *Host) check(ctx context.Context, g *generation, c Call) Decision {
 	h.observing.settle(c.Session)
 	s := h.sessions.Get(c.Session)
 	drifted := s.Pin(c.Server, c.Tool.Name, c.Tool.HashHex)
@@ -254,17 +231,16 @@ func (h *Host) check(ctx context.Context, g *generation, c Call, d *Decision, re
 		State:     s,
 		NoTrace:   h.settings.noTrace,
 	}
-	g.decide(ctx, &in, d, reuse)
+	d := g.decide(ctx, &in)
 	var added []string
 	if len(d.Labels) > 0 {
 		added = s.AddLabels(d.Labels...)
 	}
 	s.Count(d.Decision == policy.Ask, d.Decision == policy.Deny)
 	if h.audit != nil {
-		// A copy, so that d itself stays off the heap when there is no log.
-		logged := *d
-		h.audit.Write(audit.Record{Time: h.now(), Event: "check", Session: c.Session, Decision: &logged, Labels: added})
+		h.audit.Write(audit.Record{Time: h.now(), Event: "check", Session: c.Session, Decision: &d, Labels: added})
 	}
+	return d
 }
 
 // Visible reports whether the visibility gate (step 3) lets a tool into

@@ -31,12 +31,12 @@ type generation struct {
 	warnings    []error
 	lists       lists // the list event's last answers, per session, server and app
 
-	// uses counts the calls using the generation (refcount.go), and
+	// uses counts the calls using the generation, and
 	// retired is set once it is no longer the host's current one (Reload
 	// replaced it, or the host closed, or it was never published). The
 	// first release, or retire, that finds it retired and unused closes
 	// the plugins: never while a call may still use them, and never twice.
-	uses    useCount
+	uses    atomic.Int64
 	retired atomic.Bool
 	// done is closed once the plugins were closed; closeErr says how.
 	closeOnce sync.Once
@@ -48,11 +48,9 @@ func newGeneration(cfg *config.Config, rules *policy.Rules) *generation {
 	return &generation{cfg: cfg, rules: rules, done: make(chan struct{})}
 }
 
-// use is one call's hold on a generation, counted on one stripe of its
-// use count until release.
+// use is one call's hold on a generation until release.
 type use struct {
-	g  *generation
-	st *useStripe
+	g *generation
 }
 
 // acquire returns a use of the current generation. A use counts only if
@@ -65,21 +63,19 @@ type use struct {
 func (h *Host) acquire() use {
 	for {
 		g := h.gen.Load()
-		st := g.uses.stripe()
-		st.n.Add(1)
+		g.uses.Add(1)
 		if h.gen.Load() == g {
-			return use{g, st}
+			return use{g}
 		}
-		st.n.Add(-1)
+		g.uses.Add(-1)
 		g.closeIfUnused()
 	}
 }
 
-// release ends the use, on the stripe it was added to (one stripe lookup
-// per call, not two); the last use of a retired generation closes its
+// release ends the use; the last use of a retired generation closes its
 // plugins.
 func (u use) release() {
-	u.st.n.Add(-1)
+	u.g.uses.Add(-1)
 	u.g.closeIfUnused()
 }
 
@@ -90,24 +86,14 @@ func (g *generation) retire() {
 	g.closeIfUnused()
 }
 
-// closeIfUnused closes g if it is retired and no call uses it.
-//
-// Why the stripes' sum, read one at a time, is safe for a replaced
-// generation: every use that counts was added while g was current, so
-// before Reload swapped it out, set retired and began this sum; it is
-// seen here unless its release was, so the sum is at least the number of
-// calls using g, and a sum of zero means none does. (A closed host's
-// generation stays current: a call racing with Close may find its plugins
-// closed, as a call after Close does.) A use, and an acquire that lost
-// the race, adds and takes back on the same stripe, so the sum never sees
-// only its taking back. A sum above
-// zero with no call left (such an acquire's addition seen, its taking
-// back not yet) is not final: whoever takes back last sums again after
-// its own change, and finds zero. Which release comes last is not known,
-// so every release of a retired generation sums; retired generations are
-// rare (a Reload, a Close).
+// closeIfUnused closes g if it is retired and no call uses it. Every use
+// that counts was added while g was current, so before Reload swapped it
+// out and set retired: a count of zero read after retired is set means no
+// call uses g. A count above zero with no call left (an acquire that lost
+// the race has added but not yet taken back) is not final: whoever takes
+// back last reads the count again after its own change, and finds zero.
 func (g *generation) closeIfUnused() {
-	if g.retired.Load() && g.uses.sum() == 0 {
+	if g.retired.Load() && g.uses.Load() == 0 {
 		g.closeOnce.Do(g.close)
 	}
 }

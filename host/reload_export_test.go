@@ -9,9 +9,7 @@ func PolicyClosed(h *Host) <-chan struct{} { return h.gen.Load().done }
 // CheckUncounted is Check without counting the call as a use of the
 // policy (a plain pointer load): the baseline of what the count costs.
 func CheckUncounted(h *Host, ctx context.Context, c Call) Decision {
-	var d Decision
-	h.check(ctx, h.gen.Load(), c, &d, false)
-	return d
+	return h.check(ctx, h.gen.Load(), c)
 }
 
 // TakePolicy takes and releases the current policy, as every Check does.

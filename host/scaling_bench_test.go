@@ -75,35 +75,24 @@ func scalingRound(procs, batch int, work func(g int)) (oneCore, oneGoroutine, pa
 	return oneCore, oneGoroutine, parallel
 }
 
-// scalingWork is each way of deciding the scaling benchmarks measure: a
-// Check per call, and CheckInto with a Decision per goroutine, reused call
-// after call (which allocates nothing).
+// scalingWork is what the scaling benchmarks measure: a Check per call.
 func scalingWork(h *host.Host, calls []host.Call) []struct {
 	name string
 	work func(g int)
 } {
 	ctx := context.Background()
-	into := make([]paddedDecision, len(calls))
 	return []struct {
 		name string
 		work func(g int)
 	}{
 		{"Check", func(g int) { h.Check(ctx, calls[g]) }},
-		{"CheckInto", func(g int) { h.CheckInto(ctx, calls[g], &into[g].d) }},
 	}
-}
-
-// paddedDecision keeps each goroutine's Decision off the others' cache
-// lines.
-type paddedDecision struct {
-	d host.Decision
-	_ [128]byte
 }
 
 // BenchmarkCheckWithPluginsScaling is the trifecta+argguard decision of
 // BenchmarkCheckWithPlugins on one core and on every core (each goroutine
 // its own session, as a host serving several clients), alternating in
-// batches within one run, through Check and through CheckInto. It reports
+// batches within one run. It reports
 // the scaling (2 on two idle cores) and one-goroutine/parallel. A shared
 // machine lowers both; take several runs, and see
 // BenchmarkCheckScalingAgainstCPU for what the machine allows at the

@@ -90,27 +90,18 @@ func (l *lists) forget(sessionID string) {
 // applied first: a tool a plugin hides is denied as hidden, and a tool
 // whose list plugin failed with on_error = "ask" gets that plugin's ask at
 // step 5.
-func (g *generation) decide(ctx context.Context, in *policy.Input, d *Decision, reuse bool) {
+func (g *generation) decide(ctx context.Context, in *policy.Input) Decision {
 	if len(g.listers) > 0 {
 		switch v := g.listVerdict(ctx, in); {
 		case v == nil:
 		case v.verdict == policy.Deny:
-			if reuse {
-				g.rules.DecideHiddenInto(in, v.reason, v.step, d)
-			} else {
-				*d = g.rules.DecideHidden(in, v.reason, v.step)
-			}
-			return
+			return g.rules.DecideHidden(in, v.reason, v.step)
 		case v.verdict == policy.Ask:
 			plugins := make([]policy.Checker, 0, len(in.Plugins)+1)
 			in.Plugins = append(append(plugins, in.Plugins...), listFailure{name: v.plugin, err: v.err})
 		}
 	}
-	if reuse {
-		g.rules.DecideInto(ctx, in, d)
-	} else {
-		*d = g.rules.Decide(ctx, in)
-	}
+	return g.rules.Decide(ctx, in)
 }
 
 // listVerdict is the list event's verdict on the called tool for the

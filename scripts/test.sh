@@ -13,7 +13,3 @@ gobin="$(go env GOBIN)"
 [ -n "$gobin" ] || gobin="$(go env GOPATH)/bin"
 "$gobin/staticcheck" ./...
 go test -race -count=1 ./... "$@"
-# Which core gets which instance and counter, and that CheckInto allocates
-# nothing: the race detector's sync.Pool drops objects at random, so these
-# run once more without it.
-go test -count=1 -run '^(TestACoreTakesBackTheInstanceItUsedLast|TestUsesOnOneCoreStayOnItsStripe|TestCheckIntoAllocatesNothing)$' ./host ./host/plugin

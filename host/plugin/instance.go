@@ -69,8 +69,6 @@ type instance struct {
 	// fired as it returned, or its memory is near the cap).
 	retire bool
 	calls  int
-	// home is the pool slot the instance goes back to (pool.go).
-	home int
 }
 
 // callCtx is the context of every guest call on one instance, allocated

@@ -154,9 +154,6 @@ type Decision struct {
 	// answer or lift.
 	unremembered []scopedAsk
 	baseForbids  bool
-	// mem is the memory DecideInto reuses (decision_mem.go); nil for a
-	// decision made by Decide.
-	mem *reusedMem
 }
 
 // CheckInput is what a plugin sees for one call (the "check" event).

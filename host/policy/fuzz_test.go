@@ -2,7 +2,6 @@ package policy_test
 
 import (
 	"context"
-	"reflect"
 	"testing"
 
 	"github.com/toolwarden/toolwarden/host/config"
@@ -11,16 +10,13 @@ import (
 )
 
 // FuzzDecide drives the whole pipeline with arbitrary configs and tool
-// definitions: it never panics, and its answers stay consistent. A
-// Decision that held a decision of every other shape, decided into again
-// (DecideInto), holds exactly what Decide returns.
+// definitions: it never panics, and its answers stay consistent.
 func FuzzDecide(f *testing.F) {
 	for _, c := range loadCases(f) {
 		tool := `{"name":"t","annotations":{"readOnlyHint":true,"destructiveHint":false}}`
 		f.Add(c.Config, "srv", tool, false)
 	}
 	f.Add("[mcp_servers.srv]\nurl=\"x\"\nconnectors=true\n", "srv", `{"name":"t","_meta":{"connector_id":"srv"}}`, true)
-	dirty := reuseCases(f)
 	f.Fuzz(func(t *testing.T, cfgText, server, toolJSON string, drifted bool) {
 		cfg, err := config.LoadBytes("fuzz.toml", []byte(cfgText))
 		if err != nil {
@@ -36,14 +32,6 @@ func FuzzDecide(f *testing.F) {
 		}
 		in := policy.Input{Server: server, Tool: tool, Drifted: drifted}
 		d := rules.Decide(context.Background(), &in)
-		for _, c := range dirty {
-			var reused policy.Decision
-			c.rules.DecideInto(context.Background(), &c.in, &reused)
-			rules.DecideInto(context.Background(), &in, &reused)
-			if got := reused.Clone(); !reflect.DeepEqual(stripElapsed(got), stripElapsed(d)) {
-				t.Fatalf("after %s, DecideInto gave\n%+v\nDecide gave\n%+v", c.name, got, d)
-			}
-		}
 		visible, _ := rules.Visible(server, tool, drifted)
 		if visible == d.Hidden {
 			t.Fatalf("Visible=%v but Hidden=%v", visible, d.Hidden)

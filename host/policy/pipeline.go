@@ -157,27 +157,16 @@ func (r *Rules) Visible(server string, tool *hints.Tool, drifted bool) (bool, Re
 func (r *Rules) Decide(ctx context.Context, in *Input) Decision {
 	var d Decision
 	traced := !in.NoTrace
-	prompt, room := newDecisionMem(&d, traced, len(in.Plugins) > 0) // decision_mem.go
-	r.decide(ctx, in, &d, prompt, room)
+	if traced {
+		// Every step of a decision with up to two plugins.
+		d.Trace = make([]Step, 0, 9)
+	}
+	r.decide(ctx, in, &d)
 	return d
 }
 
-// DecideInto is Decide writing the decision into d. It reuses the memory
-// an earlier DecideInto gave d, so that a caller deciding call after call
-// into one Decision allocates nothing once that memory fits its
-// decisions. Whatever d held is overwritten: its slices, its prompt and
-// the prompt's strings, and so is every copy of d and every slice or
-// string taken from it. Clone what must outlive the next DecideInto into
-// d. A Decision is decided into by one goroutine at a time.
-func (r *Rules) DecideInto(ctx context.Context, in *Input, d *Decision) {
-	prompt, room := reuseDecisionMem(d, !in.NoTrace, len(in.Plugins) > 0) // decision_mem.go
-	r.decide(ctx, in, d, prompt, room)
-}
-
-// decide runs the pipeline into d, whose slices newDecisionMem or
-// reuseDecisionMem prepared; prompt and room are where an ask's prompt
-// goes.
-func (r *Rules) decide(ctx context.Context, in *Input, d *Decision, prompt *Prompt, room promptRoom) {
+// decide runs the pipeline into d.
+func (r *Rules) decide(ctx context.Context, in *Input, d *Decision) {
 	traced := !in.NoTrace
 	var s state
 	r.prepare(&s, in.Server, in.Tool, in.Drifted, d)
@@ -244,7 +233,7 @@ func (r *Rules) decide(ctx context.Context, in *Input, d *Decision, prompt *Prom
 	r.approvalPolicy(&s, in, d)
 
 	if d.Decision == Ask {
-		d.Prompt = s.prompt(d, in.Arguments, prompt, room)
+		d.Prompt = s.prompt(d, in.Arguments)
 	} else {
 		d.Rememberable = false
 	}

@@ -29,13 +29,6 @@ func (r *Rules) DecideHidden(in *Input, why Reason, step Step) Decision {
 	return d
 }
 
-// DecideHiddenInto is DecideHidden writing into d, reusing its memory as
-// DecideInto does.
-func (r *Rules) DecideHiddenInto(in *Input, why Reason, step Step, d *Decision) {
-	reuseDecisionMem(d, true, false)
-	r.decideHidden(in, why, step, d)
-}
-
 func (r *Rules) decideHidden(in *Input, why Reason, step Step, d *Decision) {
 	var s state
 	r.prepare(&s, in.Server, in.Tool, in.Drifted, d)

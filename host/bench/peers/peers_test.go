@@ -79,8 +79,7 @@ func newEngines(tb testing.TB) []engine {
 		}})
 	// Parallel: the same engines from GOMAXPROCS goroutines; toolwarden
 	// with both plugins, each goroutine its own session (a host serving
-	// several clients), through Check and through CheckInto (each
-	// goroutine its own Decision, reused).
+	// several clients).
 	both, err := NewToolwarden(ctx, Variants[3].Config, host.Defaults())
 	if err != nil {
 		tb.Fatal(err)
@@ -91,20 +90,11 @@ func newEngines(tb testing.TB) []engine {
 		both.Prime(ctx, sessions[i])
 	}
 	args := ArgsOf(Call)
-	into := make([]struct {
-		d host.Decision
-		_ [128]byte // off the other goroutines' cache lines
-	}, 64)
-	bothInto := func(ctx context.Context, g int) string {
-		return both.DecideInto(ctx, sessions[g%64], args, &into[g%64].d)
-	}
 	es = append(es,
-		engine{name: "tw-both-into", decide: bothInto},
 		engine{name: "opa", parallel: true, decide: opa},
 		engine{name: "cedar", parallel: true, decide: ced},
 		engine{name: "tw-both", parallel: true, close: both.Close,
 			decide: func(ctx context.Context, g int) string { return both.Decide(ctx, sessions[g%64], args) }},
-		engine{name: "tw-both-into", parallel: true, decide: bothInto},
 	)
 	tb.Cleanup(func() {
 		for _, e := range es {
@@ -273,7 +263,7 @@ func TestReport(t *testing.T) {
 		fmt.Fprintf(&sb, "| %s | %.0f | %d | %.3f | %.3f | %s |\n", l, median(ns[l]), allocs[l], ratio(l, base), ratio(l, obase), nr)
 	}
 	fmt.Fprintf(&sb, "\nparallel scaling (serial / parallel, same round):")
-	for _, n := range []string{"opa", "cedar", "tw-both", "tw-both-into"} {
+	for _, n := range []string{"opa", "cedar", "tw-both"} {
 		fmt.Fprintf(&sb, " %s %.2fx", n, ratio(n, n+"-parallel"))
 	}
 	t.Log("\n" + sb.String())

@@ -95,13 +95,6 @@ func (t *Toolwarden) Decide(ctx context.Context, session string, args json.RawMe
 	return t.H.Check(ctx, t.call(session, args)).Decision.String()
 }
 
-// DecideInto is Decide through host.CheckInto, into d, which the caller
-// reuses from call to call.
-func (t *Toolwarden) DecideInto(ctx context.Context, session string, args json.RawMessage, d *host.Decision) string {
-	t.H.CheckInto(ctx, t.call(session, args), d)
-	return d.Decision.String()
-}
-
 // Close closes the host and removes its cache dir.
 func (t *Toolwarden) Close() {
 	t.H.Close(context.Background())
