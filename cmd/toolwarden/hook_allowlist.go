@@ -70,7 +70,7 @@ func admitProxy(e *env, cfg *config.Config, agent hook.Agent, name string, args,
 	want := absolutePaths(cfg.RequirementsFiles(), hookDir)
 	got := absolutePaths(config.RequirementsPaths(func(k string) string { return serverEnv(e, agent, spEnv, k) }, pf.Requirements...), dir)
 	if !slices.Equal(got, want) {
-		return refuseServer(cfg, name, fmt.Sprintf("server %q runs toolwarden proxy, which would load the requirements [%s] instead of this hook's [%s], so it is not held to the same server allow-lists (run it without --requirements, and without setting %s in its env)",
+		return refuseServer(cfg, name, fmt.Sprintf("server %q runs toolwarden proxy, which would load the requirements [%s] instead of this hook's [%s], so it is not held to the same server allow-lists (give it exactly this hook's requirements: the same --requirements flags and $%s)",
 			name, strings.Join(got, ", "), strings.Join(want, ", "), config.RequirementsEnv))
 	}
 	return nil

@@ -53,8 +53,11 @@ func runHookAs(t *testing.T, agent, configFile, config, reqs string, env ...stri
 		t.Fatal(err)
 	}
 	event := `{"session_id":"adv1","hook_event_name":"PreToolUse","cwd":` + jsonQuote(project) + `,"tool_name":"mcp__fs__read_text_file","tool_input":{"path":"/tmp/x"}}`
-	if agent == "gemini" {
+	switch agent {
+	case "gemini":
 		event = `{"session_id":"adv1","transcript_path":"/tmp/chat.json","cwd":` + jsonQuote(project) + `,"hook_event_name":"BeforeTool","timestamp":"2026-11-28T06:00:00.000Z","tool_name":"mcp_fs_read_text_file","tool_input":{"path":"/tmp/x"}}`
+	case "codex":
+		event = `{"session_id":"adv1","transcript_path":"/tmp/rollout.jsonl","cwd":` + jsonQuote(project) + `,"hook_event_name":"PreToolUse","model":"gpt-5-codex","permission_mode":"default","tool_name":"mcp__fs__read_text_file","tool_input":{"path":"/tmp/x"},"tool_use_id":"call_1"}`
 	}
 	cmd := exec.Command(twBin, "hook", "--agent", agent, "--state-dir", filepath.Join(dir, "state"), "--tools", tools, "--requirements", reqs)
 	cmd.Env = append(append(os.Environ(), "HOME="+home, "TOOLWARDEN_CATALOG=off"), env...)
@@ -63,6 +66,9 @@ func runHookAs(t *testing.T, agent, configFile, config, reqs string, env ...stri
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	if err := cmd.Run(); err != nil {
 		t.Fatalf("hook: %v\nstdout %s\nstderr %s", err, out.String(), errb.String())
+	}
+	if agent == "codex" && out.Len() == 0 {
+		return allowListAnswer{decision: "allow", stderr: errb.String()} // Codex's allow is no answer
 	}
 	var v struct {
 		Decision, Reason   string
@@ -200,6 +206,28 @@ func TestHookAllowListsRefuseARelativeCommandFromTheAttackersDirectory(t *testin
 	code, stdout, stderr := runTWStatus(t, "", "validate", "--requirements", bad)
 	if code == 0 || !strings.Contains(stdout+stderr, `command "./server" is relative`) {
 		t.Fatalf("a relative command without cwd: exit %d, %s %s", code, stdout, stderr)
+	}
+}
+
+// The same through Codex's own config.toml (~/.codex/config.toml), whose
+// servers may set env and cwd: NODE_OPTIONS in env, and a relative
+// command run from the attacker's folder, are refused; the plain server
+// is decided as usual.
+func TestHookAllowListsJudgeCodexServersEnvAndDirectory(t *testing.T) {
+	t.Parallel()
+	trusted, evil := t.TempDir(), t.TempDir()
+	reqs := writeFile(t, "requirements.toml", fsAllowed+"\n[[allowed_servers]]\ncommand = \"./server\"\ncwd = { match = \"exact\", value = "+quoteTOML(trusted)+" }\n")
+	const npx = "[mcp_servers.fs]\ncommand = \"npx\"\nargs = [\"-y\", \"@modelcontextprotocol/server-filesystem\", \"/srv\"]\n"
+	for _, tc := range []struct{ name, config, want, because string }{
+		{"the admitted server", npx, "allow", ""},
+		{"NODE_OPTIONS in its env", npx + "env = { NODE_OPTIONS = \"--require /tmp/evil.js\" }\n", "deny", "env sets NODE_OPTIONS"},
+		{"a relative command from the attacker's folder", "[mcp_servers.fs]\ncommand = \"./server\"\ncwd = " + quoteTOML(evil) + "\n", "deny", `cwd "` + evil + `" does not match`},
+		{"a relative command from the named folder", "[mcp_servers.fs]\ncommand = \"./server\"\ncwd = " + quoteTOML(trusted) + "\n", "allow", ""},
+	} {
+		a := runHookAs(t, "codex", filepath.Join(".codex", "config.toml"), tc.config, reqs)
+		if a.decision != tc.want || !strings.Contains(a.reason, tc.because) {
+			t.Fatalf("%s: decision %s (%s), want %s because %q\nstderr %s", tc.name, a.decision, a.reason, tc.want, tc.because, a.stderr)
+		}
 	}
 }
 
