@@ -30,8 +30,8 @@ type allowListAnswer struct {
 
 // runHookAs writes the agent's MCP config (file, relative to a fresh home)
 // and sends one event for fs/read_text_file to the real binary's hook
-// under the requirements file reqs. env adds to the hook's environment
-// (the agent's own).
+// under the requirements file reqs ("": none by flag). env adds to the
+// hook's environment (the agent's own).
 func runHookAs(t *testing.T, agent, configFile, config, reqs string, env ...string) allowListAnswer {
 	t.Helper()
 	dir := t.TempDir()
@@ -59,7 +59,11 @@ func runHookAs(t *testing.T, agent, configFile, config, reqs string, env ...stri
 	case "codex":
 		event = `{"session_id":"adv1","transcript_path":"/tmp/rollout.jsonl","cwd":` + jsonQuote(project) + `,"hook_event_name":"PreToolUse","model":"gpt-5-codex","permission_mode":"default","tool_name":"mcp__fs__read_text_file","tool_input":{"path":"/tmp/x"},"tool_use_id":"call_1"}`
 	}
-	cmd := exec.Command(twBin, "hook", "--agent", agent, "--state-dir", filepath.Join(dir, "state"), "--tools", tools, "--requirements", reqs)
+	args := []string{"hook", "--agent", agent, "--state-dir", filepath.Join(dir, "state"), "--tools", tools}
+	if reqs != "" {
+		args = append(args, "--requirements", reqs)
+	}
+	cmd := exec.Command(twBin, args...)
 	cmd.Env = append(append(os.Environ(), "HOME="+home, "TOOLWARDEN_CATALOG=off"), env...)
 	cmd.Stdin = strings.NewReader(event)
 	var out, errb bytes.Buffer
@@ -206,6 +210,30 @@ func TestHookAllowListsRefuseARelativeCommandFromTheAttackersDirectory(t *testin
 	code, stdout, stderr := runTWStatus(t, "", "validate", "--requirements", bad)
 	if code == 0 || !strings.Contains(stdout+stderr, `command "./server" is relative`) {
 		t.Fatalf("a relative command without cwd: exit %d, %s %s", code, stdout, stderr)
+	}
+}
+
+// A proxy with any config is bound when it loads the hook's requirements
+// the way the hook does: here through $TOOLWARDEN_REQUIREMENTS in the
+// agent's environment, which Claude Code passes to its servers and Codex
+// does not (unless env_vars names it), so under Codex the same proxy
+// would run without them and is refused.
+func TestHookAdmitsAProxyOnlyWhenItInheritsTheHooksRequirements(t *testing.T) {
+	t.Parallel()
+	reqs := writeFile(t, "requirements.toml", fsAllowed)
+	agentEnv := "TOOLWARDEN_REQUIREMENTS=" + reqs
+	a := runHookAs(t, "claude", ".claude.json", claudeServer(t, twBin, []string{"proxy", "--config", "/tmp/any.toml"}, nil), "", agentEnv)
+	if a.decision != "allow" {
+		t.Fatalf("Claude Code, inherited requirements: %s (%s)\n%s", a.decision, a.reason, a.stderr)
+	}
+	proxy := "[mcp_servers.fs]\ncommand = " + quoteTOML(twBin) + "\nargs = [\"proxy\", \"--config\", \"/tmp/any.toml\"]\n"
+	a = runHookAs(t, "codex", filepath.Join(".codex", "config.toml"), proxy, "", agentEnv)
+	if a.decision != "deny" || !strings.Contains(a.reason, "would load the requirements [] instead of this hook's ["+reqs+"]") {
+		t.Fatalf("Codex, requirements not passed on: %s (%s)\n%s", a.decision, a.reason, a.stderr)
+	}
+	a = runHookAs(t, "codex", filepath.Join(".codex", "config.toml"), proxy+"env_vars = [\"TOOLWARDEN_REQUIREMENTS\"]\n", "", agentEnv)
+	if a.decision != "allow" {
+		t.Fatalf("Codex, requirements passed on by env_vars: %s (%s)\n%s", a.decision, a.reason, a.stderr)
 	}
 }
 
