@@ -188,6 +188,9 @@ func Render(agent Agent, d *policy.Decision, args json.RawMessage, notes ...stri
 	if d.Decision == policy.Ask && agent != Claude {
 		reason += "; " + NeedsApproval(d)
 	}
+	if advice := policy.DenyAdvice(d); advice != "" {
+		reason += "; " + advice
+	}
 	if d.Decision != policy.Allow {
 		reason += "\n" + Arguments(d, args)
 	}

@@ -133,3 +133,19 @@ func TestReasonShowsTheArgumentsThatMatter(t *testing.T) {
 		t.Errorf("an allow carries the arguments: %q %v", gemini.Reason, err)
 	}
 }
+
+// A deny tells the model, in every agent's vocabulary, which rule denied
+// the call and what would allow it.
+func TestADenyNamesItsRuleAndHowToAllowTheCall(t *testing.T) {
+	t.Parallel()
+	deny := &policy.Decision{Decision: policy.Deny, Server: "fs", App: "fs", Tool: "write_file",
+		Reasons: []policy.Reason{{Source: "plugin:argguard", Code: "arg_denied", Message: "protected files are read-only"}}}
+	for _, agent := range []hook.Agent{hook.Claude, hook.Gemini, hook.Codex} {
+		out := string(hook.Render(agent, deny, nil).Stdout)
+		for _, want := range []string{"protected files are read-only", "[policies.argguard]", "to allow it"} {
+			if !strings.Contains(out, want) {
+				t.Errorf("%s: %s lacks %q", agent, out, want)
+			}
+		}
+	}
+}
