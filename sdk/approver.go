@@ -118,16 +118,39 @@ func (q *Question) Offers(a Answer) bool {
 	return false
 }
 
-// DenyAll is an Approver for runs without a human: every ask is denied.
-var DenyAll Approver = ApproverFunc(func(context.Context, *Question) (Answer, error) { return Deny, nil })
+// DenyAll is an Approver for runs without a human: every ask is denied,
+// with a *NoOneAskedError, so the model reads that no one was asked and
+// how the call can be allowed, not that a person refused it.
+var DenyAll Approver = ApproverFunc(func(_ context.Context, q *Question) (Answer, error) {
+	return Deny, &NoOneAskedError{Server: q.Server, Tool: q.Tool}
+})
+
+// NoOneAskedError is DenyAll's answer: the ask was denied without being
+// shown to anyone.
+type NoOneAskedError struct {
+	Server, Tool string
+}
+
+func (e *NoOneAskedError) Error() string {
+	where := "[mcp_servers.<server>.tools.\"<tool>\"]"
+	if e.Server != "" && e.Tool != "" {
+		where = fmt.Sprintf("[mcp_servers.%s.tools.%q]", e.Server, e.Tool)
+	}
+	return "no one was asked: this agent answers every approval question with sdk.DenyAll. " +
+		"To allow the call, set approval_mode = \"approve\" in " + where + " of the toolwarden config, " +
+		"or run the agent with an approver that asks a person (sdk.WithApprover, e.g. sdk.OpenTerminal) or with approval_channel = \"inbox\""
+}
 
 // Fixed is an Approver for runs without a human (CI): it gives answer to
 // every question that offers it, and the narrowest allow offered when it
 // does not (AllowOnce when "always" or "session" cannot be remembered).
 // Fixed(Deny) is DenyAll.
 func Fixed(answer Answer) Approver {
-	return ApproverFunc(func(_ context.Context, q *Question) (Answer, error) {
-		if q.Offers(answer) || answer == Deny {
+	return ApproverFunc(func(ctx context.Context, q *Question) (Answer, error) {
+		if answer == Deny {
+			return DenyAll.Approve(ctx, q)
+		}
+		if q.Offers(answer) {
 			return answer, nil
 		}
 		if q.Offers(AllowOnce) {

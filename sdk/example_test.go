@@ -110,7 +110,7 @@ func ExampleGuard_Client() {
 	fs := sdk.New(h, sdk.WithApprover(sdk.DenyAll)).Client("fs", exampleClient(exampleServer()))
 	fmt.Println(callText(fs, "write_file", `{"path":"/a","content":"1"}`))
 	// Output:
-	// error: toolwarden: the user denied this call to write_file. Do not retry it unless the user asks.
+	// error: toolwarden: write_file was not approved (no one was asked: this agent answers every approval question with sdk.DenyAll. To allow the call, set approval_mode = "approve" in [mcp_servers.fs.tools."write_file"] of the toolwarden config, or run the agent with an approver that asks a person (sdk.WithApprover, e.g. sdk.OpenTerminal) or with approval_channel = "inbox"), so it was denied.
 }
 
 // Reload applies a changed config while the agent runs: the session keeps
@@ -216,7 +216,7 @@ func ExampleFixed() {
 	fmt.Println(sdk.DenyAll.Approve(context.Background(), q))
 	// Output:
 	// allow_once <nil>
-	// deny <nil>
+	// deny no one was asked: this agent answers every approval question with sdk.DenyAll. To allow the call, set approval_mode = "approve" in [mcp_servers.<server>.tools."<tool>"] of the toolwarden config, or run the agent with an approver that asks a person (sdk.WithApprover, e.g. sdk.OpenTerminal) or with approval_channel = "inbox"
 }
 
 // ParseAnswer reads the answer a flag or a typed line gives.

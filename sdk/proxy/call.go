@@ -513,7 +513,16 @@ func (p *Proxy) answer(ctx context.Context, rt *route, call host.Call, d *host.D
 		return made(refused(rt, err))
 	}
 	p.h.RecordAsk(p.session, host.AskRecord{Server: d.Server, Tool: d.Tool, App: d.App, Channel: "elicitation", Outcome: "answered", Option: choice})
+	if ended(res) {
+		return made(p.unanswered(rt, d, res.Action))
+	}
 	return p.choose(ctx, rt, call, d, choice)
+}
+
+// ended reports whether the client ended the prompt without choosing an
+// option (decline or cancel), which denies the call (see unanswered).
+func ended(res *mcp.ElicitationResult) bool {
+	return res != nil && (res.Action == mcp.ElicitationResponseActionDecline || res.Action == mcp.ElicitationResponseActionCancel)
 }
 
 // choose applies the option the human chose, from whichever channel: deny,
@@ -788,25 +797,56 @@ func refused(rt *route, err error) *mcp.CallToolResult {
 func (p *Proxy) needsApproval(rt *route, d *host.Decision) *mcp.CallToolResult {
 	var b strings.Builder
 	fmt.Fprintf(&b, "toolwarden: this call to %s needs the user's approval, but this MCP client cannot show approval prompts (it did not declare the elicitation capability). The call was not made.\n", rt.name)
-	fmt.Fprintf(&b, "Why: %s\n", toolresult.Reasons(d))
+	p.howToAllow(&b, d, "use an MCP client that supports elicitation")
+	return mcp.NewToolResultError(b.String())
+}
+
+// unanswered is the refusal of a call whose approval prompt the client
+// ended without choosing an option: MCP's decline or cancel. Agents do
+// that on their own (Claude Code -p cancels every elicitation, codex exec
+// declines it), so the model must not read that a person refused: it is
+// told what the client did and how the call can be allowed.
+func (p *Proxy) unanswered(rt *route, d *host.Decision, action mcp.ElicitationResponseAction) *mcp.CallToolResult {
+	var b strings.Builder
+	b.WriteString(unansweredWhat(rt.name, action))
+	p.howToAllow(&b, d, "run the agent interactively and choose an allow option in the prompt")
+	return mcp.NewToolResultError(b.String())
+}
+
+// unansweredWhat says what happened to a prompt the client ended with
+// action (decline or cancel), never that a person refused: the spec means
+// decline for an explicit refusal, but a non-interactive client declines
+// or cancels with no one there.
+func unansweredWhat(tool string, action mcp.ElicitationResponseAction) string {
+	if action == mcp.ElicitationResponseActionDecline {
+		return fmt.Sprintf("toolwarden: this call to %s needs the user's approval, and the client declined the approval prompt (MCP elicitation action \"decline\") without choosing an option. "+
+			"A non-interactive run (codex exec, for one) declines every prompt itself: then no one saw it. toolwarden denied the call: it was not made.\n", tool)
+	}
+	return fmt.Sprintf("toolwarden: this call to %s needs the user's approval, and the client cancelled the approval prompt (MCP elicitation action \"cancel\") without an answer. "+
+		"A non-interactive run (claude -p, for one) cancels every prompt: then no one saw it. toolwarden denied the call: it was not made.\n", tool)
+}
+
+// howToAllow writes why the call was asked about and the ways the user can
+// allow it, first among them first.
+func (p *Proxy) howToAllow(b *strings.Builder, d *host.Decision, first string) {
+	fmt.Fprintf(b, "Why: %s\n", toolresult.Reasons(d))
 	if hs := d.Hints.String(); hs != "" {
-		fmt.Fprintf(&b, "Hints: %s\n", hs)
+		fmt.Fprintf(b, "Hints: %s\n", hs)
 	}
 	b.WriteString("To allow it, the user can:\n")
-	fmt.Fprintf(&b, "  - %s;\n", policy.ApproveAdvice(d))
+	fmt.Fprintf(b, "  - %s;\n", first)
+	fmt.Fprintf(b, "  - or %s;\n", policy.ApproveAdvice(d))
 	if d.Rememberable && p.h.Approvals() != nil {
-		fmt.Fprintf(&b, "  - or approve this exact definition permanently: toolwarden approvals add --approvals %q --server %s --tool %s --hash %s", p.h.Approvals().Path(), d.Server, d.Tool, d.DefinitionHash)
+		fmt.Fprintf(b, "  - or approve this exact definition permanently: toolwarden approvals add --approvals %q --server %s --tool %s --hash %s", p.h.Approvals().Path(), d.Server, d.Tool, d.DefinitionHash)
 		if d.App != d.Server {
-			fmt.Fprintf(&b, " --app %s", d.App)
+			fmt.Fprintf(b, " --app %s", d.App)
 		}
 		if d.Connector != "" {
-			fmt.Fprintf(&b, " --connector %s", d.Connector)
+			fmt.Fprintf(b, " --connector %s", d.Connector)
 		}
 		b.WriteString(";\n")
 	}
-	b.WriteString("  - or set approval_channel = \"inbox\" for this server and answer in the approval inbox (toolwarden inbox);\n")
-	b.WriteString("  - or use an MCP client that supports elicitation.")
-	return mcp.NewToolResultError(b.String())
+	b.WriteString("  - or set approval_channel = \"inbox\" for this server and answer in the approval inbox (toolwarden inbox).")
 }
 
 // upstreamError turns a failed upstream call into a tool error.

@@ -3,6 +3,7 @@ package proxy
 import (
 	"context"
 	"errors"
+	"sync/atomic"
 
 	"github.com/mark3labs/mcp-go/mcp"
 
@@ -40,6 +41,9 @@ func (p *Proxy) origin() string {
 // channel does not) elicit: the inbox is then waited on alone.
 func (p *Proxy) askChannels(ctx context.Context, rt *route, call host.Call, d *host.Decision, q *approval.Question, r *channel.Runner, canElicit bool) outcome {
 	var el channel.Elicit
+	// How the client ended the prompt, when it chose no option (see
+	// unanswered); written by el, read once its answer has won.
+	var endedBy atomic.Value
 	if canElicit {
 		el = func(ctx context.Context) (string, error) {
 			p.mu.RLock()
@@ -56,6 +60,9 @@ func (p *Proxy) askChannels(ctx context.Context, rt *route, call host.Call, d *h
 			if err != nil {
 				return "", err
 			}
+			if ended(res) {
+				endedBy.Store(res.Action)
+			}
 			return elicit.Answer(q, res)
 		}
 	}
@@ -63,6 +70,9 @@ func (p *Proxy) askChannels(ctx context.Context, rt *route, call host.Call, d *h
 	var refusal *channel.RefusedError
 	switch {
 	case err == nil:
+		if a, ok := endedBy.Load().(mcp.ElicitationResponseAction); ok && ans.Channel == channel.Elicitation {
+			return made(p.unanswered(rt, d, a))
+		}
 		return p.choose(ctx, rt, call, d, ans.Option)
 	case errors.As(err, &refusal):
 		return made(noChannel(rt, refusal.Setting))

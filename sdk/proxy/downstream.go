@@ -113,8 +113,8 @@ func (p *Proxy) awaitHello(ctx context.Context) {
 }
 
 // clientOperating ends the handshake's hold on relayed requests: MCP's
-// lifecycle lets a server send requests (other than pings and logging)
-// only after the client's notifications/initialized, and servers ask
+// lifecycle asks a server to send no requests (other than pings and
+// logging) before the client's notifications/initialized, and servers ask
 // during their own start (server-filesystem asks for roots at once), which
 // wrap runs before it answers the client's initialize. The client's first
 // request other than initialize and ping ends the hold too: a client that

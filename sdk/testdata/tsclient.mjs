@@ -16,7 +16,7 @@
 // many) | {"op": "signal",
 // "name": "SIGHUP"} (signals the server process)]}.
 // Each answer is an option ("allow_once", ...) accepted as {decision:
-// answer}, "decline", or "hold" (never answered). The client prints one JSON object: {"results":
+// answer}, "decline", "cancel", or "hold" (never answered). The client prints one JSON object: {"results":
 // [...], "asked": [elicitation params...]}.
 import { pathToFileURL } from 'node:url';
 import path from 'node:path';
@@ -63,6 +63,9 @@ if (script.elicitation) {
       // Leaves the prompt open, as a person who walked away would, until
       // the server cancels it or the client closes.
       return await new Promise((resolve) => extra.signal.addEventListener('abort', () => resolve({ action: 'cancel' })));
+    }
+    if (answer === 'cancel') {
+      return { action: 'cancel' };
     }
     if (answer === undefined || answer === 'decline') {
       return { action: 'decline' };
