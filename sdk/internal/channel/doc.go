@@ -17,6 +17,10 @@
 //	ans, err := r.Ask(ctx, channel.Prompt{Origin: "wrap", Session: sid, Question: &q, Timeout: 10 * time.Minute}, elicit)
 //	// ans.Option is one of q.Options; ans.Channel says who answered
 //
+// Webhook posts run in the background; a short-lived process (a hook)
+// gives them a bounded time with FlushWithin before it answers, and tells
+// the webhook of an ask it hands to the agent's own dialog with Tell.
+//
 // The webhook only ever notifies: nothing it receives is read, so an
 // answer can reach an asking call only through a channel only this user
 // can write (the inbox directory, or the client's own elicitation).
