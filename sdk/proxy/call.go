@@ -245,12 +245,17 @@ func (p *Proxy) respond(req *callRequest, out outcome) {
 	} else if req.Modern {
 		lead, body = resultTypeLead(body)
 	}
+	inPlace := len(body) > maxPooledLine && !spansLines(body)
+	if lead != nil && !inPlace {
+		// One piece, so that appendOneLine compacts the whole object.
+		body, lead = append(lead, body...), nil
+	}
 	bp := linePool.Get().(*[]byte)
 	line := append((*bp)[:0], `{"jsonrpc":"2.0","id":`...)
 	line = append(line, req.ID...)
 	line = append(line, `,"result":`...)
-	line = append(line, lead...)
-	if len(body) > maxPooledLine && !spansLines(body) {
+	if inPlace {
+		line = append(line, lead...)
 		p.out.writeLine(line, body, []byte("}\n"))
 	} else {
 		line = appendOneLine(line, body)
