@@ -19,13 +19,50 @@ const (
 	fsWriteDef = `{"name":"write_file","title":"Write File","description":"Create a new file or completely overwrite an existing file with new content.","inputSchema":{"type":"object","properties":{"path":{"type":"string"},"content":{"type":"string"}},"required":["path","content"]},"annotations":{"readOnlyHint":false,"destructiveHint":true,"idempotentHint":true,"openWorldHint":false}}`
 )
 
-func putCatalog(t *testing.T, dir string, listedAt time.Time, defs ...string) {
+// fsServer is how each agent's user config runs server "fs" in these
+// tests: the filesystem server over the project of the events.
+const fsServer = `{"command":"npx","args":["-y","@modelcontextprotocol/server-filesystem","/home/me/src"]}`
+
+// writeAgentConfigs names server "fs" in the user config of every agent.
+func writeAgentConfigs(t *testing.T, home string) {
+	t.Helper()
+	writeTestFile(t, filepath.Join(home, ".claude.json"), `{"mcpServers":{"fs":`+fsServer+`}}`)
+	writeTestFile(t, filepath.Join(home, ".gemini", "settings.json"), `{"mcpServers":{"fs":`+fsServer+`}}`)
+	writeTestFile(t, filepath.Join(home, ".codex", "config.toml"), "[mcp_servers.fs]\ncommand = \"npx\"\nargs = [\"-y\", \"@modelcontextprotocol/server-filesystem\", \"/home/me/src\"]\n")
+}
+
+// identities are the servers the agents run as "fs" for an event in
+// project, as a hook with env resolves them (each agent starts a server
+// with an environment of its own, so each has its own identity).
+func (h *hookRun) identities() []hook.ServerIdentity {
+	h.t.Helper()
+	p := hook.Places{Home: h.home, Project: h.project, Getenv: func(k string) string { return h.env()[k] }, Environ: os.Environ()}
+	var out []hook.ServerIdentity
+	for _, a := range []hook.Agent{hook.Claude, hook.Gemini, hook.Codex} {
+		r := p.Resolve(a, "fs")
+		if r.Outcome != hook.Runs {
+			h.t.Fatalf("%s does not run fs: %s", a, r.Why)
+		}
+		out = append(out, r.Server.Spec.Identity())
+	}
+	return out
+}
+
+// put writes the catalog entry of every agent's "fs".
+func (h *hookRun) put(listedAt time.Time, defs ...string) {
+	h.t.Helper()
+	for _, id := range h.identities() {
+		putCatalogOf(h.t, h.catalog, id, listedAt, defs...)
+	}
+}
+
+func putCatalogOf(t *testing.T, dir string, id hook.ServerIdentity, listedAt time.Time, defs ...string) {
 	t.Helper()
 	var tools []json.RawMessage
 	for _, d := range defs {
 		tools = append(tools, json.RawMessage(d))
 	}
-	if err := hook.WriteCatalog(dir, &hook.CatalogEntry{Server: "fs", Source: "test", ListedAt: listedAt, Tools: tools}); err != nil {
+	if err := hook.WriteCatalog(dir, &hook.CatalogEntry{Server: "fs", Identity: id, Source: "test", ListedAt: listedAt, Tools: tools}); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -64,16 +101,30 @@ func verdict(t *testing.T, agent, out string) string {
 type hookRun struct {
 	t                         *testing.T
 	catalog, state, approvals string
+	home, project             string
+	vars                      map[string]string // more of the hook's environment
 }
 
 func newHookRun(t *testing.T) *hookRun {
 	d := t.TempDir()
-	return &hookRun{t: t, catalog: filepath.Join(d, "catalog"), state: filepath.Join(d, "state"), approvals: filepath.Join(d, "approvals.json")}
+	h := &hookRun{t: t, catalog: filepath.Join(d, "catalog"), state: filepath.Join(d, "state"), approvals: filepath.Join(d, "approvals.json"),
+		home: filepath.Join(d, "home"), project: "/home/me/src", vars: map[string]string{}}
+	writeAgentConfigs(t, h.home)
+	return h
+}
+
+// env is the hook's environment: the catalog, the agents' home, and vars.
+func (h *hookRun) env() map[string]string {
+	e := map[string]string{catalogEnv: h.catalog, "HOME": h.home, "PATH": os.Getenv("PATH")}
+	for k, v := range h.vars {
+		e[k] = v
+	}
+	return e
 }
 
 func (h *hookRun) decide(agent, tool, session string) (string, string, string) {
 	h.t.Helper()
-	code, out, stderr := runCLIEnv(h.t, map[string]string{catalogEnv: h.catalog}, agentEvent(agent, tool, session),
+	code, out, stderr := runCLIEnv(h.t, h.env(), agentEvent(agent, tool, session),
 		"hook", "--agent", agent, "--state-dir", h.state, "--approvals", h.approvals)
 	if code != exitOK {
 		h.t.Fatalf("%s %s: exit %d %s %s", agent, tool, code, out, stderr)
@@ -96,7 +147,7 @@ func TestHookDecidesReadsWithoutAskingFromTheCatalog(t *testing.T) {
 			if v, out, _ := h.decide(c.agent, "read_text_file", "s0"); v == "allow" || !strings.Contains(out, "toolwarden tools sync") {
 				t.Fatalf("read without a catalog: %s %s", v, out)
 			}
-			putCatalog(t, h.catalog, time.Now(), fsReadDef, fsWriteDef)
+			h.put(time.Now(), fsReadDef, fsWriteDef)
 			if v, out, _ := h.decide(c.agent, "read_text_file", "s1"); v != "allow" {
 				t.Fatalf("read: %s %s", v, out)
 			}
@@ -112,11 +163,11 @@ func TestHookDecidesReadsWithoutAskingFromTheCatalog(t *testing.T) {
 func TestHookSeesGeminisToolNamesWithoutMCPContext(t *testing.T) {
 	t.Parallel()
 	h := newHookRun(t)
-	putCatalog(t, h.catalog, time.Now(), fsReadDef)
-	home := t.TempDir()
-	writeTestFile(t, filepath.Join(home, ".gemini", "settings.json"), `{"mcpServers":{"fs":{"command":"srv-fs"},"git_hub":{"command":"other"}}}`)
+	writeTestFile(t, filepath.Join(h.home, ".gemini", "settings.json"), `{"mcpServers":{"fs":{"command":"srv-fs"},"git_hub":{"command":"other"}}}`)
+	h.project = "/home/me"
+	h.put(time.Now(), fsReadDef)
 	ev := `{"session_id":"g","cwd":"/home/me","hook_event_name":"BeforeTool","timestamp":"2026-11-26T09:00:00.000Z","tool_name":"mcp_fs_read_text_file","tool_input":{"path":"/home/me/a"}}`
-	code, out, _ := runCLIEnv(t, map[string]string{catalogEnv: h.catalog, "HOME": home}, ev, "hook", "--agent", "gemini", "--state-dir", h.state, "--approvals", h.approvals)
+	code, out, _ := runCLIEnv(t, h.env(), ev, "hook", "--agent", "gemini", "--state-dir", h.state, "--approvals", h.approvals)
 	if code != exitOK || verdict(t, "gemini", out) != "allow" {
 		t.Fatalf("exit %d %s", code, out)
 	}
@@ -127,12 +178,12 @@ func TestHookSeesGeminisToolNamesWithoutMCPContext(t *testing.T) {
 func TestHookTreatsACatalogChangeAsDrift(t *testing.T) {
 	t.Parallel()
 	h := newHookRun(t)
-	putCatalog(t, h.catalog, time.Now(), fsReadDef)
+	h.put(time.Now(), fsReadDef)
 	if v, out, _ := h.decide("claude", "read_text_file", "s1"); v != "allow" {
 		t.Fatalf("before: %s", out)
 	}
 	changed := strings.Replace(fsReadDef, "Read the complete contents", "Read and upload the contents", 1)
-	putCatalog(t, h.catalog, time.Now(), changed)
+	h.put(time.Now(), changed)
 	v, out, _ := h.decide("claude", "read_text_file", "s1")
 	if v != "ask" || !strings.Contains(out, "drift") {
 		t.Fatalf("after the change: %s %s", v, out)
@@ -143,7 +194,7 @@ func TestHookTreatsACatalogChangeAsDrift(t *testing.T) {
 		t.Fatalf("without the catalog: %s", v)
 	}
 	// A new session pins what it first sees.
-	putCatalog(t, h.catalog, time.Now(), changed)
+	h.put(time.Now(), changed)
 	if v, out, _ := h.decide("claude", "read_text_file", "s2"); v != "allow" {
 		t.Fatalf("a new session: %s", out)
 	}
@@ -159,7 +210,7 @@ func TestHookAdoptsTheListedDefinitionOfAToolKnownByNameAlone(t *testing.T) {
 	if v, _, _ := h.decide("claude", "read_text_file", "s1"); v != "ask" {
 		t.Fatalf("unknown tool: %s", v)
 	}
-	putCatalog(t, h.catalog, time.Now(), fsReadDef)
+	h.put(time.Now(), fsReadDef)
 	if v, out, _ := h.decide("claude", "read_text_file", "s1"); v != "allow" {
 		t.Fatalf("after sync: %s", out)
 	}
@@ -168,17 +219,18 @@ func TestHookAdoptsTheListedDefinitionOfAToolKnownByNameAlone(t *testing.T) {
 func TestACorruptCatalogNeverGrantsMore(t *testing.T) {
 	t.Parallel()
 	for name, data := range map[string]string{
-		"truncated":         `{"version":1,"server":"fs","listed_at":"2026-11-26T09:00:00Z","tools":[` + fsReadDef,
-		"another version":   `{"version":9,"server":"fs","listed_at":"2026-11-26T09:00:00Z","tools":[` + fsReadDef + `]}`,
-		"another server's":  `{"version":1,"server":"github","listed_at":"2026-11-26T09:00:00Z","tools":[` + fsReadDef + `]}`,
-		"tools not objects": `{"version":1,"server":"fs","listed_at":"2026-11-26T09:00:00Z","tools":["read_text_file"]}`,
-		"an empty file":     ``,
+		"truncated":          `{"version":2,"server":"fs","identity":{"command":"npx"},"listed_at":"2026-11-26T09:00:00Z","tools":[` + fsReadDef,
+		"another version":    `{"version":9,"server":"fs","identity":{"command":"npx"},"listed_at":"2026-11-26T09:00:00Z","tools":[` + fsReadDef + `]}`,
+		"another server's":   `{"version":2,"server":"github","identity":{"command":"npx"},"listed_at":"2026-11-26T09:00:00Z","tools":[` + fsReadDef + `]}`,
+		"another identity's": `{"version":2,"server":"fs","identity":{"command":"npx"},"listed_at":"2026-11-26T09:00:00Z","tools":[` + fsReadDef + `]}`,
+		"tools not objects":  `{"version":2,"server":"fs","identity":{"command":"npx"},"listed_at":"2026-11-26T09:00:00Z","tools":["read_text_file"]}`,
+		"an empty file":      ``,
 	} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			h := newHookRun(t)
 			os.MkdirAll(h.catalog, 0o700)
-			if err := os.WriteFile(filepath.Join(h.catalog, "fs.json"), []byte(data), 0o600); err != nil {
+			if err := os.WriteFile(filepath.Join(h.catalog, hook.CatalogFileName("fs", h.identities()[0])), []byte(data), 0o600); err != nil {
 				t.Fatal(err)
 			}
 			v, out, stderr := h.decide("claude", "read_text_file", "s1")
@@ -192,7 +244,7 @@ func TestACorruptCatalogNeverGrantsMore(t *testing.T) {
 func TestHookSaysHowOldAnOldCatalogEntryIs(t *testing.T) {
 	t.Parallel()
 	h := newHookRun(t)
-	putCatalog(t, h.catalog, time.Now().Add(-30*24*time.Hour), fsReadDef)
+	h.put(time.Now().Add(-30*24*time.Hour), fsReadDef)
 	v, out, _ := h.decide("claude", "read_text_file", "s1")
 	if v != "allow" || !strings.Contains(out, "ago") || !strings.Contains(out, "tools sync") {
 		t.Fatalf("%s %s", v, out)
@@ -207,7 +259,7 @@ func TestHookHonorsAlwaysApprovalsFromTheApprovalsFile(t *testing.T) {
 		t.Run(agent, func(t *testing.T) {
 			t.Parallel()
 			h := newHookRun(t)
-			putCatalog(t, h.catalog, time.Now(), fsWriteDef)
+			h.put(time.Now(), fsWriteDef)
 			if v, _, _ := h.decide(agent, "write_file", "s1"); v == "allow" {
 				t.Fatal("write allowed before any approval")
 			}
@@ -223,7 +275,7 @@ func TestHookHonorsAlwaysApprovalsFromTheApprovalsFile(t *testing.T) {
 				t.Fatalf("with the approval: %s %s", v, out)
 			}
 			// Not for another definition of the tool.
-			putCatalog(t, h.catalog, time.Now(), strings.Replace(fsWriteDef, "Create a new file", "Create or delete a file", 1))
+			h.put(time.Now(), strings.Replace(fsWriteDef, "Create a new file", "Create or delete a file", 1))
 			if v, _, _ := h.decide(agent, "write_file", "s3"); v == "allow" {
 				t.Fatal("the approval covered another definition")
 			}
@@ -269,9 +321,9 @@ func TestHookAcceptsADriftedDefinitionOnceClaudeCodesUserApprovedIt(t *testing.T
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
 			h := newHookRun(t)
-			putCatalog(t, h.catalog, time.Now(), fsReadDef)
+			h.put(time.Now(), fsReadDef)
 			h.decide(c.agent, "read_text_file", "s1")
-			putCatalog(t, h.catalog, time.Now(), strings.Replace(fsReadDef, "Read the complete", "Read and send the complete", 1))
+			h.put(time.Now(), strings.Replace(fsReadDef, "Read the complete", "Read and send the complete", 1))
 			if v, _, _ := h.decide(c.agent, "read_text_file", "s1"); v == "allow" {
 				t.Fatal("drift allowed")
 			}
@@ -279,7 +331,7 @@ func TestHookAcceptsADriftedDefinitionOnceClaudeCodesUserApprovedIt(t *testing.T
 			if c.mode == "" {
 				ev = strings.Replace(ev, `"permission_mode":"","`, `"`, 1)
 			}
-			code, out, stderr := runCLIEnv(t, map[string]string{catalogEnv: h.catalog}, ev, "hook", "--agent", c.agent, "--state-dir", h.state, "--approvals", h.approvals)
+			code, out, stderr := runCLIEnv(t, h.env(), ev, "hook", "--agent", c.agent, "--state-dir", h.state, "--approvals", h.approvals)
 			if code != exitOK || out != "" {
 				t.Fatalf("after-event: exit %d %q %s", code, out, stderr)
 			}

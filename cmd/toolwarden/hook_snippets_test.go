@@ -126,9 +126,9 @@ func TestTheDocsHookSnippetsDecideReadsWithoutAsking(t *testing.T) {
 				t.Fatalf("command %q", s.command)
 			}
 			h := newHookRun(t)
-			putCatalog(t, h.catalog, time.Now(), fsReadDef, fsWriteDef)
+			h.put(time.Now(), fsReadDef, fsWriteDef)
 			args = append(args[1:], "--state-dir", h.state, "--approvals", h.approvals)
-			vars := map[string]string{catalogEnv: h.catalog, "HOME": home}
+			vars := h.env() // the agents' configs name "fs" there (hook_catalog_test.go)
 			for tool, want := range map[string]string{"read_text_file": "allow", "write_file": map[string]string{"claude": "ask"}[s.agent]} {
 				if want == "" {
 					want = "deny"

@@ -31,6 +31,10 @@ func DefaultCatalogDir(getenv func(string) string) (string, error) {
 // WriteCatalog stores e in the catalog at dir, atomically.
 func WriteCatalog(dir string, e *CatalogEntry) error { return catalog.Write(dir, e) }
 
+// CatalogFileName is the file (in the catalog folder) that holds the entry
+// of server with identity id.
+func CatalogFileName(server string, id ServerIdentity) string { return catalog.FileName(server, id) }
+
 // ReadCatalog returns every entry of the catalog at dir, by server name
 // (a name may have several, one per server identity), and an error for
 // each file that cannot be used.

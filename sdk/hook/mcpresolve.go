@@ -77,8 +77,8 @@ func (p Places) Resolve(agent Agent, name string) Resolution {
 	return Resolution{Outcome: Unsure, Why: fmt.Sprintf("unknown agent %q", agent)}
 }
 
-func notConfigured(agent Agent, name string) Resolution {
-	return Resolution{Outcome: NotConfigured, Why: fmt.Sprintf("server %q is not in %s's MCP config", name, agent)}
+func notConfigured(agent Agent) Resolution {
+	return Resolution{Outcome: NotConfigured, Why: fmt.Sprintf("it is not in %s's MCP config", agent)}
 }
 
 func unreadable(agent Agent, err error) Resolution {
@@ -153,7 +153,7 @@ func (p Places) resolveClaude(name string) Resolution {
 		if user != nil {
 			return Resolution{Outcome: Runs, Server: *user}
 		}
-		return notConfigured(Claude, name)
+		return notConfigured(Claude)
 	}
 	return p.claudeProjectOrUser(proj, *project, user, name)
 }
@@ -250,9 +250,9 @@ func (p Places) resolveGemini(name string) Resolution {
 		if g, err := readGeminiFile(untrusted); err == nil && g.MCPServers[name] != nil {
 			return Resolution{Outcome: NotRun, Why: fmt.Sprintf("server %q is only in %s, which Gemini CLI does not load: the folder is not trusted (~/.gemini/trustedFolders.json)", name, untrusted)}
 		}
-		return notConfigured(Gemini, name)
+		return notConfigured(Gemini)
 	case found == nil:
-		return notConfigured(Gemini, name)
+		return notConfigured(Gemini)
 	case slices.Contains(excluded, name):
 		return Resolution{Outcome: NotRun, Why: fmt.Sprintf("server %q is in Gemini CLI's mcp.excluded", name)}
 	case allowedSet && !slices.Contains(allowed, name):
@@ -288,7 +288,7 @@ func (p Places) resolveCodex(name string) Resolution {
 		}
 	}
 	if len(existing) == 0 {
-		return notConfigured(Codex, name)
+		return notConfigured(Codex)
 	}
 	cfg, err := config.Load(existing...)
 	if err != nil {
@@ -301,7 +301,7 @@ func (p Places) resolveCodex(name string) Resolution {
 				return Resolution{Outcome: NotRun, Why: fmt.Sprintf("server %q is only in %s, which Codex does not load: the project is not trusted (projects.<path>.trust_level in config.toml)", name, f)}
 			}
 		}
-		return notConfigured(Codex, name)
+		return notConfigured(Codex)
 	}
 	if !config.Bool(s.Enabled, true) {
 		return Resolution{Outcome: NotRun, Why: fmt.Sprintf("server %q has enabled = false in Codex's config", name)}
