@@ -185,8 +185,12 @@ func Render(agent Agent, d *policy.Decision, args json.RawMessage, notes ...stri
 	for _, n := range notes {
 		reason += "; " + policy.OneLine(n)
 	}
-	if d.Decision == policy.Ask && agent != Claude {
-		reason += "; " + NeedsApproval(d)
+	if d.Decision == policy.Ask {
+		if agent == Claude {
+			reason += "; " + claudeAskNote(d)
+		} else {
+			reason += "; " + NeedsApproval(d)
+		}
 	}
 	if advice := policy.DenyAdvice(d); advice != "" {
 		reason += "; " + advice
@@ -255,6 +259,14 @@ func Arguments(d *policy.Decision, args json.RawMessage) string {
 		text += "\nThis call cannot be shown in full (" + d.Prompt.Incomplete + "): approve it for this call only, if at all."
 	}
 	return text
+}
+
+// claudeAskNote follows the reason of an ask handed to Claude Code's
+// dialog. `claude -p` shows no dialog and hands the reason to the model
+// instead, and the event does not say which will happen (permission_mode
+// is "default" either way), so the reason says both.
+func claudeAskNote(d *policy.Decision) string {
+	return "Claude Code asks the user in its approval dialog; if no one saw it (claude -p shows none), the call was not made; to allow it, " + policy.ApproveAdvice(d)
 }
 
 // NeedsApproval explains, for agents that cannot ask, how to let the call
