@@ -58,17 +58,21 @@ const (
 
 // ABI names.
 const (
-	hostModule    = "toolwarden"
-	wasiModule    = "wasi_snapshot_preview1"
-	markerV1      = "toolwarden_abi_v1"
-	handleExport  = "toolwarden_handle"
-	initExport    = "_initialize"
-	memoryExport  = "memory"
-	markerPrefix  = "toolwarden_abi_v"
-	importRead    = "input_read"
-	importWrite   = "output_write"
-	importLog     = "log"
-	grantedImport = "toolwarden.input_read, toolwarden.output_write, toolwarden.log, wasi_snapshot_preview1.*"
+	hostModule   = "toolwarden"
+	wasiModule   = "wasi_snapshot_preview1"
+	markerV1     = "toolwarden_abi_v1"
+	handleExport = "toolwarden_handle"
+	initExport   = "_initialize"
+	memoryExport = "memory"
+	markerPrefix = "toolwarden_abi_v"
+	importRead   = "input_read"
+	importWrite  = "output_write"
+	importLog    = "log"
+	// The optional regex imports (pdk/ABI.md section 16).
+	importRegexCompile = "regex_compile"
+	importRegexMatch   = "regex_match"
+	importRegexError   = "regex_error"
+	grantedImport      = "toolwarden.input_read, toolwarden.output_write, toolwarden.log, toolwarden.regex_compile, toolwarden.regex_match, toolwarden.regex_error, wasi_snapshot_preview1.*"
 )
 
 var (
@@ -82,6 +86,10 @@ var (
 		importRead:  {params: []api.ValueType{i32, i32}, results: []api.ValueType{i32}},
 		importWrite: {params: []api.ValueType{i32, i32}, results: []api.ValueType{i32}},
 		importLog:   {params: []api.ValueType{i32, i32, i32}},
+
+		importRegexCompile: {params: []api.ValueType{i32, i32}, results: []api.ValueType{i32}},
+		importRegexMatch:   {params: []api.ValueType{i32, i32, i32}, results: []api.ValueType{i32}},
+		importRegexError:   {params: []api.ValueType{i32, i32}, results: []api.ValueType{i32}},
 	}
 )
 

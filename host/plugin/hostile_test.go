@@ -173,7 +173,7 @@ func TestHostilePluginsRefusedAtLoad(t *testing.T) {
 	}{
 		{"inittrap", "instantiate: trap in _initialize: wasm error: unreachable"},
 		{"nomarker", `missing ABI marker export "toolwarden_abi_v1" (is this a toolwarden plugin? see pdk/ABI.md)`},
-		{"badimport", `import "env.system" is not granted (granted: toolwarden.input_read, toolwarden.output_write, toolwarden.log, wasi_snapshot_preview1.*)`},
+		{"badimport", `import "env.system" is not granted (granted: toolwarden.input_read, toolwarden.output_write, toolwarden.log, toolwarden.regex_compile, toolwarden.regex_match, toolwarden.regex_error, wasi_snapshot_preview1.*)`},
 		{"badsig", `export "toolwarden_handle" has signature (i64) -> i64, want (i32, i32) -> i32`},
 		{"hugemem", "the module's memory starts at 128 MiB, over memory_limit_mb (64 MiB)"},
 	}

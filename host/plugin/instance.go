@@ -50,6 +50,8 @@ type instance struct {
 	logs     int
 	dropped  int
 
+	rx regexTable // patterns compiled through the regex imports (hostfuncs_regex.go)
+
 	// Scratch for building envelopes.
 	buf     []byte
 	labels  []string

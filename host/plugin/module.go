@@ -72,7 +72,7 @@ func problems(imports, exports []Extern) []string {
 		switch {
 		case im.Module == hostModule && im.Kind == "func":
 			if _, ok := hostSigs[im.Name]; !ok {
-				out = append(out, fmt.Sprintf("import %q is not granted: the toolwarden module provides only input_read, output_write and log", im.Key()))
+				out = append(out, fmt.Sprintf("import %q is not granted: the toolwarden module provides only input_read, output_write, log, regex_compile, regex_match and regex_error", im.Key()))
 			}
 		case im.Module == wasiModule && im.Kind == "func":
 		case im.Kind != "func":

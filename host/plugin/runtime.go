@@ -151,6 +151,12 @@ func NewRuntime(ctx context.Context, opts Options) (*Runtime, error) {
 		WithParameterNames("src", "len").Export(importWrite).
 		NewFunctionBuilder().WithGoModuleFunction(api.GoModuleFunc(hostLog), []api.ValueType{i32, i32, i32}, nil).
 		WithParameterNames("level", "ptr", "len").Export(importLog).
+		NewFunctionBuilder().WithGoModuleFunction(api.GoModuleFunc(hostRegexCompile), []api.ValueType{i32, i32}, []api.ValueType{i32}).
+		WithParameterNames("ptr", "len").Export(importRegexCompile).
+		NewFunctionBuilder().WithGoModuleFunction(api.GoModuleFunc(hostRegexMatch), []api.ValueType{i32, i32, i32}, []api.ValueType{i32}).
+		WithParameterNames("handle", "ptr", "len").Export(importRegexMatch).
+		NewFunctionBuilder().WithGoModuleFunction(api.GoModuleFunc(hostRegexError), []api.ValueType{i32, i32}, []api.ValueType{i32}).
+		WithParameterNames("dst", "cap").Export(importRegexError).
 		Instantiate(ctx)
 	if err != nil {
 		_ = rt.r.Close(ctx)

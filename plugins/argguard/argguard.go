@@ -39,11 +39,11 @@
 // scope instead (scope.go; the rule's "remember": "dir", "exact", "none").
 //
 // The module toolwarden ships (plugins/argguard.wasm) is built from the
-// Rust source in rust/ (lib.rs, with a linear-time engine for Go's regexp
-// syntax in regex.rs, which refuses Unicode classes such as \pL); this Go
+// Rust source in rust/ (lib.rs; its regexps are compiled and matched by the
+// host's Go regexp through the imports of pdk/ABI.md section 16); this Go
 // package is the rule's reference implementation. A differential test in
 // host/plugin (TestArgguardModuleMatchesGoReference, with the fuzz tests
-// FuzzArgguardRegexMatchesGo and FuzzArgguardGlobMatchesGo) holds the module
+// FuzzArgguardGlobMatchesGo and FuzzArgguardPathsMatchGo) holds the module
 // to this package's output, byte for byte, and the benchmarks use this
 // package as the native twin. docs/RATIONALE.md ("First-party plugins are
 // small modules") says why the module is not built from this package.

@@ -40,15 +40,15 @@
 mod abi;
 mod arena;
 mod json;
+/// Regular expressions, compiled and matched by the host (pdk/ABI.md 16).
 pub mod regex;
-mod regex_fold;
 mod regex_vec;
 pub mod shellwords;
 mod state;
 
 pub use abi::run;
-/// A growable array in the arena, for what configure builds (also the regex
-/// engine's): plugins use it instead of writing their own.
+/// A growable array in the arena, for what configure builds: plugins use it
+/// instead of writing their own.
 pub use regex_vec::Vec as ArenaVec;
 pub use json::{Elements, Kind, Members, MembersBytes, Value, MAX_DEPTH};
 

@@ -4,7 +4,7 @@
 //! those of the Go package beside it (../argguard.go, ../glob.go), which is
 //! the reference: a differential test (host/plugin/argguard_module_test.go)
 //! holds the two to the same output, byte for byte, on envelopes the host
-//! builds, and fuzz tests do the same for regexps and globs. Why the shipped
+//! builds, and fuzz tests do the same for globs and paths. Why the shipped
 //! module is Rust and not Go: docs/RATIONALE.md, "First-party plugins are
 //! small modules".
 //!
@@ -16,10 +16,13 @@
 //! a whole, and an ask_glob ask proposes a scope instead (scope.rs).
 //! Globs judge the paths the server may resolve a value to (resolve.rs).
 //!
-//! Regexps are Go's syntax, matched in linear time by the Rust kit's regex module (pdk/rust/src/regex.rs), which says
-//! what it does not support (Unicode classes such as \pL: refused at
-//! configure). Values are handled as Go's pdk hands them over: strings as
-//! bytes (invalid UTF-8 kept), anything else as its JSON text.
+//! Regexps (and the globs, translated to regexps) are compiled once per
+//! instance, at configure, by the host's own Go regexp through the Rust
+//! kit's regex module (pdk/rust/src/regex.rs, the imports of pdk/ABI.md
+//! section 16), so they are read and matched exactly as the reference
+//! reads them, within the host's bounds (4096 bytes, 65536 instructions).
+//! Values are handled as Go's pdk hands them over: strings as bytes
+//! (invalid UTF-8 kept), anything else as its JSON text.
 #![no_std]
 
 mod glob;
@@ -163,18 +166,7 @@ fn rule(i: usize, v: Value<'static>, alloc: Alloc<'static>) -> Result<Rule, Erro
     r.glob = r.kind.ends_with("glob");
     r.home = r.glob && (r.pattern == "~" || r.pattern.starts_with("~/"));
     let compiled = if r.glob { glob::compile(r.pattern, alloc) } else { regex::compile(r.pattern, alloc) };
-    r.re = match compiled {
-        Ok(re) => re,
-        Err(regex::Error::Syntax(code, expr)) => {
-            return Err(fail(&[at, ".", r.kind, ": error parsing regexp: ", code, ": `", expr, "`"]));
-        }
-        Err(regex::Error::Unsupported(seq)) => {
-            return Err(fail(&[at, ".", r.kind, ": ", seq, " is not supported: argguard's regexp engine has no Unicode classes (write the ranges out, e.g. [\\x{370}-\\x{3ff}])"]));
-        }
-        Err(regex::Error::TooLarge) => {
-            return Err(fail(&[at, ".", r.kind, ": pattern too large: argguard's regexp engine compiles at most 65536 instructions (counted repeats such as {1000} are expanded)"]));
-        }
-    };
+    r.re = compiled.map_err(|e| fail(&[at, ".", r.kind, ": ", e.text()]))?;
     if !r.code.is_empty() && !valid_code(r.code.as_bytes()) {
         return Err(fail(&[at, ".code: want [a-z0-9_.:-]{1,64}"]));
     }
