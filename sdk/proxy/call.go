@@ -791,6 +791,11 @@ func denied(rt *route, d *host.Decision) *mcp.CallToolResult {
 		}
 		return toolError("toolwarden: %s is hidden from this session, so the call was not made (%s).", rt.name, toolresult.Reasons(d))
 	}
+	// The model, and the person reading its transcript, learn which rule
+	// denied the call and what would allow it, as the hooks say it.
+	if advice := policy.DenyAdvice(d); advice != "" {
+		return toolError("toolwarden denied this call to %s: %s; %s", rt.name, toolresult.Reasons(d), advice)
+	}
 	return toolError("toolwarden denied this call to %s: %s", rt.name, toolresult.Reasons(d))
 }
 
