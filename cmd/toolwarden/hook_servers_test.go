@@ -19,16 +19,24 @@ func TestHookHoldsCallsToTheServerAllowLists(t *testing.T) {
 	cases := []struct {
 		name, mcpJSON, want string // want: the permission decision
 		because             string
+		claudeJSON          string            // ~/.claude.json; PROJECT is the project folder
+		env                 map[string]string // more of the hook's environment
 	}{
-		{"a server the list admits is decided as usual", `{"mcpServers":{"fs":{"command":"mcp-server-filesystem","args":["/srv"]}}}`, "allow", ""},
-		{"the same name running another command is denied", `{"mcpServers":{"fs":{"command":"nc","args":["-l","4444"]}}}`, "deny", `does not match the required command "mcp-server-filesystem"`},
+		{"a server the list admits is decided as usual", `{"mcpServers":{"fs":{"command":"mcp-server-filesystem","args":["/srv"]}}}`, "allow", "", "", nil},
+		{"the same name running another command is denied", `{"mcpServers":{"fs":{"command":"nc","args":["-l","4444"]}}}`, "deny", `does not match the required command "mcp-server-filesystem"`, "", nil},
 		// SELF is this program (the test binary plays toolwarden here).
-		{"a wrapped server is judged by the command it wraps", `{"mcpServers":{"fs":{"command":"SELF","args":["wrap","--app","fs","--","nc","-l","4444"]}}}`, "deny", `server "fs" (nc) does not match`},
-		{"a wrapped server the list admits is decided as usual", `{"mcpServers":{"fs":{"command":"SELF","args":["wrap","--app","fs","--","mcp-server-filesystem","/srv"]}}}`, "allow", ""},
-		{"wrap is read by wrap's parser, which stops at the first argument that is not a flag", `{"mcpServers":{"fs":{"command":"SELF","args":["wrap","nc","-l","--","mcp-server-filesystem","/srv"]}}}`, "deny", `server "fs" (nc) does not match`},
-		{"wrap arguments wrap refuses are refused", `{"mcpServers":{"fs":{"command":"SELF","args":["wrap","--no-such-flag","--","mcp-server-filesystem","/srv"]}}}`, "deny", `runs toolwarden wrap with arguments wrap does not run a server with`},
-		{"another program named toolwarden is judged as itself", `{"mcpServers":{"fs":{"command":"/usr/bin/toolwarden","args":["wrap","--","mcp-server-filesystem","/srv"]}}}`, "deny", `server "fs" (/usr/bin/toolwarden) does not match`},
-		{"a server missing from the agent's config is denied", `{"mcpServers":{"other":{"command":"mcp-server-filesystem"}}}`, "deny", `it is not in claude's MCP config`},
+		{"a wrapped server is judged by the command it wraps", `{"mcpServers":{"fs":{"command":"SELF","args":["wrap","--app","fs","--","nc","-l","4444"]}}}`, "deny", `server "fs" (nc) does not match`, "", nil},
+		{"a wrapped server the list admits is decided as usual", `{"mcpServers":{"fs":{"command":"SELF","args":["wrap","--app","fs","--","mcp-server-filesystem","/srv"]}}}`, "allow", "", "", nil},
+		{"wrap is read by wrap's parser, which stops at the first argument that is not a flag", `{"mcpServers":{"fs":{"command":"SELF","args":["wrap","nc","-l","--","mcp-server-filesystem","/srv"]}}}`, "deny", `server "fs" (nc) does not match`, "", nil},
+		{"wrap arguments wrap refuses are refused", `{"mcpServers":{"fs":{"command":"SELF","args":["wrap","--no-such-flag","--","mcp-server-filesystem","/srv"]}}}`, "deny", `runs toolwarden wrap with arguments wrap does not run a server with`, "", nil},
+		{"another program named toolwarden is judged as itself", `{"mcpServers":{"fs":{"command":"/usr/bin/toolwarden","args":["wrap","--","mcp-server-filesystem","/srv"]}}}`, "deny", `server "fs" (/usr/bin/toolwarden) does not match`, "", nil},
+		{"a server missing from the agent's config is denied", `{"mcpServers":{"other":{"command":"mcp-server-filesystem"}}}`, "deny", `it is not in claude's MCP config`, "", nil},
+		{"an unapproved .mcp.json server an interactive Claude Code does not run is denied as disabled", `{"mcpServers":{"fs":{"command":"mcp-server-filesystem","args":["/srv"]}}}`, "deny", `has not been approved`,
+			"", map[string]string{"CLAUDE_CODE_ENTRYPOINT": "cli"}},
+		{"the approved .mcp.json server is the one judged", `{"mcpServers":{"fs":{"command":"mcp-server-filesystem","args":["/srv"]}}}`, "allow", "",
+			`{"projects":{"PROJECT":{"enabledMcpjsonServers":["fs"]}},"mcpServers":{"fs":{"command":"nc"}}}`, map[string]string{"CLAUDE_CODE_ENTRYPOINT": "cli"}},
+		{"the local-scope server wins over an approved .mcp.json server of the same name", `{"mcpServers":{"fs":{"command":"mcp-server-filesystem","args":["/srv"]}}}`, "deny", `server "fs" (nc) does not match`,
+			`{"projects":{"PROJECT":{"enabledMcpjsonServers":["fs"],"mcpServers":{"fs":{"command":"nc","args":["-l","4444"]}}}}}`, map[string]string{"CLAUDE_CODE_ENTRYPOINT": "cli"}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -52,10 +60,19 @@ func TestHookHoldsCallsToTheServerAllowLists(t *testing.T) {
 			if err := os.WriteFile(filepath.Join(project, ".mcp.json"), []byte(mcpJSON), 0o600); err != nil {
 				t.Fatal(err)
 			}
+			if tc.claudeJSON != "" {
+				if err := os.WriteFile(filepath.Join(home, ".claude.json"), []byte(strings.ReplaceAll(tc.claudeJSON, "PROJECT", strings.Trim(quoteJSON(project), `"`))), 0o600); err != nil {
+					t.Fatal(err)
+				}
+			}
+			vars := map[string]string{"HOME": home}
+			for k, v := range tc.env {
+				vars[k] = v
+			}
 			tools := writeTools(t, dir, `{"readOnlyHint":true,"openWorldHint":false}`)
 			event := `{"session_id":"c1","hook_event_name":"PreToolUse","cwd":` + quoteJSON(project) + `,"tool_name":"mcp__fs__read_text_file","tool_input":{"path":"/tmp/x"}}`
 			auditLog := filepath.Join(dir, "audit.jsonl")
-			code, out, stderr := runCLIEnv(t, map[string]string{"HOME": home}, event,
+			code, out, stderr := runCLIEnv(t, vars, event,
 				"hook", "--agent", "claude", "--state-dir", dir, "--tools", tools, "--requirements", reqs, "--audit", auditLog)
 			if code != 0 {
 				t.Fatalf("exit %d: %s %s", code, out, stderr)

@@ -1,7 +1,6 @@
 package e2e
 
 import (
-	"bytes"
 	"encoding/json"
 	"os"
 	"os/exec"
@@ -10,34 +9,6 @@ import (
 	"testing"
 	"time"
 )
-
-// hookAnswer runs the real binary's hook for one agent event and reads
-// its answer as allow, ask or deny (Codex's allow is no output at all).
-func hookAnswer(t *testing.T, catalogDir, stateDir, approvals, agent, event string) (verdict, reason string) {
-	t.Helper()
-	cmd := exec.Command(twBin, "hook", "--agent", agent, "--state-dir", stateDir, "--approvals", approvals)
-	cmd.Env = append(os.Environ(), "TOOLWARDEN_CATALOG="+catalogDir)
-	cmd.Stdin = strings.NewReader(event)
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("hook --agent %s: %v\n%s\n%s", agent, err, out.String(), errb.String())
-	}
-	if agent == "codex" && out.Len() == 0 {
-		return "allow", ""
-	}
-	var v struct {
-		Decision, Reason   string
-		HookSpecificOutput struct{ PermissionDecision, PermissionDecisionReason string }
-	}
-	if err := json.Unmarshal(out.Bytes(), &v); err != nil {
-		t.Fatalf("hook --agent %s answer %q: %v", agent, out.String(), err)
-	}
-	if agent == "gemini" {
-		return v.Decision, v.Reason
-	}
-	return v.HookSpecificOutput.PermissionDecision, v.HookSpecificOutput.PermissionDecisionReason
-}
 
 // hookEvent is the payload each agent sends before an MCP tool of server
 // "fs" runs.
@@ -52,41 +23,36 @@ func hookEvent(agent, session, tool, cwd string, input map[string]any) string {
 	return `{"session_id":"` + session + `","transcript_path":"/tmp/claude.jsonl","cwd":"` + cwd + `","permission_mode":"default","hook_event_name":"PreToolUse","tool_name":"mcp__fs__` + tool + `","tool_input":` + string(in) + `}`
 }
 
-// What wrap lists reaches hooks: wrap in front of server-filesystem, listed
-// by the official TypeScript client, writes the tool catalog; then each
-// agent's hook decides reads without asking and writes with an ask (or,
-// for agents that cannot ask, a deny), and a definition that changes in
-// the catalog is drift for a session that pinned the old one.
+// What wrap lists reaches hooks: wrap in front of server-filesystem, run
+// as each agent's config runs "fs" and listed by the official TypeScript
+// client, writes the tool catalog; then each agent's hook decides reads
+// without asking and writes with an ask (or, for agents that cannot ask, a
+// deny), and a definition that changes in the catalog is drift for a
+// session that pinned the old one.
 func TestHookDecidesWithTheDefinitionsWrapListed(t *testing.T) {
 	t.Parallel()
-	fsBin := npmServer(t, "mcp-server-filesystem")
-	dir, _ := filepath.EvalSymlinks(t.TempDir())
-	catalogDir := filepath.Join(t.TempDir(), "catalog")
-	approvals := filepath.Join(t.TempDir(), "approvals.json")
-	res := runTSScript(t, map[string]any{"env": map[string]string{"XDG_CONFIG_HOME": t.TempDir(), "TOOLWARDEN_CATALOG": catalogDir}},
-		[]tsStep{{Op: "list"}}, twBin, "wrap", "--app", "fs", "--approvals", approvals, "--", fsBin, dir)
-	if len(res.Results) != 1 || !contains(res.Results[0].Tools, "read_text_file") {
-		t.Fatalf("list: %+v", res.Results)
+	w := newIDWorld(t)
+	dir := w.project("app")
+	w.nameFS(dir, w.realFS(dir))
+	w.list(dir, w.realFS(dir))
+	entries, _ := filepath.Glob(filepath.Join(w.catalog, "fs@*.json"))
+	if len(entries) != 1 {
+		t.Fatalf("catalog entries of fs: %v", entries)
 	}
-	entry := filepath.Join(catalogDir, "fs.json")
-	eventually(t, 10*time.Second, "the catalog entry", func() bool { return fileExists(entry) })
+	entry := entries[0]
 
-	read := map[string]any{"path": filepath.Join(dir, "a.txt")}
-	write := map[string]any{"path": filepath.Join(dir, "a.txt"), "content": "x"}
 	for _, c := range []struct{ agent, write string }{{"claude", "ask"}, {"gemini", "deny"}, {"codex", "deny"}} {
-		state := t.TempDir()
-		if v, why := hookAnswer(t, catalogDir, state, approvals, c.agent, hookEvent(c.agent, "s1", "read_text_file", dir, read)); v != "allow" {
+		if v, why := w.decideIn("s1-"+c.agent, c.agent, dir, "read_text_file"); v != "allow" {
 			t.Errorf("%s read_text_file: %s (%s)", c.agent, v, why)
 		}
-		if v, why := hookAnswer(t, catalogDir, state, approvals, c.agent, hookEvent(c.agent, "s1", "write_file", dir, write)); v != c.write {
+		if v, why := w.decideIn("s1-"+c.agent, c.agent, dir, "write_file"); v != c.write {
 			t.Errorf("%s write_file: %s, want %s (%s)", c.agent, v, c.write, why)
 		}
 	}
 
 	// The server's read_text_file changes (as a later list would write it):
 	// a session that pinned the old definition no longer believes it is a read.
-	state := t.TempDir()
-	if v, _ := hookAnswer(t, catalogDir, state, approvals, "claude", hookEvent("claude", "s2", "read_text_file", dir, read)); v != "allow" {
+	if v, _ := w.decideIn("s2", "claude", dir, "read_text_file"); v != "allow" {
 		t.Fatalf("read before the change: %s", v)
 	}
 	data, err := os.ReadFile(entry)
@@ -111,7 +77,7 @@ func TestHookDecidesWithTheDefinitionsWrapListed(t *testing.T) {
 	if err := os.WriteFile(entry, data, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	v, why := hookAnswer(t, catalogDir, state, approvals, "claude", hookEvent("claude", "s2", "read_text_file", dir, read))
+	v, why := w.decideIn("s2", "claude", dir, "read_text_file")
 	if v != "ask" || !strings.Contains(why, "drift") {
 		t.Fatalf("read after the definition changed: %s (%s)", v, why)
 	}
@@ -122,37 +88,43 @@ func TestHookDecidesWithTheDefinitionsWrapListed(t *testing.T) {
 // definition.
 func TestAlwaysApprovedThroughWrapAppliesToHooks(t *testing.T) {
 	t.Parallel()
-	fsBin := npmServer(t, "mcp-server-filesystem")
-	dir, _ := filepath.EvalSymlinks(t.TempDir())
-	catalogDir := filepath.Join(t.TempDir(), "catalog")
-	approvals := filepath.Join(t.TempDir(), "approvals.json")
+	w := newIDWorld(t)
+	dir := w.project("app")
+	w.nameFS(dir, w.realFS(dir))
 	target := filepath.Join(dir, "a.txt")
-	write := map[string]any{"path": target, "content": "x"}
 	for _, agent := range []string{"claude", "gemini", "codex"} {
-		if v, _ := hookAnswer(t, catalogDir, t.TempDir(), approvals, agent, hookEvent(agent, "s1", "write_file", dir, write)); v == "allow" {
+		if v, _ := w.decideIn("s1", agent, dir, "write_file"); v == "allow" {
 			t.Fatalf("%s: write allowed before any approval", agent)
 		}
 	}
-	res := runTSScript(t, map[string]any{"elicitation": true, "answers": []string{"always"}, "env": map[string]string{"XDG_CONFIG_HOME": t.TempDir(), "TOOLWARDEN_CATALOG": catalogDir}},
-		[]tsStep{{Op: "call", Name: "write_file", Arguments: write}}, twBin, "wrap", "--app", "fs", "--approvals", approvals, "--", fsBin, dir)
+	real := w.realFS(dir)
+	res := runTSFrom(t, nodeSDK(t), dir, w.env, map[string]any{
+		"command": real[0], "args": real[1:], "elicitation": true, "answers": []string{"always"},
+		"steps": []tsStep{{Op: "call", Name: "write_file", Arguments: map[string]any{"path": target, "content": "x"}}},
+		"env":   map[string]string{"TOOLWARDEN_CATALOG": w.catalog, "XDG_CONFIG_HOME": filepath.Join(w.dir, "xdg")},
+	})
 	if len(res.Results) != 1 || res.Results[0].IsError || len(res.Asked) != 1 || !fileExists(target) {
 		t.Fatalf("write approved always through wrap: %+v asked %d", res.Results, len(res.Asked))
 	}
+	eventually(t, 10*time.Second, "the catalog entry", func() bool { return w.entries() == 1 })
 	for _, agent := range []string{"claude", "gemini", "codex"} {
-		if v, why := hookAnswer(t, catalogDir, t.TempDir(), approvals, agent, hookEvent(agent, "s2", "write_file", dir, write)); v != "allow" {
+		if v, why := w.decideIn("s2", agent, dir, "write_file"); v != "allow" {
 			t.Errorf("%s: write after an always approval: %s (%s)", agent, v, why)
 		}
 	}
 }
 
 // proxy writes one entry per upstream, with the tools' own names (not
-// the <server>__<tool> names its client sees).
+// the <server>__<tool> names its client sees), under the identity of the
+// upstream as it started it: an agent that runs that very server itself
+// finds it.
 func TestProxyWritesEachUpstreamsListToTheCatalog(t *testing.T) {
 	t.Parallel()
-	fsBin := npmServer(t, "mcp-server-filesystem")
+	w := newIDWorld(t)
+	fsBin := w.fsBin
 	memBin := npmServer(t, "mcp-server-memory")
-	dir, _ := filepath.EvalSymlinks(t.TempDir())
-	catalogDir := filepath.Join(t.TempDir(), "catalog")
+	dir := w.project("app")
+	memFile := filepath.Join(dir, "memory.json")
 	cfg := writeFile(t, "config.toml", `
 [mcp_servers.fs]
 command = "`+fsBin+`"
@@ -160,24 +132,35 @@ args = ["`+dir+`"]
 
 [mcp_servers.memory]
 command = "`+memBin+`"
-env = { MEMORY_FILE_PATH = "`+filepath.Join(dir, "memory.json")+`" }
+env = { MEMORY_FILE_PATH = "`+memFile+`" }
 `)
-	res := runTSScript(t, map[string]any{"env": map[string]string{"XDG_CONFIG_HOME": t.TempDir(), "TOOLWARDEN_CATALOG": catalogDir}},
-		[]tsStep{{Op: "list"}}, twBin, "proxy", "--config", cfg, "--approvals", filepath.Join(t.TempDir(), "approvals.json"))
+	res := runTSFrom(t, nodeSDK(t), dir, w.env, map[string]any{
+		"command": twBin, "args": []string{"proxy", "--config", cfg, "--approvals", w.approvals}, "steps": []tsStep{{Op: "list"}},
+		"env": map[string]string{"TOOLWARDEN_CATALOG": w.catalog, "XDG_CONFIG_HOME": filepath.Join(w.dir, "xdg")},
+	})
 	if len(res.Results) != 1 || !contains(res.Results[0].Tools, "memory__read_graph") {
 		t.Fatalf("list: %+v", res.Results)
 	}
-	for _, name := range []string{"fs.json", "memory.json"} {
-		eventually(t, 10*time.Second, name, func() bool { return fileExists(filepath.Join(catalogDir, name)) })
+	var mem []string
+	for _, name := range []string{"fs", "memory"} {
+		eventually(t, 10*time.Second, name, func() bool {
+			m, _ := filepath.Glob(filepath.Join(w.catalog, name+"@*.json"))
+			mem = m
+			return len(m) == 1
+		})
 	}
-	data, err := os.ReadFile(filepath.Join(catalogDir, "memory.json"))
+	data, err := os.ReadFile(mem[0])
 	if err != nil {
 		t.Fatal(err)
 	}
 	mustContain(t, string(data), `"name":"read_graph"`)
 	mustContain(t, string(data), `"source":"toolwarden proxy: `+memBin)
+	w.write(filepath.Join(w.home, ".claude.json"), `{"projects":{"`+dir+`":{"mcpServers":{"memory":{"command":"`+memBin+`","env":{"MEMORY_FILE_PATH":"`+memFile+`"}}}}}}`)
 	ev := `{"session_id":"p1","cwd":"` + dir + `","permission_mode":"default","hook_event_name":"PreToolUse","tool_name":"mcp__memory__read_graph","tool_input":{}}`
-	if v, why := hookAnswer(t, catalogDir, t.TempDir(), filepath.Join(t.TempDir(), "a.json"), "claude", ev); v != "allow" {
-		t.Fatalf("read_graph: %s (%s)", v, why)
+	cmd := exec.Command(twBin, "hook", "--agent", "claude", "--state-dir", w.state, "--approvals", w.approvals)
+	cmd.Env, cmd.Stdin = w.env, strings.NewReader(ev)
+	out, err := cmd.Output()
+	if err != nil || !strings.Contains(string(out), `"permissionDecision":"allow"`) {
+		t.Fatalf("read_graph: %v %s", err, out)
 	}
 }

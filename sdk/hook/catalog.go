@@ -129,7 +129,7 @@ func absentNote(dir, server string, id ServerIdentity, sync string) string {
 	others, old := catalog.Others(dir, server, id)
 	switch {
 	case len(others) > 0:
-		return fmt.Sprintf("the tool catalog lists other servers named %q than the one the agent runs (%s): the nearest has %s, so its annotations are not believed; annotations unknown, pessimistic defaults apply; %s",
+		return fmt.Sprintf("the tool catalog lists other servers named %q than the one the agent runs (%s): one has %s, so their annotations are not believed; annotations unknown, pessimistic defaults apply; %s",
 			server, id, id.Differs(others[0]), sync)
 	case old:
 		return fmt.Sprintf("the tool catalog's entry for server %q is in the old format, which does not say which server it lists, so it is not believed: annotations unknown, pessimistic defaults apply; run `toolwarden tools sync` to write it again", server)

@@ -195,7 +195,7 @@ func TestCodexMergesItsConfigLayersAsCodexDoes(t *testing.T) {
 			files:   map[string]string{"home/.codex/config.toml": "", "{P}/.codex/config.toml": "[mcp_servers.fs]\ncommand = \"npx\"\nargs = [\"project\"]\n"},
 			outcome: hook.NotRun, why: "not trusted"},
 		{name: "the project root's trust covers a folder below it",
-			files: map[string]string{"home/.codex/config.toml": user + "[projects.\"{R}\"]\ntrust_level = \"trusted\"\n", "work/.git/HEAD": "", "{P}/.codex/config.toml": "[mcp_servers.fs]\nargs = [\"-y\", \"fs-server\", \"project\"]\n"},
+			files:   map[string]string{"home/.codex/config.toml": user + "[projects.\"{R}\"]\ntrust_level = \"trusted\"\n", "work/.git/HEAD": "", "{P}/.codex/config.toml": "[mcp_servers.fs]\nargs = [\"-y\", \"fs-server\", \"project\"]\n"},
 			outcome: hook.Runs, want: "project"},
 		{name: "a folder nearer the project wins over the root's",
 			files: map[string]string{"home/.codex/config.toml": user + "[projects.\"{R}\"]\ntrust_level = \"trusted\"\n", "work/.git/HEAD": "",
