@@ -342,3 +342,63 @@ func TestHookAcceptsADriftedDefinitionOnceClaudeCodesUserApprovedIt(t *testing.T
 		})
 	}
 }
+
+// A server the agent runs through this very toolwarden's wrap is the
+// server wrap runs, so the entry wrap wrote for it counts; a file merely
+// named toolwarden may run anything, so it is judged as itself and the
+// wrapped server's entry is not lent to it.
+func TestHookJudgesAWrappedServerByWhatThisToolwardenWraps(t *testing.T) {
+	t.Parallel()
+	h := newHookRun(t)
+	h.put(time.Now(), fsReadDef) // the entry of npx server-filesystem, as wrap writes it
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	wrapped := func(command string) string {
+		data, _ := json.Marshal(map[string]any{"command": command, "args": []string{"wrap", "--app", "fs", "--", "npx", "-y", "@modelcontextprotocol/server-filesystem", "/home/me/src"}})
+		return `{"mcpServers":{"fs":` + string(data) + `}}`
+	}
+	writeTestFile(t, filepath.Join(h.home, ".claude.json"), wrapped(self))
+	if v, out, _ := h.decide("claude", "read_text_file", "s1"); v != "allow" {
+		t.Fatalf("through this toolwarden's wrap: %s %s", v, out)
+	}
+	writeTestFile(t, filepath.Join(h.home, ".claude.json"), wrapped("/usr/local/bin/toolwarden"))
+	if v, out, _ := h.decide("claude", "read_text_file", "s2"); v != "ask" || !strings.Contains(out, "other servers named") {
+		t.Fatalf("through a file named toolwarden: %s %s", v, out)
+	}
+}
+
+// A .mcp.json server that an interactive Claude Code does not run (never
+// approved) gets no catalog entry, even one listed from that very server,
+// and the reason says why; the user's approval makes it count.
+func TestHookUsesNoEntryForAServerTheAgentDoesNotRun(t *testing.T) {
+	t.Parallel()
+	h := newHookRun(t)
+	h.vars["CLAUDE_CODE_ENTRYPOINT"] = "cli"
+	project := t.TempDir()
+	h.project = project
+	writeTestFile(t, filepath.Join(h.home, ".claude.json"), `{}`)
+	writeTestFile(t, filepath.Join(project, ".mcp.json"), `{"mcpServers":{"fs":`+fsServer+`}}`)
+	writeTestFile(t, filepath.Join(project, ".claude", "settings.local.json"), `{"enabledMcpjsonServers":["fs"]}`)
+	id := hook.Places{Home: h.home, Project: project, Getenv: func(k string) string { return h.env()[k] }, Environ: os.Environ()}.Resolve(hook.Claude, "fs")
+	if id.Outcome != hook.Runs {
+		t.Fatalf("approved .mcp.json server: %+v", id)
+	}
+	putCatalogOf(t, h.catalog, id.Server.Spec.Identity(), time.Now(), fsReadDef)
+	ev := strings.ReplaceAll(agentEvent("claude", "read_text_file", "s1"), `"cwd":"/home/me/src"`, `"cwd":`+quoteJSON(project))
+	decide := func() (string, string) {
+		code, out, stderr := runCLIEnv(t, h.env(), ev, "hook", "--agent", "claude", "--state-dir", h.state, "--approvals", h.approvals)
+		if code != exitOK {
+			t.Fatalf("exit %d %s %s", code, out, stderr)
+		}
+		return permission(t, out), out
+	}
+	if v, out := decide(); v != "allow" {
+		t.Fatalf("approved: %s %s", v, out)
+	}
+	writeTestFile(t, filepath.Join(project, ".claude", "settings.local.json"), `{}`)
+	if v, out := decide(); v != "ask" || !strings.Contains(out, "has not been approved") {
+		t.Fatalf("not approved: %s %s", v, out)
+	}
+}
