@@ -46,9 +46,9 @@ type deadlineClock struct {
 	mu sync.Mutex
 }
 
-// fire runs on the timer's goroutine once it claimed a deadline: it sets
-// the stop flag, and the countdown to 0 so that the guest looks at the flag
-// at its next check (a loop header or function entry). Its body runs at
+// fire runs on the timer's goroutine once it claimed a deadline: it stops
+// the guest at its next check (stopGuest: the stop flag, or the context
+// wazero watches with -tags toolwarden_wazero_interrupt). Its body runs at
 // most once per instance: an instance whose deadline fired is discarded.
 // See docs/RATIONALE.md ("Plugin deadlines are a stop flag, not wazero's
 // context watch") for why plain writes from another goroutine are enough.
@@ -56,8 +56,7 @@ func (in *instance) fire() {
 	if !in.fired.CompareAndSwap(false, true) {
 		return
 	}
-	in.stop.Set(1)
-	in.fuel.Set(0)
+	in.stopGuest()
 	in.fireDone <- struct{}{} // buffered, and sent once
 }
 
@@ -97,7 +96,7 @@ func (c *deadlineClock) schedule(t *time.Timer, due, now int64) {
 
 // arm starts the deadline of one guest call, d > 0 from now.
 func (in *instance) arm(d time.Duration) {
-	if in.stop == nil {
+	if !in.canStop() {
 		return
 	}
 	c := &in.clock
@@ -121,7 +120,7 @@ func (in *instance) arm(d time.Duration) {
 // When it did, disarm waits until the flag is set, so that nothing of the
 // timer's firing outlives the call.
 func (in *instance) disarm() (fired bool) {
-	if in.stop == nil || in.clock.due.Swap(0) != dueFiring {
+	if !in.canStop() || in.clock.due.Swap(0) != dueFiring {
 		return false
 	}
 	<-in.fireDone
@@ -133,7 +132,7 @@ func (in *instance) disarm() (fired bool) {
 // instance cannot run again. It is safe on an idle instance, from any
 // goroutine.
 func (in *instance) interrupt() {
-	if in.stop == nil {
+	if !in.canStop() {
 		return
 	}
 	c := &in.clock

@@ -30,12 +30,11 @@ type instance struct {
 	cctx   callCtx
 	alloc  memAlloc
 
-	// The deadline: the stop flag and the countdown the instrumented
-	// module checks at every loop header and function entry
-	// (instrument.go), set by a timer that is created once and left
+	// The deadline: what stops the guest (guestStop: the instrumented
+	// module's stop flag, deadline_flag.go, or the context wazero watches,
+	// deadline_wazero.go), set by a timer that is created once and left
 	// running across events (deadline.go).
-	stop     api.MutableGlobal
-	fuel     api.MutableGlobal
+	guestStop
 	timer    *time.Timer
 	fireDone chan struct{} // the timer's function has set the flag
 	fired    atomic.Bool   // fire ran (it runs its body once)
@@ -75,12 +74,10 @@ type instance struct {
 
 // callCtx is the context of every guest call on one instance, allocated
 // once per instance: the host functions find their instance through it.
-// Deadlines are not its business (the stop flag is); it is never done.
+// Its Deadline, Done and Err belong to the interrupt strategy
+// (deadline_flag.go, deadline_wazero.go).
 type callCtx struct{ in *instance }
 
-func (c *callCtx) Deadline() (time.Time, bool) { return time.Time{}, false }
-func (c *callCtx) Done() <-chan struct{}       { return nil }
-func (c *callCtx) Err() error                  { return nil }
 func (c *callCtx) Value(key any) any {
 	if key == (stateKey{}) {
 		return c.in
@@ -202,7 +199,7 @@ func (p *Plugin) newInstance(ctx context.Context) (_ *instance, err error) {
 		// into the capped log.
 		cfg = cfg.WithStdout(&lineWriter{in: in, level: 1}).WithStderr(&lineWriter{in: in, level: 2})
 	}
-	ictx := experimental.WithMemoryAllocator(context.WithValue(ctx, stateKey{}, in), &in.alloc)
+	ictx, startEnd := in.startCtx(experimental.WithMemoryAllocator(context.WithValue(ctx, stateKey{}, in), &in.alloc))
 	defer func() {
 		if r := recover(); r != nil {
 			err = fmt.Errorf("instantiate: %v", r)
@@ -213,15 +210,16 @@ func (p *Plugin) newInstance(ctx context.Context) (_ *instance, err error) {
 		}
 	}()
 	mod, err := p.rt.r.InstantiateModule(ictx, p.mod.compiled, cfg)
+	if startEnd() && err != nil {
+		return nil, errors.New("instantiate: timeout after " + p.initTimeout.String())
+	}
 	if err != nil {
 		return nil, fmt.Errorf("instantiate: %s", in.describeErr(err))
 	}
 	in.mod = mod
 	in.handle = mod.ExportedFunction(handleExport)
 	in.mem = mod.ExportedMemory(memoryExport)
-	in.stop, _ = mod.ExportedGlobal(instrument.StopExport).(api.MutableGlobal)
-	in.fuel, _ = mod.ExportedGlobal(instrument.FuelExport).(api.MutableGlobal)
-	if in.handle == nil || in.mem == nil || (in.stop == nil || in.fuel == nil) && !p.rt.opts.noDeadlines {
+	if in.handle == nil || in.mem == nil || !in.bindStop(mod) && !p.rt.opts.noDeadlines {
 		return nil, errors.New("instantiate: exports vanished")
 	}
 	in.timer = time.AfterFunc(time.Hour, in.tick)

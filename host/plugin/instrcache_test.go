@@ -1,3 +1,5 @@
+//go:build !toolwarden_wazero_interrupt
+
 package plugin
 
 import (

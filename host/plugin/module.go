@@ -144,14 +144,11 @@ func (rt *Runtime) compile(ctx context.Context, bin []byte) (*module, error) {
 	if m, err := rt.compiled(quick, bin); m != nil || err != nil {
 		return m, err
 	}
-	ibin, err := rt.instrumented(bin, sum)
+	cctx, ibin, err := rt.forCompile(ctx, bin, sum)
 	if err != nil {
 		return nil, fmt.Errorf("instrument: %w", err)
 	}
-	if rt.opts.noDeadlines {
-		ibin = bin
-	}
-	cm, err := rt.r.CompileModule(ctx, ibin)
+	cm, err := rt.r.CompileModule(cctx, ibin)
 	if err != nil {
 		return nil, fmt.Errorf("compile: %w", err)
 	}
@@ -226,7 +223,7 @@ func (rt *Runtime) Inspect(ctx context.Context, bin []byte) (*Info, error) {
 	// is what Load compiles: the instrumented module.
 	r := wazero.NewRuntimeWithConfig(ctx, wazero.NewRuntimeConfig())
 	defer r.Close(ctx)
-	ibin, err := instrument.Module(bin)
+	ibin, err := forInspect(bin)
 	if err != nil {
 		var ie *instrument.Error
 		if !errors.As(err, &ie) || !ie.Reserved() {

@@ -37,9 +37,10 @@ type Options struct {
 	// when larger.
 	InitTimeout time.Duration
 
-	// noDeadlines compiles modules as they are, without the stop flag,
-	// and runs events without deadlines: benchmarks use it to measure what
-	// deadlines cost. Never set outside tests.
+	// noDeadlines compiles modules as they are, without the stop flag or
+	// wazero's context watch, and runs events without deadlines:
+	// benchmarks use it to measure what deadlines cost. Never set outside
+	// tests.
 	noDeadlines bool
 	// noReuse enters the guest for every check, even a deterministic
 	// plugin's repeated input (deterministic.go): benchmarks of guest
@@ -105,8 +106,9 @@ func newCompilationCacheWithDir(dir string) (c wazero.CompilationCache, err erro
 
 // NewRuntime creates a runtime with the compiler engine. Deadlines interrupt
 // guest code through a stop flag that every module gets at load
-// (instrument.go), not through wazero's WithCloseOnContextDone, which costs
-// a goroutine per call and an exit to Go at every loop iteration.
+// (deadline_flag.go), not through wazero's WithCloseOnContextDone, which
+// costs a goroutine per call and an exit to Go at every loop iteration;
+// -tags toolwarden_wazero_interrupt builds that instead (deadline_wazero.go).
 func NewRuntime(ctx context.Context, opts Options) (*Runtime, error) {
 	rt := &Runtime{opts: opts, modules: map[uint64][]*module{}}
 	rt.log = opts.Logger
@@ -141,7 +143,7 @@ func NewRuntime(ctx context.Context, opts Options) (*Runtime, error) {
 	if rt.cache == nil {
 		rt.cache = wazero.NewCompilationCache()
 	}
-	cfg = cfg.WithCompilationCache(rt.cache)
+	cfg = configureInterrupt(cfg.WithCompilationCache(rt.cache), opts)
 	rt.r = wazero.NewRuntimeWithConfig(ctx, cfg)
 
 	_, err := rt.r.NewHostModuleBuilder(hostModule).
