@@ -48,7 +48,8 @@ type Resolution struct {
 // resolves its configured servers:
 //
 //   - Claude Code: the project's entry in ~/.claude.json (local scope), else
-//     the project's .mcp.json if the user approved that server (or the
+//     the project's .mcp.json (the nearest of the project's and its parent
+//     folders' that names it) if the user approved that server (or the
 //     session runs unapproved ones: claude -p), else ~/.claude.json's own
 //     mcpServers (user scope). A server disabled for the project (/mcp) is
 //     not run. Names compare as Claude Code's tool names carry them.
@@ -141,7 +142,7 @@ func (p Places) resolveClaude(name string) Resolution {
 	if local != nil {
 		return Resolution{Outcome: Runs, Server: *local}
 	}
-	project, err := p.claudeProjectServer(files[1], name)
+	project, err := p.claudeProjectServer(name)
 	if err != nil {
 		return unreadable(Claude, err)
 	}
@@ -186,7 +187,28 @@ func (p Places) claudeProjectOrUser(proj claudeProject, project Server, user *Se
 	return Resolution{Outcome: NotRun, Why: why}
 }
 
-func (p Places) claudeProjectServer(path, name string) (*Server, error) {
+// claudeProjectServer is the project-scope server name: Claude Code reads
+// the .mcp.json of every folder from the one below the filesystem root
+// down to the project, a nearer file's entry replacing a farther one's.
+func (p Places) claudeProjectServer(name string) (*Server, error) {
+	var dirs []string
+	for d := filepath.Clean(p.Project); filepath.Dir(d) != d; d = filepath.Dir(d) {
+		dirs = append(dirs, d)
+	}
+	var found *Server
+	for i := len(dirs) - 1; i >= 0; i-- {
+		s, err := p.claudeMCPJSON(filepath.Join(dirs[i], ".mcp.json"), name)
+		if err != nil {
+			return nil, err
+		}
+		if s != nil {
+			found = s
+		}
+	}
+	return found, nil
+}
+
+func (p Places) claudeMCPJSON(path, name string) (*Server, error) {
 	data, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
