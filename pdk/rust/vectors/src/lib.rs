@@ -1,5 +1,6 @@
-//! A test plugin that runs the kit's helpers on the shared vectors
-//! (pdk/testdata/regex.json and shellwords.json) inside the real host:
+//! A test plugin that runs the kit's helpers (regexps through the host's
+//! imports, the shell-word splitter) on pdk/testdata/regex.json and
+//! shellwords.json inside the real host:
 //! examples/plugins/helpers_test.go loads it with every pattern in its
 //! config and asks one case per check.
 //!
