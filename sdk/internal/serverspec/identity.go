@@ -21,11 +21,15 @@ import (
 // different identities are two servers; a tool list or a rule learned for
 // one says nothing of the other.
 type Identity struct {
+	// Command is the file the command runs: found on the server's PATH
+	// (from its folder) when it is a bare name, else as given.
 	Command string   `json:"command,omitempty"`
 	Args    []string `json:"args,omitempty"`
 	Dir     string   `json:"cwd,omitempty"`
 	// Env holds only the variables config.LoadsCode names, as sorted
 	// KEY=VALUE: a token changes nothing the server runs, NODE_OPTIONS does.
+	// PATH counts through Command instead: agents prepend folders of their
+	// own to it (Codex its helpers'), which change nothing the server runs.
 	Env []string `json:"env,omitempty"`
 	URL string   `json:"url,omitempty"`
 }
@@ -49,7 +53,48 @@ func (s Spec) Identity() Identity {
 		env = os.Environ()
 	}
 	id.Env = codeLoading(env)
+	id.Command = lookPath(id.Command, id.Dir, envValue(env, "PATH"))
 	return id
+}
+
+// lookPath is the file command names, as a process started in dir with
+// PATH path finds it: a path with a folder part from dir, a bare name in
+// the first PATH folder (relative ones from dir) holding an executable
+// file of that name. A name found nowhere stays as it is.
+func lookPath(command, dir, path string) string {
+	if command == "" {
+		return ""
+	}
+	if strings.ContainsAny(command, `/\`) {
+		if !filepath.IsAbs(command) && dir != "" {
+			command = filepath.Join(dir, command)
+		}
+		return filepath.Clean(command)
+	}
+	for _, d := range filepath.SplitList(path) {
+		if d == "" {
+			d = "."
+		}
+		if !filepath.IsAbs(d) {
+			d = filepath.Join(dir, d)
+		}
+		p := filepath.Join(d, command)
+		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0 {
+			return p
+		}
+	}
+	return command
+}
+
+// envValue is the last value of k in env.
+func envValue(env []string, k string) string {
+	v := ""
+	for _, kv := range env {
+		if name, val, ok := strings.Cut(kv, "="); ok && name == k {
+			v = val
+		}
+	}
+	return v
 }
 
 // canonicalDir resolves symbolic links, so that a folder reached by two
@@ -70,7 +115,7 @@ func codeLoading(env []string) []string {
 	last := map[string]string{}
 	for _, kv := range env {
 		k, v, ok := strings.Cut(kv, "=")
-		if ok && config.LoadsCode(k) {
+		if ok && config.LoadsCode(k) && k != "PATH" {
 			last[k] = v
 		}
 	}
