@@ -293,6 +293,18 @@ func TestArgguardModuleMatchesGoReference(t *testing.T) {
 				a.close()
 			}
 		}
+		// Each glob and regex rule holds one of the instance's 256 patterns.
+		many := make([]map[string]any, 257)
+		for i := range many {
+			many[i] = rule{"arg": "v", "deny_glob": fmt.Sprintf("/p%d/**", i)}
+		}
+		a := newArgguardTwins(t, host, rules(many...))
+		out, code, f := a.in.call(context.Background(), EventCheck, a.envelope(checkInput(`{"v":"x"}`)))
+		if want := "rules[256].deny_glob: regex_compile: this instance holds 256 patterns already"; f != nil ||
+			code != pdk.CodeBadConfig || !strings.HasPrefix(string(out), want) {
+			t.Errorf("257 rules: %d %q %v, want %q...", code, out, f, want)
+		}
+		a.close()
 	})
 }
 
