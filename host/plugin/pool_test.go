@@ -14,31 +14,11 @@ import (
 	"github.com/toolwarden/toolwarden/plugins/trifecta"
 )
 
-// oneCore runs the rest of the test on one P, so that every call comes
-// from the same core (and its home slot).
+// oneCore runs the rest of the test on one P, so that calls made one
+// after another take back the one idle instance.
 func oneCore(t *testing.T) {
 	prev := runtime.GOMAXPROCS(1)
 	t.Cleanup(func() { runtime.GOMAXPROCS(prev) })
-}
-
-// twoInstances loads a plugin whose pool holds two instances and takes
-// both.
-func twoInstances(t *testing.T) (p *Plugin, x, y *instance) {
-	t.Helper()
-	rt := newRuntime(t, Options{PoolSize: 2})
-	p, err := loadWasm(t, rt, config.Policy{Name: "noop"}, filepath.Join("testdata", "wat", "noop.wasm"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(p.Close)
-	ctx := context.Background()
-	if x, err = p.pool.get(ctx); err == nil {
-		y, err = p.pool.get(ctx)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	return p, x, y
 }
 
 // The guest counts the checks it ran (its reason), so the counts show

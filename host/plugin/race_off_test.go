@@ -1,5 +1,0 @@
-//go:build !race
-
-package plugin
-
-const raceEnabled = false
