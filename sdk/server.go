@@ -222,6 +222,15 @@ func (p *serverPolicy) apply(call host.Call, d *host.Decision, q *approval.Quest
 	if err != nil {
 		return refusedAnswer(name, err)
 	}
+	// A client that ends the prompt without an option (decline, cancel)
+	// may have shown it to no one (claude -p, codex exec): the model reads
+	// that, as from the proxy, never that the user denied the call.
+	p.g.mu.RLock()
+	always := p.g.h.Approvals()
+	p.g.mu.RUnlock()
+	if ended := proxy.UnansweredResult(name, d, res, always); ended != nil {
+		return ended
+	}
 	scope, allow := Answer(choice).scope()
 	if !allow {
 		return toolresult.Error("toolwarden: the user denied this call to %s. Do not retry it unless the user asks.", name)

@@ -15,7 +15,9 @@ import (
 	"github.com/toolwarden/toolwarden/host"
 	"github.com/toolwarden/toolwarden/host/hints"
 	"github.com/toolwarden/toolwarden/host/policy"
+	"github.com/toolwarden/toolwarden/host/session"
 	"github.com/toolwarden/toolwarden/sdk/internal/approval"
+	"github.com/toolwarden/toolwarden/sdk/internal/channel"
 	"github.com/toolwarden/toolwarden/sdk/internal/elicit"
 	"github.com/toolwarden/toolwarden/sdk/internal/rawjson"
 	"github.com/toolwarden/toolwarden/sdk/internal/toolresult"
@@ -419,7 +421,10 @@ func (p *Proxy) ask(ctx context.Context, rt *route, call host.Call, d *host.Deci
 	q := approval.NewQuestion(rt.name, d, call.Arguments, p.h.Approvals() != nil)
 	q.Drifted = drifted
 	// approval_channel (channels.go): anything but plain elicitation goes
-	// through the channel runner; plain elicitation is asked below.
+	// through the channel runner; plain elicitation is asked below, and so
+	// is a 2026-07-28 client's input request (its answer comes on a retry
+	// the runner cannot wait for), of which the runner only tells the
+	// webhook.
 	chans := p.channels(d)
 	canElicit := p.canElicit(req) && chans.Setting.Effective().Elicits()
 	if chans.Uses() && !(req.Modern && canElicit) {
@@ -433,6 +438,7 @@ func (p *Proxy) ask(ctx context.Context, rt *route, call host.Call, d *host.Deci
 		if err != nil {
 			return made(toolError("toolwarden: cannot ask for approval: %v", err))
 		}
+		p.tellInputRequest(chans, &q)
 		return made(server.NewInputRequestBuilder(state).Elicit(approval.ElicitationID, elicit.Params(&q)).ToolResult())
 	}
 	p.mu.RLock()
@@ -517,10 +523,12 @@ func (p *Proxy) answer(ctx context.Context, rt *route, call host.Call, d *host.D
 	if err != nil {
 		return made(refused(rt, err))
 	}
-	p.h.RecordAsk(p.session, host.AskRecord{Server: d.Server, Tool: d.Tool, App: d.App, Channel: "elicitation", Outcome: "answered", Option: choice})
 	if ended(res) {
+		// No option was chosen: the audit says what the client did.
+		p.h.RecordAsk(p.session, host.AskRecord{Server: d.Server, Tool: d.Tool, App: d.App, Channel: channel.Elicitation, Outcome: endedOutcome(res.Action)})
 		return made(p.unanswered(rt, d, res.Action))
 	}
+	p.h.RecordAsk(p.session, host.AskRecord{Server: d.Server, Tool: d.Tool, App: d.App, Channel: channel.Elicitation, Outcome: "answered", Option: choice})
 	return p.choose(ctx, rt, call, d, choice)
 }
 
@@ -807,7 +815,7 @@ func refused(rt *route, err error) *mcp.CallToolResult {
 func (p *Proxy) needsApproval(rt *route, d *host.Decision) *mcp.CallToolResult {
 	var b strings.Builder
 	fmt.Fprintf(&b, "toolwarden: this call to %s needs the user's approval, but this MCP client cannot show approval prompts (it did not declare the elicitation capability). The call was not made.\n", rt.name)
-	p.howToAllow(&b, d, "use an MCP client that supports elicitation")
+	howToAllow(&b, d, p.h.Approvals(), "use an MCP client that supports elicitation", true)
 	return mcp.NewToolResultError(b.String())
 }
 
@@ -817,9 +825,30 @@ func (p *Proxy) needsApproval(rt *route, d *host.Decision) *mcp.CallToolResult {
 // declines it), so the model must not read that a person refused: it is
 // told what the client did and how the call can be allowed.
 func (p *Proxy) unanswered(rt *route, d *host.Decision, action mcp.ElicitationResponseAction) *mcp.CallToolResult {
+	return unansweredResult(rt.name, d, action, p.h.Approvals(), true)
+}
+
+// UnansweredResult is the tool error for a call to tool whose approval
+// prompt the client ended without choosing an option (res's action is
+// decline or cancel), or nil when res is anything else. The sdk package's
+// MCP server answers with it, so that a model reads one account of an
+// unanswered prompt whichever way toolwarden sits in front of a tool.
+// always is the approvals file (nil: none), named in the advice. The
+// advice leaves out approval_channel = "inbox": the sdk's server asks an
+// elicitation-capable client itself, whatever the channel says.
+func UnansweredResult(tool string, d *host.Decision, res *mcp.ElicitationResult, always *session.Persistent) *mcp.CallToolResult {
+	if !ended(res) {
+		return nil
+	}
+	return unansweredResult(tool, d, res.Action, always, false)
+}
+
+// unansweredResult is what unanswered and UnansweredResult say; inbox
+// says whether approval_channel = "inbox" would ask elsewhere.
+func unansweredResult(tool string, d *host.Decision, action mcp.ElicitationResponseAction, always *session.Persistent, inbox bool) *mcp.CallToolResult {
 	var b strings.Builder
-	b.WriteString(unansweredWhat(rt.name, action))
-	p.howToAllow(&b, d, "run the agent interactively and choose an allow option in the prompt")
+	b.WriteString(unansweredWhat(tool, action))
+	howToAllow(&b, d, always, "run the agent interactively and choose an allow option in the prompt", inbox)
 	return mcp.NewToolResultError(b.String())
 }
 
@@ -837,26 +866,29 @@ func unansweredWhat(tool string, action mcp.ElicitationResponseAction) string {
 }
 
 // howToAllow writes why the call was asked about and the ways the user can
-// allow it, first among them first.
-func (p *Proxy) howToAllow(b *strings.Builder, d *host.Decision, first string) {
+// allow it, first among them first; always is the approvals file (nil:
+// none), inbox whether the approval inbox is a way.
+func howToAllow(b *strings.Builder, d *host.Decision, always *session.Persistent, first string, inbox bool) {
 	fmt.Fprintf(b, "Why: %s\n", toolresult.Reasons(d))
 	if hs := d.Hints.String(); hs != "" {
 		fmt.Fprintf(b, "Hints: %s\n", hs)
 	}
 	b.WriteString("To allow it, the user can:\n")
 	fmt.Fprintf(b, "  - %s;\n", first)
-	fmt.Fprintf(b, "  - or %s;\n", policy.ApproveAdvice(d))
-	if d.Rememberable && p.h.Approvals() != nil {
-		fmt.Fprintf(b, "  - or approve this exact definition permanently: toolwarden approvals add --approvals %q --server %s --tool %s --hash %s", p.h.Approvals().Path(), d.Server, d.Tool, d.DefinitionHash)
+	fmt.Fprintf(b, "  - or %s", policy.ApproveAdvice(d))
+	if d.Rememberable && always != nil {
+		fmt.Fprintf(b, ";\n  - or approve this exact definition permanently: toolwarden approvals add --approvals %q --server %s --tool %s --hash %s", always.Path(), d.Server, d.Tool, d.DefinitionHash)
 		if d.App != d.Server {
 			fmt.Fprintf(b, " --app %s", d.App)
 		}
 		if d.Connector != "" {
 			fmt.Fprintf(b, " --connector %s", d.Connector)
 		}
-		b.WriteString(";\n")
 	}
-	b.WriteString("  - or set approval_channel = \"inbox\" for this server and answer in the approval inbox (toolwarden inbox).")
+	if inbox {
+		b.WriteString(";\n  - or set approval_channel = \"inbox\" for this server and answer in the approval inbox (toolwarden inbox)")
+	}
+	b.WriteString(".")
 }
 
 // upstreamError turns a failed upstream call into a tool error.

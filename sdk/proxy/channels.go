@@ -3,7 +3,6 @@ package proxy
 import (
 	"context"
 	"errors"
-	"sync/atomic"
 
 	"github.com/mark3labs/mcp-go/mcp"
 
@@ -41,9 +40,6 @@ func (p *Proxy) origin() string {
 // channel does not) elicit: the inbox is then waited on alone.
 func (p *Proxy) askChannels(ctx context.Context, rt *route, call host.Call, d *host.Decision, q *approval.Question, r *channel.Runner, canElicit bool) outcome {
 	var el channel.Elicit
-	// How the client ended the prompt, when it chose no option (see
-	// unanswered); written by el, read once its answer has won.
-	var endedBy atomic.Value
 	if canElicit {
 		el = func(ctx context.Context) (string, error) {
 			p.mu.RLock()
@@ -61,22 +57,27 @@ func (p *Proxy) askChannels(ctx context.Context, rt *route, call host.Call, d *h
 				return "", err
 			}
 			if ended(res) {
-				endedBy.Store(res.Action)
+				return "", &channel.EndedError{Outcome: endedOutcome(res.Action)}
 			}
 			return elicit.Answer(q, res)
 		}
 	}
-	ans, err := r.Ask(ctx, channel.Prompt{Origin: p.origin(), Session: p.session, Question: q, Timeout: p.opts.approvalTimeout}, el)
+	prompt := channel.Prompt{Origin: p.origin(), Session: p.session, Question: q, Timeout: p.opts.approvalTimeout}
+	ans, err := r.Ask(ctx, prompt, el)
 	var refusal *channel.RefusedError
 	switch {
 	case err == nil:
-		if a, ok := endedBy.Load().(mcp.ElicitationResponseAction); ok && ans.Channel == channel.Elicitation {
-			return made(p.unanswered(rt, d, a))
+		if ans.Ended != "" {
+			return made(p.unanswered(rt, d, endedAction(ans.Ended)))
 		}
 		return p.choose(ctx, rt, call, d, ans.Option)
 	case errors.As(err, &refusal):
 		return made(noChannel(rt, refusal.Setting))
 	case errors.Is(err, channel.ErrNoChannel):
+		// No channel asks anyone, but the ask is still an ask: the
+		// webhook hears of it (with no channel to wait on).
+		prompt.Timeout = 0
+		r.Tell(prompt)
 		return made(p.needsApproval(rt, d))
 	case errors.Is(err, channel.ErrTimeout):
 		return made(toolError("toolwarden: %s was not approved: no answer within %s (asked through %s), so it was denied.", rt.name, p.opts.approvalTimeout, r.Setting.Where()))
@@ -87,4 +88,29 @@ func (p *Proxy) askChannels(ctx context.Context, rt *route, call host.Call, d *h
 // noChannel is the deny of an ask under approval_channel = "none".
 func noChannel(rt *route, s config.ChannelSetting) *mcp.CallToolResult {
 	return toolresult.Error("toolwarden denied this call to %s: %s [%s]", rt.name, channel.Refusal(s), channel.Code)
+}
+
+// endedOutcome is the audit outcome of a prompt the client ended with
+// action (decline or cancel).
+func endedOutcome(action mcp.ElicitationResponseAction) string {
+	if action == mcp.ElicitationResponseActionDecline {
+		return channel.Declined
+	}
+	return channel.Cancelled
+}
+
+// endedAction is the MCP action an ended outcome came from.
+func endedAction(outcome string) mcp.ElicitationResponseAction {
+	if outcome == channel.Declined {
+		return mcp.ElicitationResponseActionDecline
+	}
+	return mcp.ElicitationResponseActionCancel
+}
+
+// tellInputRequest tells the webhook of an ask put to a 2026-07-28 client
+// as an input request: the answer comes back on a retry, which the
+// channel runner cannot wait for, so the runner only posts it. The
+// request state keeps its own clock, so no expiry is given.
+func (p *Proxy) tellInputRequest(r *channel.Runner, q *approval.Question) {
+	r.Tell(channel.Prompt{Origin: p.origin(), Session: p.session, Question: q}, channel.Elicitation)
 }

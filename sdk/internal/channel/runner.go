@@ -15,6 +15,7 @@ import (
 
 	"github.com/toolwarden/toolwarden/host"
 	"github.com/toolwarden/toolwarden/host/config"
+	"github.com/toolwarden/toolwarden/host/policy"
 	"github.com/toolwarden/toolwarden/sdk/inbox"
 	"github.com/toolwarden/toolwarden/sdk/internal/approval"
 )
@@ -56,7 +57,27 @@ type Answer struct {
 	Channel string
 	// By is where an inbox answer was given ("inbox", "webhook-link").
 	By string
+	// Ended is Declined or Cancelled when the client ended the prompt
+	// without choosing an option (Option is then deny); "" otherwise.
+	Ended string
 }
+
+// Outcomes of a prompt the client ended without choosing an option (MCP's
+// decline and cancel). The ask ends denied, but the audit and the webhook
+// say which, never "answered": a non-interactive client does it by
+// itself (claude -p cancels every prompt, codex exec declines it), and
+// whoever reads them must tell that from a person's Deny.
+const (
+	Declined  = "declined"
+	Cancelled = "cancelled"
+)
+
+// EndedError is what an Elicit returns when the client ended the prompt
+// without choosing an option; Outcome is Declined or Cancelled. It is not
+// a failure: the ask ends with it, denied, as with an answer.
+type EndedError struct{ Outcome string }
+
+func (e *EndedError) Error() string { return "the client " + e.Outcome + " the approval prompt" }
 
 // Runner asks over the channels of one setting. Its zero value (besides
 // Setting) uses the user's inbox directory, the process environment and
@@ -124,7 +145,9 @@ func (r *Runner) Uses() bool {
 
 // Ask puts p to the configured channels and returns the first answer. An
 // elicit of nil means the client cannot elicit: the inbox is waited on
-// instead when the channel includes it. Errors: *RefusedError for "none",
+// instead when the channel includes it. An elicit that returns an
+// *EndedError ends the ask denied, with Answer.Ended set. Errors:
+// *RefusedError for "none",
 // ErrNoChannel when nothing can take the ask, ErrTimeout, ctx.Err(), or
 // the last channel's failure when every channel failed.
 func (r *Runner) Ask(ctx context.Context, p Prompt, elicit Elicit) (Answer, error) {
@@ -210,14 +233,22 @@ func (r *Runner) Ask(ctx context.Context, p Prompt, elicit Elicit) (Answer, erro
 	expired := false
 	for len(waiting) > 0 {
 		res := <-results
-		if res.err == nil && slices.Contains(q.Options, res.ans.Option) {
+		var end *EndedError
+		if errors.As(res.err, &end) {
+			res.ans, res.err = Answer{Option: policy.OptionDeny, Channel: res.channel, Ended: end.Outcome}, nil
+		}
+		if res.err == nil && (res.ans.Ended != "" || slices.Contains(q.Options, res.ans.Option)) {
 			delete(waiting, res.channel)
 			cancel()
-			rec(host.AskRecord{Ask: id, Channel: res.channel, Outcome: "answered", Option: res.ans.Option, By: res.ans.By})
+			outcome, option := "answered", res.ans.Option
+			if res.ans.Ended != "" {
+				outcome, option = res.ans.Ended, "" // no option was chosen
+			}
+			rec(host.AskRecord{Ask: id, Channel: res.channel, Outcome: outcome, Option: option, By: res.ans.By})
 			for other := range waiting {
 				rec(host.AskRecord{Ask: id, Channel: other, Outcome: "withdrawn"})
 			}
-			r.notifyAnswer(p, id, res.channel, "answered", res.ans.Option)
+			r.notifyAnswer(p, id, res.channel, outcome, option)
 			return res.ans, nil
 		}
 		if ctx.Err() != nil || errors.Is(res.err, inbox.ErrExpired) {
@@ -251,9 +282,10 @@ func (r *Runner) Ask(ctx context.Context, p Prompt, elicit Elicit) (Answer, erro
 
 // Tell posts the "ask" event of an ask handed to a channel the Runner
 // does not wait on (the agent's own dialog, for a hook under
-// "elicitation"), so that the webhook hears of every ask; channels names
-// where it is asked. It returns at once; nothing is posted under "none"
-// or without a webhook.
+// "elicitation"; a 2026-07-28 client's input request, in wrap and proxy),
+// so that the webhook hears of every ask; channels names where it is
+// asked, none when no channel can take it (a client that cannot elicit).
+// It returns at once; nothing is posted under "none" or without a webhook.
 func (r *Runner) Tell(p Prompt, channels ...string) {
 	if r.Setting.Effective() == config.ChannelNone || r.Webhook == nil {
 		return
