@@ -14,8 +14,9 @@ type AskRecord struct {
 	App    string `json:"app,omitempty"`
 	// Channel is "elicitation", "inbox", "webhook" or "none".
 	Channel string `json:"channel"`
-	// Outcome is "answered", "posted", "sent", "failed", "withdrawn",
-	// "expired" or "refused" (approval_channel = "none").
+	// Outcome is "answered", "declined" or "cancelled" (the client ended
+	// the prompt without an option: no Option), "posted", "sent", "failed",
+	// "withdrawn", "expired" or "refused" (approval_channel = "none").
 	Outcome string `json:"outcome"`
 	// Option is the answer ("allow_once", "deny", ...), when answered;
 	// By is where the answer was given when the channel knows ("inbox",
