@@ -19,7 +19,11 @@
 //
 // Webhook posts run in the background; a short-lived process (a hook)
 // gives them a bounded time with FlushWithin before it answers, and tells
-// the webhook of an ask it hands to the agent's own dialog with Tell.
+// the webhook of an ask it hands to the agent's own dialog with Tell, as
+// wrap and proxy tell it of a 2026-07-28 client's input request and of an
+// ask no channel can take. A prompt the client ends without an option
+// (Elicit returns *EndedError) ends the ask denied, audited as Declined or
+// Cancelled.
 //
 // The webhook only ever notifies: nothing it receives is read, so an
 // answer can reach an asking call only through a channel only this user

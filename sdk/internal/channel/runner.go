@@ -147,9 +147,9 @@ func (r *Runner) Uses() bool {
 // elicit of nil means the client cannot elicit: the inbox is waited on
 // instead when the channel includes it. An elicit that returns an
 // *EndedError ends the ask denied, with Answer.Ended set. Errors:
-// *RefusedError for "none",
-// ErrNoChannel when nothing can take the ask, ErrTimeout, ctx.Err(), or
-// the last channel's failure when every channel failed.
+// *RefusedError for "none", ErrNoChannel when nothing can take the ask,
+// ErrTimeout, ctx.Err(), or the last channel's failure when every channel
+// failed.
 func (r *Runner) Ask(ctx context.Context, p Prompt, elicit Elicit) (Answer, error) {
 	q := p.Question
 	d := q.Decision
