@@ -67,10 +67,12 @@ func TestEachBuildStopsGuestsItsOwnWay(t *testing.T) {
 	}
 	in.interrupt()
 	deadline := time.Now().Add(5 * time.Second)
-	for !in.stopped() && time.Now().Before(deadline) {
+	for !in.fired.Load() && time.Now().Before(deadline) {
 		time.Sleep(time.Millisecond)
 	}
-	if !in.stopped() {
+	// disarm waits for the timer's function to finish: only then may this
+	// goroutine look at what it wrote.
+	if !in.fired.Load() || !in.disarm() || !in.stopped() {
 		t.Fatal("interrupt did not stop the instance within 5s")
 	}
 	in.retire = true
