@@ -92,6 +92,7 @@ func runToolsSync(e *env, args []string) int {
 		fmt.Fprintln(e.stderr, "toolwarden tools sync:", err)
 		return exitError
 	}
+	places.TrustProject = *trustProject
 
 	servers, failed := syncServers(e, places, *agents, configs)
 	if failed < 0 {
@@ -116,7 +117,11 @@ func runToolsSync(e *env, args []string) int {
 		}
 		trusted = append(trusted, s)
 	}
-	servers = trusted
+	// Held to the admin's server allow-lists by the hook's own judge.
+	if servers, err = cli.AdmitToSync(e.stdout, e.getenv, places.Project, trusted); err != nil {
+		fmt.Fprintln(e.stderr, "toolwarden tools sync:", err)
+		return exitError
+	}
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -185,7 +190,7 @@ func syncServers(e *env, places hook.Places, agents string, configs []string) ([
 			fmt.Fprintln(e.stderr, "toolwarden tools sync:", err)
 			return nil, -1
 		}
-		s, errs := places.AgentServers(agent)
+		s, errs := cli.SyncAgentServers(e.stdout, places, agent)
 		for _, err := range errs {
 			failed++
 			fmt.Fprintf(e.stderr, "toolwarden tools sync: %s config: %v\n", agent, err)

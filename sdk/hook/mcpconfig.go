@@ -29,6 +29,9 @@ type Server struct {
 	// (which came with the repository) must not be started: the agent has
 	// not been told to trust it.
 	Untrusted string
+	// Agent is the agent that runs it (RunningServers); "" for a server
+	// of toolwarden's own config.
+	Agent Agent
 }
 
 // Places says where an agent's config files are, and the environment the
@@ -40,6 +43,14 @@ type Places struct {
 	// Environ is the environment a stdio server started by the agent
 	// inherits (os.Environ()), before the entry's own env.
 	Environ []string
+	// TrustProject counts the project as trusted by every agent (tools
+	// sync --trust-project): its own servers resolve as if the user had
+	// approved them. A hook never sets it.
+	TrustProject bool
+	// startsServers is set by RunningServers: a server the answer is
+	// about will be started, so a project server is taken as run only
+	// when the agent surely runs it.
+	startsServers bool
 }
 
 // AgentServers lists the MCP servers agent's own config names, every

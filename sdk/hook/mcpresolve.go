@@ -163,7 +163,11 @@ func (p Places) resolveClaude(name string) Resolution {
 // server of the same name (if any) by the .mcp.json server's approval.
 func (p Places) claudeProjectOrUser(proj claudeProject, project Server, user *Server, name string) Resolution {
 	why := ""
-	switch p.claudeMCPJSONState(proj, project.Name) {
+	state := p.claudeMCPJSONState(proj, project.Name)
+	if state == pending && p.TrustProject {
+		state = approved
+	}
+	switch state {
 	case approved:
 		return Resolution{Outcome: Runs, Server: project}
 	case rejected:
@@ -173,6 +177,9 @@ func (p Places) claudeProjectOrUser(proj claudeProject, project Server, user *Se
 		switch {
 		case runs:
 			return Resolution{Outcome: Runs, Server: project}
+		case !known && p.startsServers:
+			// Starting it takes knowing the agent runs it: not approved,
+			// it is left out (--trust-project approves it).
 		case !known && user != nil && !user.Spec.Identity().Equal(project.Spec.Identity()):
 			return Resolution{Outcome: Unsure, Why: fmt.Sprintf("server %q is both in ~/.claude.json and, not approved, in the project's .mcp.json; which one Claude Code runs depends on how the session was started (interactive or -p), which CLAUDE_CODE_ENTRYPOINT does not say here", name)}
 		case !known:
@@ -241,7 +248,7 @@ func (p Places) resolveGemini(name string) Resolution {
 	projectFile := filepath.Join(p.Project, ".gemini", "settings.json")
 	untrusted := ""
 	if realPath(p.Project) != realPath(p.geminiHome()) {
-		if p.geminiTrusted() {
+		if p.TrustProject || p.geminiTrusted() {
 			files = append(files, projectFile)
 		} else {
 			untrusted = projectFile
@@ -379,7 +386,7 @@ func (p Places) codexLayers() (layers, notLoaded []string, err error) {
 		if !ok {
 			level = trust[gitRoot]
 		}
-		if level == "trusted" {
+		if level == "trusted" || p.TrustProject && level != "untrusted" {
 			layers = append(layers, f)
 		} else {
 			notLoaded = append(notLoaded, f)
