@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"bytes"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -116,7 +117,7 @@ func TestToolsSyncStartsNoServerTheAdminsAllowListsRefuse(t *testing.T) {
 			path, content := agentConfig(agent, map[string][2]string{"files": {fs, r.project}, "evil": {"node", evil}})
 			r.write(t, r.home, path, content)
 			code, out := r.sync(t, agent)
-			noMarker(t, marker)
+			neverRan(t, marker)
 			if code != 0 {
 				t.Fatalf("tools sync exited %d:\n%s", code, out)
 			}
@@ -138,7 +139,7 @@ func TestToolsSyncStartsNoServerTheAdminsAllowListsRefuse(t *testing.T) {
 		evil, marker := evilScript(t)
 		r.write(t, r.home, ".claude.json", `{"mcpServers": {"files": {"command": `+jsonQuote(fs)+`, "args": [`+jsonQuote(r.project)+`], "env": {"NODE_OPTIONS": "--require `+evil+`"}}}}`)
 		code, out := r.sync(t, "claude")
-		noMarker(t, marker)
+		neverRan(t, marker)
 		mustContain(t, out, "refuse files: not started")
 		mustContain(t, out, "NODE_OPTIONS")
 		if code != 0 {
@@ -153,10 +154,63 @@ func TestToolsSyncStartsNoServerTheAdminsAllowListsRefuse(t *testing.T) {
 		path, content := agentConfig("claude", map[string][2]string{"evil": {"node", evil}})
 		r.write(t, r.home, path, content)
 		code, out := r.sync(t, "claude")
-		noMarker(t, marker)
+		neverRan(t, marker)
 		if code != 1 {
 			t.Fatalf("tools sync exited %d, want 1 (fail closed):\n%s", code, out)
 		}
 		mustContain(t, out, "no server started")
 	})
+}
+
+// Through the real binary, for each agent: tools sync lists the server the
+// agent runs from a layer beyond the user's own file (Claude Code: an
+// approved .mcp.json of the project's parent folder; Gemini CLI: the
+// system settings; Codex: the trusted project's .codex/config.toml), and
+// never starts a server the user's file names but the agent will not run
+// (disabled for the project, in mcp.excluded, enabled = false): its code
+// would leave a marker file, and the catalog gets no entry for it.
+func TestToolsSyncListsTheServersEachAgentRunsAndNoOther(t *testing.T) {
+	fs := npmServer(t, "mcp-server-filesystem")
+	for _, agent := range []string{"claude", "gemini", "codex"} {
+		t.Run(agent, func(t *testing.T) {
+			t.Parallel()
+			r := newSyncRun(t)
+			evil, marker := evilScript(t)
+			files := `{"command": ` + jsonQuote(fs) + `, "args": [` + jsonQuote(r.project) + `]}`
+			gone := `{"command": "node", "args": [` + jsonQuote(evil) + `]}`
+			switch agent {
+			case "claude":
+				r.write(t, filepath.Dir(r.project), ".mcp.json", `{"mcpServers": {"files": `+files+`}}`)
+				r.write(t, r.home, ".claude.json", `{"mcpServers": {"gone": `+gone+`}, "projects": {`+jsonQuote(r.project)+
+					`: {"enabledMcpjsonServers": ["files"], "hasTrustDialogAccepted": true, "disabledMcpServers": ["gone"]}}}`)
+			case "gemini":
+				r.write(t, r.home, "no-system-settings.json", `{"mcpServers": {"files": `+files+`}}`)
+				r.write(t, r.home, ".gemini/settings.json", `{"mcpServers": {"gone": `+gone+`}, "mcp": {"excluded": ["gone"]}}`)
+			case "codex":
+				r.write(t, r.project, ".codex/config.toml", "[mcp_servers.files]\ncommand = "+jsonQuote(fs)+"\nargs = ["+jsonQuote(r.project)+"]\n")
+				r.write(t, r.home, ".codex/config.toml", "[projects."+jsonQuote(r.project)+"]\ntrust_level = \"trusted\"\n\n[mcp_servers.gone]\ncommand = \"node\"\nargs = ["+jsonQuote(evil)+"]\nenabled = false\n")
+			}
+			code, out := r.sync(t, agent)
+			neverRan(t, marker)
+			if code != 0 {
+				t.Fatalf("tools sync exited %d:\n%s", code, out)
+			}
+			mustContain(t, out, "ok   files:")
+			mustContain(t, out, "skip gone: "+agent+" does not run it")
+			list := r.listed(t)
+			mustContain(t, list, "files:")
+			if strings.Contains(list, "gone") {
+				t.Fatalf("a server the agent does not run has a catalog entry:\n%s", list)
+			}
+		})
+	}
+}
+
+// neverRan fails the test when the server's code left its marker: tools
+// sync started a server it must not have.
+func neverRan(t *testing.T, marker string) {
+	t.Helper()
+	if _, err := os.Stat(marker); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("tools sync started a server it must not start: its code ran (%s exists: %v)", marker, err)
+	}
 }
