@@ -84,7 +84,7 @@ var codexHookEvents = map[string]string{
 // read or parsed is an error; the others are still listed.
 func (p Places) CodexHooks() ([]CodexHook, []error) {
 	user := p.UserConfig()
-	states, projects, err := codexUserState(user)
+	states, err := codexUserState(user)
 	var errs []error
 	if err != nil {
 		errs = append(errs, err)
@@ -104,12 +104,15 @@ func (p Places) CodexHooks() ([]CodexHook, []error) {
 	dir := filepath.Dir(user)
 	add(filepath.Join(dir, "hooks.json"), "")
 	add(user, "")
-	root, layers := codexProjectLayers(p.Project)
-	untrusted := ""
-	if len(layers) > 0 && !codexProjectTrusted(projects, root, p.Project) {
-		untrusted = fmt.Sprintf("Codex loads no config of the project %s until it is trusted ([projects.%q] trust_level = \"trusted\" in %s, or answer Codex's trust prompt in that folder)", root, root, user)
+	cp, err := p.codexProjectOf()
+	if err != nil {
+		return out, append(errs, err)
 	}
-	for _, d := range layers {
+	for _, d := range cp.dirs {
+		untrusted := ""
+		if !cp.trusted(filepath.Dir(d)) {
+			untrusted = fmt.Sprintf("Codex loads no config of the project %s until it is trusted ([projects.%q] trust_level = \"trusted\" in %s, or answer Codex's trust prompt in that folder)", cp.root, cp.root, user)
+		}
 		add(filepath.Join(d, "hooks.json"), untrusted)
 		add(filepath.Join(d, "config.toml"), untrusted)
 	}
@@ -121,65 +124,22 @@ type codexHookState struct {
 	TrustedHash string `toml:"trusted_hash"`
 }
 
-// codexUserState reads the hook states and project trust levels of the
-// user's config; a missing file has none.
-func codexUserState(path string) (map[string]codexHookState, map[string]string, error) {
+// codexUserState reads the hook states of the user's config; a missing
+// file has none. Project trust is codexProjectOf's (mcpresolve.go).
+func codexUserState(path string) (map[string]codexHookState, error) {
 	var cfg struct {
 		Hooks struct {
 			State map[string]codexHookState `toml:"state"`
 		} `toml:"hooks"`
-		Projects map[string]struct {
-			TrustLevel string `toml:"trust_level"`
-		} `toml:"projects"`
 	}
 	if _, err := toml.DecodeFile(path, &cfg); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return nil, nil, fmt.Errorf("%s: %w", path, err)
+		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	states := make(map[string]codexHookState, len(cfg.Hooks.State))
 	for k, s := range cfg.Hooks.State {
 		states[strings.TrimSpace(k)] = s // Codex trims keys
 	}
-	projects := make(map[string]string, len(cfg.Projects))
-	for k, v := range cfg.Projects {
-		projects[k] = v.TrustLevel
-	}
-	return states, projects, nil
-}
-
-// codexProjectLayers finds the project root (the nearest folder up from
-// project holding .git, else project itself) and the .codex folders from
-// the root down to project, as Codex layers them.
-func codexProjectLayers(project string) (root string, layers []string) {
-	if project == "" {
-		return "", nil
-	}
-	root = project
-	for d := project; ; d = filepath.Dir(d) {
-		if _, err := os.Stat(filepath.Join(d, ".git")); err == nil {
-			root = d
-			break
-		}
-		if filepath.Dir(d) == d {
-			break
-		}
-	}
-	var dirs []string
-	for d := project; ; d = filepath.Dir(d) {
-		dirs = append(dirs, d)
-		if d == root || filepath.Dir(d) == d {
-			break
-		}
-	}
-	for i := len(dirs) - 1; i >= 0; i-- {
-		if st, err := os.Stat(filepath.Join(dirs[i], ".codex")); err == nil && st.IsDir() {
-			layers = append(layers, filepath.Join(dirs[i], ".codex"))
-		}
-	}
-	return root, layers
-}
-
-func codexProjectTrusted(projects map[string]string, root, project string) bool {
-	return projects[root] == "trusted" || projects[project] == "trusted"
+	return states, nil
 }
 
 // codexMatcherGroup is one [[hooks.<Event>]] entry.

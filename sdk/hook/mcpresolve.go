@@ -355,48 +355,84 @@ func codexFileNames(path, name string) bool {
 // codexLayers are Codex's config files in the order it merges them, and
 // the project files it leaves out because their folder is not trusted.
 func (p Places) codexLayers() (layers, notLoaded []string, err error) {
-	system := "/etc/codex"
-	if runtime.GOOS == "windows" {
-		system = ""
-	}
-	user := p.ConfigFiles(Codex)[0]
-	if system != "" {
-		layers = append(layers, filepath.Join(system, "config.toml"))
-	}
-	layers = append(layers, user)
-	trust, markers, err := codexTrust(layers)
+	cp, err := p.codexProjectOf()
 	if err != nil {
 		return nil, nil, err
 	}
-	root := codexProjectRoot(p.Project, markers)
-	gitRoot := codexProjectRoot(p.Project, []string{".git"})
-	codexHome := realPath(filepath.Dir(user))
-	for _, dir := range codexDirsDown(root, p.Project) {
-		f := filepath.Join(dir, ".codex", "config.toml")
-		if realPath(filepath.Join(dir, ".codex")) == codexHome {
-			continue
-		}
+	layers = append(layers, cp.base...)
+	for _, dir := range cp.dirs {
+		f := filepath.Join(dir, "config.toml")
 		if _, err := os.Stat(f); err != nil {
 			continue
 		}
-		level, ok := trust[dir]
-		if !ok {
-			level, ok = trust[root]
-		}
-		if !ok {
-			level = trust[gitRoot]
-		}
+		level := cp.level(filepath.Dir(dir))
 		if level == "trusted" || p.TrustProject && level != "untrusted" {
 			layers = append(layers, f)
 		} else {
 			notLoaded = append(notLoaded, f)
 		}
 	}
-	if system != "" {
-		layers = append(layers, filepath.Join(system, "managed_config.toml"))
+	if cp.system != "" {
+		layers = append(layers, filepath.Join(cp.system, "managed_config.toml"))
 	}
 	return layers, notLoaded, nil
 }
+
+// codexProject is what Codex knows of the project before it loads any of
+// its files: the system and user configs, the trust levels and project
+// root markers they record, the project root, and the project's .codex
+// folders from the root down.
+type codexProject struct {
+	system        string   // /etc/codex, "" where there is none
+	base          []string // the system and user config.toml
+	trust         map[string]string
+	root, gitRoot string
+	dirs          []string // .codex folders, the root's first
+}
+
+// codexProjectOf reads Codex's view of the project (see codexProject).
+// This is the one place that tells whether Codex trusts the project, for
+// its MCP servers (Resolve) and its hooks (CodexHooks) alike.
+func (p Places) codexProjectOf() (codexProject, error) {
+	var cp codexProject
+	if runtime.GOOS != "windows" {
+		cp.system = "/etc/codex"
+		cp.base = append(cp.base, filepath.Join(cp.system, "config.toml"))
+	}
+	user := p.ConfigFiles(Codex)[0]
+	cp.base = append(cp.base, user)
+	trust, markers, err := codexTrust(cp.base)
+	if err != nil {
+		return cp, err
+	}
+	cp.trust = trust
+	cp.root = codexProjectRoot(p.Project, markers)
+	cp.gitRoot = codexProjectRoot(p.Project, []string{".git"})
+	codexHome := realPath(filepath.Dir(user))
+	for _, dir := range codexDirsDown(cp.root, p.Project) {
+		d := filepath.Join(dir, ".codex")
+		// The user's own Codex folder is not a project layer.
+		if fi, err := os.Stat(d); err == nil && fi.IsDir() && realPath(d) != codexHome {
+			cp.dirs = append(cp.dirs, d)
+		}
+	}
+	return cp, nil
+}
+
+// level is the trust level Codex applies to the project folder dir: its
+// own entry, else the project root's, else the git root's.
+func (cp codexProject) level(dir string) string {
+	if level, ok := cp.trust[filepath.Clean(dir)]; ok {
+		return level
+	}
+	if level, ok := cp.trust[cp.root]; ok {
+		return level
+	}
+	return cp.trust[cp.gitRoot]
+}
+
+// trusted says whether Codex trusts the project folder dir.
+func (cp codexProject) trusted(dir string) bool { return cp.level(dir) == "trusted" }
 
 // codexTrust reads projects.<path>.trust_level and project_root_markers
 // from the files merged so far (the later winning).
