@@ -53,9 +53,10 @@ type Places struct {
 	startsServers bool
 }
 
-// AgentServers lists the MCP servers agent's own config names, every
-// definition of every name (tools sync lists them all; which one the
-// agent runs for a name is Resolve's answer): Claude Code's ~/.claude.json
+// AgentServers lists the MCP servers agent's user and project config
+// files name, every definition of every name, whether or not the agent
+// runs it (which servers it runs is RunningServers', which tools sync
+// starts; which one it runs for a name is Resolve's): Claude Code's ~/.claude.json
 // (mcpServers, then projects[Project].mcpServers) and .mcp.json; Gemini
 // CLI's ~/.gemini/settings.json and .gemini/settings.json; Codex's
 // $CODEX_HOME/config.toml (default ~/.codex). A missing file holds no
