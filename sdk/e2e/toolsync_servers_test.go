@@ -146,6 +146,24 @@ func TestToolsSyncStartsNoServerTheAdminsAllowListsRefuse(t *testing.T) {
 			t.Fatalf("tools sync exited %d:\n%s", code, out)
 		}
 	})
+	t.Run("a Codex-style [mcp_servers] allow-list", func(t *testing.T) {
+		t.Parallel()
+		r := newSyncRun(t)
+		reqs := writeFile(t, "requirements.toml", "[mcp_servers.files.identity]\ncommand = "+jsonQuote(fs)+"\n")
+		r.env = []string{"TOOLWARDEN_REQUIREMENTS=" + reqs}
+		evil, marker := evilScript(t)
+		// Under an admitted name, and under a name the list does not hold.
+		path, content := agentConfig("codex", map[string][2]string{"files": {"node", evil}, "evil": {"node", evil}})
+		r.write(t, r.home, path, content)
+		code, out := r.sync(t, "codex")
+		neverRan(t, marker)
+		mustContain(t, out, "refuse files: not started")
+		mustContain(t, out, "refuse evil: not started")
+		mustContain(t, out, reqs)
+		if code != 0 {
+			t.Fatalf("tools sync exited %d:\n%s", code, out)
+		}
+	})
 	t.Run("requirements that cannot be read", func(t *testing.T) {
 		t.Parallel()
 		r := newSyncRun(t)
