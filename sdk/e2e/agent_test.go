@@ -162,12 +162,13 @@ func TestExampleAgentMakesNoDeniedCall(t *testing.T) {
 		t.Error("the write policy denied ran")
 	}
 
-	// An ask the human denies is not made either.
+	// An ask the agent's approver denies (sdk.DenyAll: no one is asked)
+	// is not made either, and the model is not told a person refused it.
 	out = runAgent(t, s, "deny", `
 {"server":"fs","tool":"write_file","arguments":{"path":"$DIR/denied.txt","content":"no"}}
 {"server":"fs","tool":"read_text_file","arguments":{"path":"$DIR/notes.txt"}}
 `)
-	if !strings.Contains(out, "approval asked [main] fs.write_file") || !strings.Contains(out, "the user denied this call to write_file") {
+	if !strings.Contains(out, "approval asked [main] fs.write_file") || !strings.Contains(out, "write_file was not approved (no one was asked") || strings.Contains(out, "the user denied") {
 		t.Errorf("the write was not asked about and denied:\n%s", out)
 	}
 	if _, err := os.Stat(filepath.Join(s.dir, "denied.txt")); err == nil {
