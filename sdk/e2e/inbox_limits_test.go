@@ -164,6 +164,12 @@ func peakRSS(t *testing.T, pid int) int64 {
 }
 
 func TestTheInboxStaysSmallUnderThreeHundredPlantedAsksOfTwoHundredKB(t *testing.T) {
+	if raceEnabled {
+		// The race detector multiplies the inbox's memory and slows its
+		// scans past the test's client timeouts; CI runs this test in the
+		// coverage pass, without it.
+		t.Skip("memory bounds are measured without the race detector")
+	}
 	t.Parallel()
 	in := startLimitsInbox(t)
 	// Planted by this process (alive, so the asks stay pending).
