@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/toolwarden/toolwarden/cmd/internal/cli"
-	"github.com/toolwarden/toolwarden/cmd/internal/sibling"
 )
 
 func init() {
@@ -51,7 +50,7 @@ func describeBuild(bi *debug.BuildInfo) string {
 		v = "(unknown)"
 	}
 	parts := []string{"toolwarden", v}
-	rev, when, dirty := sibling.VCS(bi)
+	rev, when, dirty := vcs(bi)
 	if rev != "" {
 		if dirty {
 			rev += "+dirty"
@@ -65,4 +64,21 @@ func describeBuild(bi *debug.BuildInfo) string {
 		parts = append(parts, bi.GoVersion)
 	}
 	return strings.Join(parts, " ")
+}
+
+// vcs is what Go recorded of the source a build came from: its revision
+// and commit time ("" when it recorded none), and whether the tree had
+// changes not committed.
+func vcs(bi *debug.BuildInfo) (revision, time string, modified bool) {
+	for _, s := range bi.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			revision = s.Value
+		case "vcs.time":
+			time = s.Value
+		case "vcs.modified":
+			modified = s.Value == "true"
+		}
+	}
+	return revision, time, modified
 }
