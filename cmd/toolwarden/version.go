@@ -5,17 +5,11 @@ import (
 	"runtime/debug"
 	"strings"
 
-	"github.com/toolwarden/toolwarden/cmd/internal/cli"
 )
 
 func init() {
 	register(command{name: "version", summary: "print the module version and VCS revision of this build", run: runVersion})
 }
-
-// version is the module version of this build as Go recorded it: the tag
-// for `go install ...@vX`, "(devel)" (or a pseudo-version) for a local build.
-// It is what wrap and proxy announce as their server version.
-var version = cli.Version()
 
 func runVersion(e *env, args []string) int {
 	fs := newCmdFlags(e, "version", "version",
