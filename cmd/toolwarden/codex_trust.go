@@ -74,13 +74,11 @@ func codexTrustStep(h *hook.CodexHook, userConfig string) string {
 }
 
 // isToolwardenHook reports whether a hook command runs toolwarden's hook:
-// `toolwarden hook ...` or the lean `toolwarden-hook ...`, by any path.
+// `toolwarden hook ...`, by any path.
 func isToolwardenHook(command string) bool {
 	fields := strings.Fields(command)
 	for i, f := range fields {
 		switch strings.TrimSuffix(filepath.Base(strings.Trim(f, `"'`)), ".exe") {
-		case "toolwarden-hook":
-			return true
 		case "toolwarden":
 			if i+1 < len(fields) && fields[i+1] == "hook" {
 				return true

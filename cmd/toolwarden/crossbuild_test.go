@@ -7,10 +7,10 @@ import (
 	"testing"
 )
 
-// The programs build for macOS and Windows too, so that the README's
-// `go install ./cmd/...` works there (warm hooks and the approval inbox's
+// The program builds for macOS and Windows too, so that the README's
+// `go install ./cmd/toolwarden` works there (warm hooks and the approval inbox's
 // checks are Unix-only; elsewhere they fail closed).
-func TestTheProgramsBuildForMacOSAndWindows(t *testing.T) {
+func TestTheProgramBuildsForMacOSAndWindows(t *testing.T) {
 	if testing.Short() {
 		t.Skip("cross-compiles the module")
 	}

@@ -36,10 +36,9 @@ config.rules = [{ tool = "*", arg = "path", deny_glob = "/etc/**" }]
 // (CGO_ENABLED=0: a static binary), the same with cgo (what go install
 // gives where a C compiler is found: dynamically linked to libc), and a
 // hello-world Go program, the baseline every process start is compared
-// with; and toolwarden-hook, the lean client, next to toolwarden.
-// TOOLWARDEN_START_BINARY measures another build instead of the first (and
-// skips the cgo one and the client).
-func buildStartBinaries(tb testing.TB) (toolwarden, toolwardenCgo, client, hello string) {
+// with. TOOLWARDEN_START_BINARY measures another build instead of the
+// first (and skips the cgo one).
+func buildStartBinaries(tb testing.TB) (toolwarden, toolwardenCgo, hello string) {
 	tb.Helper()
 	dir := tb.TempDir()
 	build := func(out, pkgDir string, pkgs []string, env ...string) {
@@ -52,11 +51,8 @@ func buildStartBinaries(tb testing.TB) (toolwarden, toolwardenCgo, client, hello
 	}
 	toolwarden = os.Getenv("TOOLWARDEN_START_BINARY")
 	if toolwarden == "" {
-		// toolwarden and the client in one build: the client runs only a
-		// toolwarden of its own build.
-		build(dir+string(filepath.Separator), ".", []string{".", "../toolwarden-hook"}, "CGO_ENABLED=0")
 		toolwarden = filepath.Join(dir, "toolwarden")
-		client = filepath.Join(dir, "toolwarden-hook")
+		build(toolwarden, ".", []string{"."}, "CGO_ENABLED=0")
 		toolwardenCgo = filepath.Join(dir, "toolwarden-cgo")
 		build(toolwardenCgo, ".", []string{"."})
 	}
@@ -74,7 +70,7 @@ func buildStartBinaries(tb testing.TB) (toolwarden, toolwardenCgo, client, hello
 	}
 	hello = filepath.Join(dir, "hello-bin")
 	build(hello, hdir, []string{"."}, "GOFLAGS=", "GOWORK=off")
-	return toolwarden, toolwardenCgo, client, hello
+	return toolwarden, toolwardenCgo, hello
 }
 
 // hookRunner runs `toolwarden hook` for one event with its own config,
@@ -84,23 +80,20 @@ type hookRunner struct {
 	coldCache                        bool     // a fresh, empty cache dir for every run
 	extra                            []string // more hook flags (--warm)
 	env                              []string // more variables
-	lean                             bool     // bin is toolwarden-hook: no "hook" argument
 }
 
-func newHookRunner(tb testing.TB, bin, policies string, cold, warm, lean bool) *hookRunner {
+func newHookRunner(tb testing.TB, bin, policies string, cold, warm bool) *hookRunner {
 	tb.Helper()
 	dir := tb.TempDir()
 	r := &hookRunner{bin: bin, config: filepath.Join(dir, "tw.toml"), tools: filepath.Join(dir, "tools.json"), state: filepath.Join(dir, "state"),
-		cache: filepath.Join(dir, "cache"), coldCache: cold, lean: lean}
-	if warm || lean {
+		cache: filepath.Join(dir, "cache"), coldCache: cold}
+	if warm {
 		// Every warm process these events start meets in a directory of
 		// the test's own, and is stopped with it.
 		rdv := shortTempDir(tb)
 		tb.Cleanup(func() { stopWarmProcesses(tb, rdv) })
 		r.env = append(r.env, warmDebugEnv+"=1", inbox.EnvRuntimeDir+"="+rdv)
-		if !lean {
-			r.extra = append(r.extra, "--warm")
-		}
+		r.extra = append(r.extra, "--warm")
 	}
 	if err := os.WriteFile(r.config, []byte(hookStartConfig+policies), 0o600); err != nil {
 		tb.Fatal(err)
@@ -131,9 +124,6 @@ func (r *hookRunner) run() ([]byte, error) {
 		cache = d
 	}
 	args := append([]string{"hook", "--config", r.config, "--state-dir", r.state, "--tools", r.tools}, r.extra...)
-	if r.lean {
-		args = args[1:]
-	}
 	cmd := exec.Command(r.bin, args...)
 	cmd.Stdin = strings.NewReader(hookStartEvent)
 	cmd.Env = append(append(os.Environ(), "XDG_CACHE_HOME="+cache), r.env...)
@@ -166,30 +156,28 @@ func timed(tb testing.TB, f func() ([]byte, error)) time.Duration {
 //   - argguard-cold: an empty cache (the first event after an install);
 //   - no-plugin: the config alone;
 //   - argguard-warm-process: with --warm, decided by the warm process
-//     the first event started (hookwarm.go), as every later event is;
-//   - argguard-warm-client: the same through toolwarden-hook, the lean
-//     client, which starts like a hello world.
+//     the first event started (hookwarm.go), as every later event is:
+//     the hook process only starts, relays the event and prints.
 //
 // TOOLWARDEN_START_BINARY measures another build of toolwarden.
 func BenchmarkHookStart(b *testing.B) {
-	tw, twCgo, client, hello := buildStartBinaries(b)
+	tw, twCgo, hello := buildStartBinaries(b)
 	helloRun := func() ([]byte, error) { return exec.Command(hello).CombinedOutput() }
 	for _, c := range []struct {
 		name, bin, policies string
-		cold, warm, lean    bool
+		cold, warm          bool
 	}{
-		{"argguard-warm-client", client, hookStartArgguard, false, true, true},
-		{"argguard-warm-process", tw, hookStartArgguard, false, true, false},
-		{"argguard-warm", tw, hookStartArgguard, false, false, false},
-		{"argguard-warm-cgo", twCgo, hookStartArgguard, false, false, false},
-		{"no-plugin", tw, "", false, false, false},
-		{"argguard-cold", tw, hookStartArgguard, true, false, false},
+		{"argguard-warm-process", tw, hookStartArgguard, false, true},
+		{"argguard-warm", tw, hookStartArgguard, false, false},
+		{"argguard-warm-cgo", twCgo, hookStartArgguard, false, false},
+		{"no-plugin", tw, "", false, false},
+		{"argguard-cold", tw, hookStartArgguard, true, false},
 	} {
 		if c.bin == "" {
 			continue
 		}
 		b.Run(c.name, func(b *testing.B) {
-			r := newHookRunner(b, c.bin, c.policies, c.cold, c.warm, c.lean)
+			r := newHookRunner(b, c.bin, c.policies, c.cold, c.warm)
 			if c.warm {
 				r.startWarm(b)
 			}

@@ -42,11 +42,8 @@ import (
 // inputs. Both ends check the other's uid (SO_PEERCRED). When anything
 // fails (no process, a stale socket, a crash mid-event) the hook decides
 // itself, so a warm process can make an event faster but never changes
-// its answer. It exits after --warm-idle without events.
-//
-// toolwarden-hook, the lean client, speaks the same protocol
-// (cmd/internal/warm) and names the same process, without paying for this
-// program's package init.
+// its answer. It exits after --warm-idle without events. The socket
+// protocol is cmd/internal/warm.
 
 const (
 	defaultWarmIdle = 15 * time.Minute

@@ -454,73 +454,6 @@ func BenchmarkWarmProcessEvent(b *testing.B) {
 	}
 }
 
-// toolwarden-hook, the lean client, hands events to the warm process of
-// `toolwarden hook --warm` with the same flags (one process serves both),
-// runs toolwarden itself when there is none, and answers as it does.
-func TestTheLeanHookClientAnswersAsToolwardenDoes(t *testing.T) {
-	w := newWarmSetup(t)
-	leanArgs, cold := w.leanArgs(), w.args[:len(w.args)-3]
-	lean := func(ev string) (int, string, string) {
-		t.Helper()
-		return runHookProcess(t, "", w.env, ev, built.hookClient, leanArgs...)
-	}
-	deny := `{"session_id":"c1","hook_event_name":"PreToolUse","tool_name":"mcp__fs__write_file","tool_input":{"path":"/etc/passwd"}}`
-	// No warm process yet: toolwarden decides, and starts one.
-	code, out, stderr := lean(deny)
-	if code != 0 || permission(t, out) != "deny" || !strings.Contains(stderr, "handing the event to toolwarden") {
-		t.Fatalf("first event: exit %d %s\n%s", code, out, stderr)
-	}
-	var pid int
-	for i := 0; i < 200 && pid == 0; i++ {
-		time.Sleep(20 * time.Millisecond)
-		_, _, stderr = lean(deny)
-		pid, _ = warmPID([]byte(stderr))
-	}
-	if pid == 0 {
-		t.Fatal("the lean client never reached a warm process")
-	}
-	// The same warm process serves toolwarden hook --warm with these flags
-	// and this environment: both name it alike. (A shell sets "_" to the
-	// program it runs, so from a shell the two differ in it.)
-	w.args = append([]string{"hook", "--warm"}, leanArgs...)
-	if _, out, by := w.event(deny); by != pid || permission(t, out) != "deny" {
-		t.Fatalf("toolwarden hook --warm: decided by %d, not the lean client's %d: %s", by, pid, out)
-	}
-	for _, ev := range []string{claudeEvent("read_text_file"), claudeEvent("write_file"), `{"tool_name":`} {
-		code, out, stderr := lean(ev)
-		by, _ := warmPID([]byte(stderr))
-		wantCode, want, _ := runHookProcess(t, "", w.env, ev, w.bin, cold...)
-		if by != pid || code != wantCode || out != want {
-			t.Fatalf("%s: lean client (warm %d) exit %d %s\nfresh toolwarden: exit %d %s", ev, by, code, out, wantCode, want)
-		}
-	}
-}
-
-// The lean client finds the rendezvous directory where sdk/inbox puts it.
-func TestTheLeanClientMeetsWhereTheInboxDoes(t *testing.T) {
-	base := shortTempDir(t)
-	for _, c := range []struct{ runtime, xdg string }{
-		{filepath.Join(base, "a"), ""},
-		{filepath.Join(base, "b"), filepath.Join(base, "xdg")},
-		{"", filepath.Join(base, "xdg")},
-	} {
-		t.Setenv(inbox.EnvRuntimeDir, c.runtime)
-		t.Setenv("XDG_RUNTIME_DIR", c.xdg)
-		if c.xdg != "" {
-			if err := os.MkdirAll(c.xdg, 0o700); err != nil {
-				t.Fatal(err)
-			}
-		}
-		dir, err := inbox.Dir()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got := warm.RendezvousDir(); got != dir {
-			t.Fatalf("%+v: the client looks in %s, the inbox is %s", c, got, dir)
-		}
-	}
-}
-
 // otherUserProgram is a raw warm-protocol peer the tests run as another
 // user: "serve SOCK" answers one event on SOCK with a forged allow,
 // "dial SOCK" sends one event to SOCK and prints how many bytes came back.
@@ -621,10 +554,6 @@ func buildOtherUserProgram(t *testing.T) func(args ...string) *exec.Cmd {
 func TestWarmSocketsServeAndBelieveOnlyTheirOwnUser(t *testing.T) {
 	asNobody := buildOtherUserProgram(t)
 	w := newWarmSetup(t)
-	// The flags in the order the lean client passes them, so that both
-	// clients name the same socket.
-	leanArgs := w.leanArgs()
-	w.args = append([]string{"hook", "--warm"}, leanArgs...)
 	ev := claudeEvent("write_file")
 	pid := w.warmUp(ev)
 	socks, _ := filepath.Glob(filepath.Join(w.rdv, "hook-*.sock"))
@@ -665,18 +594,11 @@ func TestWarmSocketsServeAndBelieveOnlyTheirOwnUser(t *testing.T) {
 		t.Fatalf("peer: %q", line)
 	}
 	deny := `{"session_id":"c1","hook_event_name":"PreToolUse","tool_name":"mcp__fs__write_file","tool_input":{"path":"/etc/passwd"}}`
-	// toolwarden also refuses the directory, now open to others; the lean
-	// client does not look at it and has only the uid check.
-	for name, run := range map[string]func() (int, string, string){
-		"toolwarden hook --warm": func() (int, string, string) { return runHookProcess(t, "", w.env, deny, w.bin, w.args...) },
-		"toolwarden-hook": func() (int, string, string) {
-			return runHookProcess(t, "", w.env, deny, built.hookClient, leanArgs...)
-		},
-	} {
-		code, out, stderr := run()
-		if code != 0 || permission(t, out) != "deny" || strings.Contains(stderr, "decided by the warm process") {
-			t.Errorf("%s believed another user's socket: exit %d %s\n%s", name, code, out, stderr)
-		}
+	// toolwarden refuses the directory, now open to others, and the uid
+	// of the socket's other end.
+	code, answer, stderr := runHookProcess(t, "", w.env, deny, w.bin, w.args...)
+	if code != 0 || permission(t, answer) != "deny" || strings.Contains(stderr, "decided by the warm process") {
+		t.Errorf("toolwarden hook --warm believed another user's socket: exit %d %s\n%s", code, answer, stderr)
 	}
 }
 
@@ -701,8 +623,8 @@ func TestAWarmAskIsWithdrawnWhenItsHookGoesAway(t *testing.T) {
 	}
 }
 
-// An ask a warm process posts for a hook names that hook as the asker,
-// through either client: the inbox shows the process the agent ran (the
+// An ask a warm process posts for a hook names that hook as the asker:
+// the inbox shows the process the agent ran (the
 // human's way to tell which agent asks), and the ask is stale once that
 // process is gone. Before, every ask named the warm process.
 func TestAWarmAskNamesTheHookThatAsked(t *testing.T) {
@@ -715,7 +637,6 @@ func TestAWarmAskNamesTheHookThatAsked(t *testing.T) {
 		args []string
 	}{
 		{"toolwarden hook --warm", w.bin, w.args},
-		{"toolwarden-hook", built.hookClient, w.leanArgs()},
 	} {
 		hook, exited := w.startAsking(c.bin, c.args...)
 		asks, err := inbox.List(w.rdv)
@@ -772,17 +693,13 @@ func TestPluginLogLinesOfAWarmEventReachTheHook(t *testing.T) {
 	}
 }
 
-// When there is no warm process, toolwarden-hook hands the event to
-// toolwarden in its own place (same pid): killing the hook, as an agent
-// does at its timeout, ends toolwarden's wait in the inbox too, and leaves
-// no toolwarden behind.
-func TestTheLeanClientLeavesNoToolwardenBehindWhenKilled(t *testing.T) {
+// When there is no warm process, toolwarden hook --warm decides the event
+// in the process the agent ran: killing the hook, as an agent does at its
+// timeout, ends the wait in the inbox too, and leaves no hook behind.
+func TestAColdWarmHookLeavesNoHookBehindWhenKilled(t *testing.T) {
 	w := newWarmSetup(t)
 	w.writeConfig("approval_channel = \"inbox\"\n" + warmConfig)
-	hook, exited := w.startAsking(built.hookClient, w.leanArgs()...)
-	if cmdline, _ := os.ReadFile("/proc/" + strconv.Itoa(hook.Process.Pid) + "/cmdline"); !bytes.Contains(cmdline, []byte("\x00hook\x00--warm\x00")) {
-		t.Fatalf("the asking process is not toolwarden in the client's place: %q", cmdline)
-	}
+	hook, exited := w.startAsking(w.bin, w.args...)
 	if err := hook.Process.Kill(); err != nil {
 		t.Fatal(err)
 	}
@@ -793,16 +710,9 @@ func TestTheLeanClientLeavesNoToolwardenBehindWhenKilled(t *testing.T) {
 		cmdline, _ := os.ReadFile(filepath.Join(p, "cmdline"))
 		if bytes.Contains(append([]byte{0}, environ...), []byte("\x00"+inbox.EnvRuntimeDir+"="+w.rdv+"\x00")) &&
 			bytes.Contains(cmdline, []byte("\x00hook\x00")) {
-			t.Fatalf("a toolwarden hook outlived the killed client: %s %q", p, cmdline)
+			t.Fatalf("a toolwarden hook outlived the killed hook: %s %q", p, cmdline)
 		}
 	}
-}
-
-// leanArgs are the flags toolwarden-hook takes for w's invocation (w.args
-// without "hook", with --warm implied).
-func (w *warmSetup) leanArgs() []string {
-	flags := w.args[1 : len(w.args)-3] // without "hook" and "--warm --warm-idle 30s"
-	return append(append([]string(nil), flags...), "--warm-idle", "30s")
 }
 
 // asks lists the pending asks in w's approval inbox.

@@ -8,12 +8,13 @@ import (
 	"io"
 	"os"
 	"sort"
+	"sync"
 
 	"github.com/toolwarden/toolwarden/cmd/internal/cli"
 	"github.com/toolwarden/toolwarden/host/plugin"
 )
 
-// Exit codes shared by every subcommand (and by toolwarden-mcp's).
+// Exit codes shared by every subcommand.
 const (
 	exitOK    = cli.ExitOK
 	exitError = cli.ExitError // bad input, bad config, internal failure
@@ -39,9 +40,9 @@ type env struct {
 	stderr io.Writer
 	getenv func(string) string
 
-	// ownProcess is set for the process's own streams (main): a command
-	// may then replace the process (exec the companion). Tests run
-	// commands in-process without it.
+	// ownProcess is set for the process's own streams (main): a hook
+	// --warm may then start a warm process. Tests run commands in-process
+	// without it.
 	ownProcess bool
 	// pluginRuntime, when set, holds compiled plugins across the commands
 	// a warm hook process runs (hookwarm.go).
@@ -71,6 +72,13 @@ func main() {
 }
 
 func run(e *env, args []string) int {
+	// Servers' stderr readers and the upstream clients of wrap and proxy
+	// log from goroutines of their own while the command writes its
+	// messages: one Write at a time, so that no line splits another (and a
+	// buffer a test gives is never written from two goroutines at once).
+	if _, locked := e.stderr.(*lockedWriter); !locked {
+		e.stderr = &lockedWriter{w: e.stderr}
+	}
 	if len(args) == 0 {
 		usage(e.stderr)
 		return exitUsage
@@ -117,4 +125,16 @@ func usage(w io.Writer) {
 	}
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "Exit status: 0 success, 1 error, 2 bad usage; check also 10 ask, 20 deny.")
+}
+
+// lockedWriter makes every Write to w whole: one at a time.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
 }

@@ -4,19 +4,11 @@ import (
 	"fmt"
 	"runtime/debug"
 	"strings"
-
-	"github.com/toolwarden/toolwarden/cmd/internal/cli"
-	"github.com/toolwarden/toolwarden/cmd/internal/sibling"
 )
 
 func init() {
 	register(command{name: "version", summary: "print the module version and VCS revision of this build", run: runVersion})
 }
-
-// version is the module version of this build as Go recorded it: the tag
-// for `go install ...@vX`, "(devel)" (or a pseudo-version) for a local build.
-// It is what wrap and proxy announce as their server version.
-var version = cli.Version()
 
 func runVersion(e *env, args []string) int {
 	fs := newCmdFlags(e, "version", "version",
@@ -51,7 +43,7 @@ func describeBuild(bi *debug.BuildInfo) string {
 		v = "(unknown)"
 	}
 	parts := []string{"toolwarden", v}
-	rev, when, dirty := sibling.VCS(bi)
+	rev, when, dirty := vcs(bi)
 	if rev != "" {
 		if dirty {
 			rev += "+dirty"
@@ -65,4 +57,21 @@ func describeBuild(bi *debug.BuildInfo) string {
 		parts = append(parts, bi.GoVersion)
 	}
 	return strings.Join(parts, " ")
+}
+
+// vcs is what Go recorded of the source a build came from: its revision
+// and commit time ("" when it recorded none), and whether the tree had
+// changes not committed.
+func vcs(bi *debug.BuildInfo) (revision, time string, modified bool) {
+	for _, s := range bi.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			revision = s.Value
+		case "vcs.time":
+			time = s.Value
+		case "vcs.modified":
+			modified = s.Value == "true"
+		}
+	}
+	return revision, time, modified
 }

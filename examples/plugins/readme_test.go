@@ -17,9 +17,7 @@ var (
 	cliErr  error
 )
 
-// toolwardenCLI builds cmd/toolwarden once per test binary, with
-// toolwarden-mcp beside it as go install puts them (check needs only the
-// first).
+// toolwardenCLI builds cmd/toolwarden once per test binary.
 func toolwardenCLI(t *testing.T) string {
 	t.Helper()
 	cliOnce.Do(func() {
@@ -29,14 +27,14 @@ func toolwardenCLI(t *testing.T) string {
 			return
 		}
 		cliPath = filepath.Join(dir, "toolwarden")
-		build := exec.Command("go", "build", "-o", dir+string(filepath.Separator), "./cmd/toolwarden", "./cmd/toolwarden-mcp")
+		build := exec.Command("go", "build", "-o", dir+string(filepath.Separator), "./cmd/toolwarden")
 		build.Dir = repoRoot(t)
 		if out, err := build.CombinedOutput(); err != nil {
 			cliErr = errors.New(err.Error() + "\n" + string(out))
 		}
 	})
 	if cliErr != nil {
-		t.Fatalf("go build ./cmd/toolwarden ./cmd/toolwarden-mcp: %v", cliErr)
+		t.Fatalf("go build ./cmd/toolwarden: %v", cliErr)
 	}
 	return cliPath
 }

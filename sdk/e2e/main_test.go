@@ -17,7 +17,6 @@ import (
 var (
 	root       string // module root
 	twBin      string // the real toolwarden binary, built for this run
-	twMCP      string // toolwarden-mcp, built next to it: wrap, proxy and tools run there
 	testServer string // sdk/internal/testserver, built for this run
 )
 
@@ -45,18 +44,13 @@ func run(m *testing.M) int {
 		return 1
 	}
 	twBin = filepath.Join(dir, "toolwarden")
-	twMCP = filepath.Join(dir, "toolwarden-mcp")
 	testServer = filepath.Join(dir, "testserver")
-	// toolwarden and toolwarden-mcp in one build, as go install makes
-	// them: toolwarden runs only a companion of its own build (module,
-	// version, revision and whether the tree was modified), and two
-	// builds apart could see the tree in two states.
 	for _, b := range []struct {
 		outDir string
 		pkgs   []string
 		cover  bool
 	}{
-		{dir, []string{"./cmd/toolwarden", "./cmd/toolwarden-mcp"}, true},
+		{dir, []string{"./cmd/toolwarden"}, true},
 		{dir, []string{"./sdk/internal/testserver"}, false},
 	} {
 		args := []string{"build", "-o", b.outDir + string(filepath.Separator)}

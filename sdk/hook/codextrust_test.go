@@ -58,7 +58,7 @@ statusMessage = "checking"
 [projects.`+fmt.Sprintf("%q", project)+`]
 trust_level = "trusted"
 `)
-	writeFile(t, filepath.Join(home, ".codex", "hooks.json"), `{"hooks":{"PreToolUse":[{"matcher":"^mcp__fs__","hooks":[{"type":"command","command":"toolwarden-hook --agent codex","timeoutSec":12,"statusMessage":null}]}]}}`)
+	writeFile(t, filepath.Join(home, ".codex", "hooks.json"), `{"hooks":{"PreToolUse":[{"matcher":"^mcp__fs__","hooks":[{"type":"command","command":"toolwarden hook --warm --agent codex","timeoutSec":12,"statusMessage":null}]}]}}`)
 	writeFile(t, filepath.Join(project, ".codex", "config.toml"), `[[hooks.PreToolUse]]
 matcher = "^mcp__"
 [[hooks.PreToolUse.hooks]]

@@ -35,10 +35,19 @@ type WrapFlags struct {
 	Command []string
 }
 
+// WrapSummary and ProxySummary head wrap's and proxy's help, and name
+// them in toolwarden's command list.
+const (
+	WrapSummary  = "run one stdio MCP server behind toolwarden (same tool names)"
+	ProxySummary = "serve every [mcp_servers.*] as one MCP server (<server>__<tool>)"
+)
+
+var serveSummaries = map[string]string{"wrap": WrapSummary, "proxy": ProxySummary}
+
 // newServeFlags makes the flag set of wrap or proxy with the shared flags
 // registered into f.
 func newServeFlags(stdout, stderr io.Writer, name, synopsis, about string, d ServeDefaults, f *ServeFlags) *Flags {
-	fs := NewFlags(stdout, stderr, name, CompanionSummary(name), synopsis, about)
+	fs := NewFlags(stdout, stderr, name, serveSummaries[name], synopsis, about)
 	fs.Var(&f.Configs, "config", "config file (repeatable; later files override earlier)")
 	fs.Var(&f.Requirements, "requirements", "requirements file an admin sets (repeatable; with /etc/codex/requirements.toml, /etc/toolwarden/requirements.toml and $TOOLWARDEN_REQUIREMENTS)")
 	fs.StringVar(&f.Approvals, "approvals", "", "persistent \"always\" approvals file (default: "+DisplayApprovalsPath()+")")

@@ -1,9 +1,8 @@
 // Package warm is what a hook process and a warm hook process agree on
 // (docs/hooks.md, "Warm hooks"): the socket that names one hook
 // invocation, the frames of an event and its answer, and the check of the
-// other end's user. It imports the standard library and sibling alone,
-// because the lean hook client (cmd/toolwarden-hook) links it, and every
-// package a process links adds to its start.
+// other end's user. `toolwarden hook --warm` speaks it as the client and
+// `toolwarden hook-warm` as the server.
 package warm
 
 import (
@@ -16,13 +15,9 @@ import (
 	"net"
 	"os"
 	"path/filepath"
-	"runtime/debug"
 	"sort"
 	"strconv"
-	"sync"
 	"time"
-
-	"github.com/toolwarden/toolwarden/cmd/internal/sibling"
 )
 
 const (
@@ -35,23 +30,10 @@ const (
 	magic = "TWH2"
 	// DebugEnv, when "1", makes a hook say on stderr who decided.
 	DebugEnv = "TOOLWARDEN_WARM_DEBUG"
-	// RuntimeDirEnv overrides the rendezvous directory (sdk/inbox.EnvRuntimeDir).
+	// RuntimeDirEnv overrides the rendezvous directory (sdk/inbox.EnvRuntimeDir),
+	// which PlaceFor's error suggests.
 	RuntimeDirEnv = "TOOLWARDEN_RUNTIME_DIR"
 )
-
-// RendezvousDir is where the user's toolwarden processes meet, by the rule
-// of sdk/inbox.Dir (which also creates and checks it; a test holds the two
-// to one answer): $TOOLWARDEN_RUNTIME_DIR, else $XDG_RUNTIME_DIR/toolwarden,
-// else <tmp>/toolwarden-<uid>.
-func RendezvousDir() string {
-	if d := os.Getenv(RuntimeDirEnv); d != "" {
-		return d
-	}
-	if d := os.Getenv("XDG_RUNTIME_DIR"); d != "" {
-		return filepath.Join(d, "toolwarden")
-	}
-	return filepath.Join(os.TempDir(), "toolwarden-"+strconv.Itoa(os.Getuid()))
-}
 
 // Place is where the warm process of one hook invocation listens.
 type Place struct {
@@ -75,11 +57,9 @@ func PlaceFor(dir, exe string, args []string) (*Place, error) {
 
 // Key digests everything a hook's decision may depend on besides the files
 // it reads at every event: the executable (path, size, modification time,
-// inode), the working directory, the arguments and the whole environment;
-// and the build of the program computing it (sibling.Identity), so that a
-// client meets only a warm process of its own build (toolwarden-hook
-// checks the toolwarden it runs only when it runs it, not at every event
-// it relays).
+// inode), the working directory, the arguments and the whole environment.
+// A hook and its warm process are one executable, so a rebuilt toolwarden
+// (another size, time or inode) never meets a warm process of the old one.
 func Key(exe string, args []string) (string, error) {
 	fi, err := os.Stat(exe)
 	if err != nil {
@@ -97,7 +77,6 @@ func Key(exe string, args []string) (string, error) {
 		h.Write([]byte(s))
 	}
 	put("toolwarden hook-warm 1")
-	put(ownBuild())
 	put(exe)
 	put(strconv.FormatInt(fi.Size(), 10) + " " + strconv.FormatInt(fi.ModTime().UnixNano(), 10) + " " + strconv.FormatUint(inodeOf(fi), 10))
 	put(wd)
@@ -112,14 +91,6 @@ func Key(exe string, args []string) (string, error) {
 	}
 	return hex.EncodeToString(h.Sum(nil)[:16]), nil
 }
-
-// ownBuild is this program's build identity, for Key.
-var ownBuild = sync.OnceValue(func() string {
-	if bi, ok := debug.ReadBuildInfo(); ok {
-		return sibling.Identity(bi)
-	}
-	return "(no build information)"
-})
 
 // Answer is what the warm process decided: the hook's exit status and
 // output, and its own pid.

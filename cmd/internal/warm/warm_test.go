@@ -87,16 +87,6 @@ func TestTheKeyNamesOneInvocation(t *testing.T) {
 	if withDir == withExe {
 		t.Fatal("another directory, same key")
 	}
-	// A client of another build (an older toolwarden-hook beside a new
-	// toolwarden) names another warm process: it never relays to one of
-	// another build, which is why it need not read toolwarden's build
-	// information at every event.
-	own := ownBuild
-	t.Cleanup(func() { ownBuild = own })
-	ownBuild = func() string { return own() + " other" }
-	if key("--warm", "--config", "a.toml") == withDir {
-		t.Fatal("another build, same key")
-	}
 }
 
 func TestASocketPathTooLongIsRefused(t *testing.T) {

@@ -11,7 +11,7 @@ import (
 // Paths filled in by TestMain.
 var (
 	root   string // module root
-	binDir string // toolwarden and toolwarden-mcp, built for this run; on the agent's PATH
+	binDir string // toolwarden, built for this run; on the agent's PATH
 )
 
 func TestMain(m *testing.M) {
@@ -31,9 +31,7 @@ func run(m *testing.M) int {
 		return 1
 	}
 	defer os.RemoveAll(binDir)
-	// One build for both binaries: toolwarden runs only a companion of its
-	// own build.
-	cmd := exec.Command("go", "build", "-o", binDir+string(filepath.Separator), "./cmd/toolwarden", "./cmd/toolwarden-mcp")
+	cmd := exec.Command("go", "build", "-o", binDir+string(filepath.Separator), "./cmd/toolwarden")
 	cmd.Dir = root
 	if out, err := cmd.CombinedOutput(); err != nil {
 		fmt.Fprintf(os.Stderr, "claudecode: building toolwarden: %v\n%s", err, out)

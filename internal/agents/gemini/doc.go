@@ -5,9 +5,8 @@
 //
 //	go test ./internal/agents/gemini
 //
-// TestMain builds toolwarden and toolwarden-mcp once; set
-// TOOLWARDEN_AGENT_BINDIR to a folder holding both (go build -o DIR/
-// ./cmd/toolwarden ./cmd/toolwarden-mcp) to reuse a build. Without the
+// TestMain builds toolwarden once; set TOOLWARDEN_AGENT_BINDIR to a folder
+// holding it (go build -o DIR/ ./cmd/toolwarden) to reuse a build. Without the
 // agent the tests skip, unless TOOLWARDEN_REQUIRE_TOOLCHAINS=1.
 //
 // What the tests rely on in Gemini CLI 0.61:

@@ -11,7 +11,7 @@ import (
 // Filled in by TestMain.
 var (
 	root   string // module root
-	binDir string // toolwarden and toolwarden-mcp, built for this run; on the agent's PATH
+	binDir string // toolwarden, built for this run; on the agent's PATH
 	twBin  string
 )
 
@@ -31,8 +31,8 @@ func run(m *testing.M) int {
 		return m.Run()
 	}
 	if dir := os.Getenv("TOOLWARDEN_AGENT_BINDIR"); dir != "" {
-		// Binaries built beforehand (go build -o DIR/ ./cmd/toolwarden
-		// ./cmd/toolwarden-mcp): reruns skip the build.
+		// A binary built beforehand (go build -o DIR/ ./cmd/toolwarden):
+		// reruns skip the build.
 		binDir, twBin = dir, filepath.Join(dir, "toolwarden")
 		return m.Run()
 	}
@@ -43,9 +43,7 @@ func run(m *testing.M) int {
 	}
 	defer os.RemoveAll(binDir)
 	twBin = filepath.Join(binDir, "toolwarden")
-	// One build for both, as go install makes them: toolwarden runs only a
-	// companion of its own build.
-	cmd := exec.Command("go", "build", "-o", binDir+string(filepath.Separator), "./cmd/toolwarden", "./cmd/toolwarden-mcp")
+	cmd := exec.Command("go", "build", "-o", binDir+string(filepath.Separator), "./cmd/toolwarden")
 	cmd.Dir = root
 	if out, err := cmd.CombinedOutput(); err != nil {
 		fmt.Fprintf(os.Stderr, "gemini: building toolwarden: %v\n%s", err, out)

@@ -1,8 +1,9 @@
 // Package toolsync lists one MCP server the agents' configs name, for
 // `toolwarden tools sync`: it starts the server with the upstream client,
 // reads its whole tools/list and stops it. It lives apart from sdk/hook so
-// that the hook, which only reads the catalog this fills, links no MCP
-// client (docs/RATIONALE.md, "Process start").
+// that a Go program importing the hook adapters (Parse, Render, the
+// catalog reader) links no MCP client, and it cannot live in cmd/toolwarden,
+// which may not import the sdk/internal client it starts servers with.
 //
 //	l := toolsync.List(ctx, server, 30*time.Second, version)
 //	if l.Err == nil { err = hook.WriteCatalog(dir, l.Entry) }

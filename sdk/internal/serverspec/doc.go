@@ -3,10 +3,10 @@
 // one (FromConfig, with Codex's environment rules), and what toolwarden
 // knows of that server's paths (PathContext).
 //
-// It imports no MCP library on purpose: `toolwarden hook`, `check` and
-// `validate` describe servers without talking to them, and a process that
-// links an MCP client or server pays its packages' init on every start
-// (docs/RATIONALE.md, "Process start"). The upstream client aliases Spec.
+// It imports no MCP library on purpose: sdk/hook and the tool catalog
+// describe servers without talking to them, and a Go program that imports
+// the hook adapters should not link an MCP client for that. The upstream
+// client aliases Spec.
 //
 //	sp, err := serverspec.FromConfig(cfg.Servers["fs"], os.Getenv)
 //	ctx := sp.PathContext(cwd) // Cwd, Home, ArgDirs for path rules

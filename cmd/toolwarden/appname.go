@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/toolwarden/toolwarden/host/config"
 )
@@ -21,14 +22,16 @@ import (
 //	/usr/local/bin/my-tools                                my-tools
 func defaultAppName(command string, args []string) string {
 	name := appNameFrom(command, args)
-	name = strings.Trim(notAppNameChar.ReplaceAllString(name, "_"), "_")
+	name = strings.Trim(notAppNameChar().ReplaceAllString(name, "_"), "_")
 	if name == "" {
 		return "server"
 	}
 	return name
 }
 
-var notAppNameChar = regexp.MustCompile(`[^A-Za-z0-9_-]+`)
+// The patterns are compiled on first use: every toolwarden process (one
+// per hook event) would otherwise compile them at start, for wrap alone.
+var notAppNameChar = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[^A-Za-z0-9_-]+`) })
 
 // wrapAppName picks the name of a server wrapped without --app. A config
 // written for an earlier release may name the server as that release did
@@ -60,8 +63,8 @@ var launchers = map[string]bool{
 }
 
 var (
-	versionSuffix = regexp.MustCompile(`@[^/@]*$`)
-	notNameChar   = regexp.MustCompile(`[^A-Za-z0-9_-]+`)
+	versionSuffix = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`@[^/@]*$`) })
+	notNameChar   = notAppNameChar
 )
 
 // legacyAppName is the name earlier releases gave a wrapped server: the basename, or for
@@ -79,7 +82,7 @@ func legacyAppName(command string, args []string) string {
 			break
 		}
 	}
-	name = versionSuffix.ReplaceAllString(name, "")
+	name = versionSuffix().ReplaceAllString(name, "")
 	name = filepath.Base(name)
 	name = strings.TrimSuffix(name, filepath.Ext(name))
 	for _, p := range []string{"mcp-server-", "server-", "mcp-"} {
@@ -94,7 +97,7 @@ func legacyAppName(command string, args []string) string {
 			break
 		}
 	}
-	name = strings.Trim(notNameChar.ReplaceAllString(name, "_"), "_")
+	name = strings.Trim(notNameChar().ReplaceAllString(name, "_"), "_")
 	if name == "" {
 		return "server"
 	}
@@ -276,7 +279,7 @@ func scriptName(script string) string {
 	return stem
 }
 
-var pyprojectName = regexp.MustCompile(`(?m)^\s*name\s*=\s*["']([^"']+)["']`)
+var pyprojectName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?m)^\s*name\s*=\s*["']([^"']+)["']`) })
 
 // manifestName is the package name declared in dir, or "".
 func manifestName(dir string) string {
@@ -289,7 +292,7 @@ func manifestName(dir string) string {
 		}
 	}
 	if b, err := os.ReadFile(filepath.Join(dir, "pyproject.toml")); err == nil {
-		if m := pyprojectName.FindSubmatch(b); m != nil {
+		if m := pyprojectName().FindSubmatch(b); m != nil {
 			return string(m[1])
 		}
 	}

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -10,14 +9,6 @@ import (
 
 	"github.com/toolwarden/toolwarden/sdk/hook"
 )
-
-// runCLIEnv is runCLI with an environment.
-func runCLIEnv(t *testing.T, vars map[string]string, stdin string, args ...string) (int, string, string) {
-	t.Helper()
-	var out, errb bytes.Buffer
-	code := run(&env{stdin: strings.NewReader(stdin), stdout: &out, stderr: &errb, getenv: func(k string) string { return vars[k] }}, args)
-	return code, out.String(), errb.String()
-}
 
 // npmBin is scripts/npm/node_modules/.bin, where scripts/setup.sh installs
 // the MCP servers the tests start; the test is skipped without it (and
@@ -68,8 +59,6 @@ func syncFixture(t *testing.T) (env map[string]string, project string) {
 	env = map[string]string{"HOME": home, "NPM_BIN": bin, "PROJECT_DIR": project, "PATH": os.Getenv("PATH"), catalogEnv: filepath.Join(dir, "catalog")}
 	return env, project
 }
-
-const catalogEnv = "TOOLWARDEN_CATALOG"
 
 func TestToolsSyncListsEveryAgentsServersIntoTheCatalog(t *testing.T) {
 	t.Parallel()

@@ -18,7 +18,7 @@ import (
 )
 
 func init() {
-	register("proxy", runProxy)
+	register(command{name: "proxy", summary: cli.ProxySummary, run: runProxy})
 }
 
 func runProxy(e *env, args []string) int {

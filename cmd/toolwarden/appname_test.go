@@ -70,16 +70,6 @@ func TestDefaultAppNameIsThePackageTheCommandRuns(t *testing.T) {
 	}
 }
 
-func writeTestFile(t *testing.T, path, content string) {
-	t.Helper()
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
-
 // A config written for the name an earlier release derived keeps applying:
 // a new default name must never make a user's rule silently stop matching.
 func TestWrapAppNameKeepsTheNameAnOlderConfigUses(t *testing.T) {

@@ -21,10 +21,11 @@ import (
 )
 
 func init() {
-	register("tools", runTools)
+	register(command{name: "tools", summary: toolsSummary, run: runTools})
 }
 
 const (
+	toolsSummary      = "the tool catalog hooks read: tools sync (list the agents' MCP servers), tools list"
 	toolsSyncSynopsis = "tools sync [--agent claude,gemini,codex] [--config F]... [--project DIR] [--trust-project] [--catalog DIR] [--timeout D]"
 	toolsListSynopsis = "tools list [--catalog DIR] [SERVER...]"
 	toolsAbout        = `An agent's hook event names an MCP tool but not its annotations. The tool catalog
@@ -40,7 +41,7 @@ a server could not be listed.`
 )
 
 func toolsUsage(w io.Writer) {
-	fmt.Fprintln(w, "toolwarden tools: "+cli.CompanionSummary("tools"))
+	fmt.Fprintln(w, "toolwarden tools: "+toolsSummary)
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "usage: toolwarden "+toolsSyncSynopsis)
 	fmt.Fprintln(w, "       toolwarden "+toolsListSynopsis)

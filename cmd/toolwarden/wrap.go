@@ -14,7 +14,7 @@ import (
 )
 
 func init() {
-	register("wrap", runWrap)
+	register(command{name: "wrap", summary: cli.WrapSummary, run: runWrap})
 }
 
 func runWrap(e *env, args []string) int {
