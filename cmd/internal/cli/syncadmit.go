@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 
 	"github.com/toolwarden/toolwarden/host/policy"
 	"github.com/toolwarden/toolwarden/sdk/hook"
@@ -60,13 +59,12 @@ func AdmitToSync(w io.Writer, getenv func(string) string, project string, server
 	return admitted, nil
 }
 
-// syncSelf are the files that are this toolwarden for tools sync: the
-// toolwarden next to this companion (the hook the agent runs) and this
-// companion itself, which runs wrap and proxy too.
+// syncSelf is the file that is this toolwarden for tools sync: this
+// program, which runs the hook, wrap and proxy alike.
 func syncSelf() []string {
 	exe, err := os.Executable()
 	if err != nil {
 		return nil
 	}
-	return []string{filepath.Join(filepath.Dir(exe), "toolwarden"+filepath.Ext(exe)), exe}
+	return []string{exe}
 }
