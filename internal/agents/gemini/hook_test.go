@@ -156,7 +156,7 @@ func (w *world) hookSettings(t *testing.T, config string) {
 // catalog, as docs/hooks.md says, so the hook knows their annotations.
 func (w *world) syncCatalog(t *testing.T) {
 	t.Helper()
-	sync := exec.Command(twBin, "tools", "sync", "--agent", "gemini")
+	sync := exec.Command(filepath.Join(binDir, "toolwarden"), "tools", "sync", "--agent", "gemini")
 	sync.Dir = w.dir
 	sync.Env = w.env(nil)
 	if out, err := sync.CombinedOutput(); err != nil {
