@@ -326,7 +326,7 @@ func (p Places) resolveCodex(name string) Resolution {
 	s, ok := cfg.Servers[name]
 	if !ok {
 		for _, f := range notLoaded {
-			if codexFileNames(f, name) {
+			if names, err := tomlServerNames(f); err == nil && slices.Contains(names, name) {
 				return Resolution{Outcome: NotRun, Why: fmt.Sprintf("server %q is only in %s, which Codex does not load: the project is not trusted (projects.<path>.trust_level in config.toml)", name, f)}
 			}
 		}
@@ -342,14 +342,6 @@ func (p Places) resolveCodex(name string) Resolution {
 		sp.Dir = filepath.Join(p.Project, sp.Dir)
 	}
 	return Resolution{Outcome: Runs, Server: Server{Name: name, Source: fmt.Sprintf("%s (mcp_servers.%s)", existing[len(existing)-1], name), Spec: sp, Err: err}}
-}
-
-func codexFileNames(path, name string) bool {
-	var top struct {
-		MCPServers map[string]any `toml:"mcp_servers"`
-	}
-	_, err := toml.DecodeFile(path, &top)
-	return err == nil && top.MCPServers[name] != nil
 }
 
 // codexLayers are Codex's config files in the order it merges them, and
