@@ -2,15 +2,11 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"os/signal"
 	"sort"
 	"sync"
-	"syscall"
 
 	"github.com/toolwarden/toolwarden/cmd/internal/cli"
 	"github.com/toolwarden/toolwarden/host/config"
@@ -29,33 +25,16 @@ func runProxy(e *env, args []string) int {
 		return code
 	}
 	pf := &serveFlags{sf}
-	watch := watchFlag(fs)
-
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	h, cfg, cleanup, err := pf.startHost(ctx, e)
-	if err != nil {
-		fmt.Fprintln(e.stderr, "toolwarden proxy:", err)
-		return exitError
-	}
-	defer cleanup()
-
-	specs, err := proxySpecs(cfg, e)
-	if err != nil {
-		fmt.Fprintln(e.stderr, "toolwarden proxy:", err)
-		return exitError
-	}
-	if len(specs) == 0 {
-		fmt.Fprintln(e.stderr, "toolwarden proxy: no enabled [mcp_servers.<name>] in the config; nothing to serve (use --config, or toolwarden wrap for one server)")
-		return exitError
-	}
-	p := proxy.New(h, specs, pf.options(e).WithNamespace(true))
-	defer watch(ctx, e, pf, h, p)()
-	if err := p.Run(ctx, e.stdin, e.stdout); err != nil && !errors.Is(err, io.EOF) {
-		fmt.Fprintln(e.stderr, "toolwarden proxy:", err)
-		return exitError
-	}
-	return exitOK
+	return pf.serve(e, fs, func(cfg *config.Config) ([]proxy.Upstream, proxy.Options, error) {
+		specs, err := proxySpecs(cfg, e)
+		if err != nil {
+			return nil, proxy.Options{}, err
+		}
+		if len(specs) == 0 {
+			return nil, proxy.Options{}, errors.New("no enabled [mcp_servers.<name>] in the config; nothing to serve (use --config, or toolwarden wrap for one server)")
+		}
+		return specs, pf.options(e).WithNamespace(true), nil
+	})
 }
 
 // proxySpecs turns the enabled [mcp_servers.*] into upstream specs, in name

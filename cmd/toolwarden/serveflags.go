@@ -2,8 +2,13 @@ package main
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"io"
 	"log/slog"
 	"os"
+	"os/signal"
+	"syscall"
 
 	"github.com/toolwarden/toolwarden/cmd/internal/cli"
 	"github.com/toolwarden/toolwarden/host"
@@ -19,6 +24,35 @@ type serveFlags struct{ *cli.ServeFlags }
 
 // serveDefaults are the defaults of wrap's and proxy's limits.
 var serveDefaults = cli.ServeDefaults{MaxArgBytes: proxy.DefaultMaxArgumentBytes, MaxResultBytes: proxy.DefaultMaxResultBytes, ApprovalTimeout: proxy.DefaultApprovalTimeout}
+
+// serve is what wrap and proxy share once their flags are parsed: it
+// builds the host, has upstreams say which servers to serve with which
+// options, and serves MCP on stdin/stdout until the client leaves or a
+// signal comes, applying config changes as --no-watch allows. An error
+// is reported as "toolwarden <command>: <err>".
+func (f *serveFlags) serve(e *env, fs *cli.Flags, upstreams func(cfg *config.Config) ([]proxy.Upstream, proxy.Options, error)) int {
+	watch := watchFlag(fs)
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	h, cfg, cleanup, err := f.startHost(ctx, e)
+	if err != nil {
+		fmt.Fprintf(e.stderr, "toolwarden %s: %v\n", fs.Name, err)
+		return exitError
+	}
+	defer cleanup()
+	specs, opts, err := upstreams(cfg)
+	if err != nil {
+		fmt.Fprintf(e.stderr, "toolwarden %s: %v\n", fs.Name, err)
+		return exitError
+	}
+	p := proxy.New(h, specs, opts)
+	defer watch(ctx, e, f, h, p)()
+	if err := p.Run(ctx, e.stdin, e.stdout); err != nil && !errors.Is(err, io.EOF) {
+		fmt.Fprintf(e.stderr, "toolwarden %s: %v\n", fs.Name, err)
+		return exitError
+	}
+	return exitOK
+}
 
 // startHost loads the config and builds the host the proxy decides with.
 // The returned cleanup closes the host and the audit file.

@@ -1,15 +1,10 @@
 package main
 
 import (
-	"context"
-	"errors"
 	"fmt"
-	"io"
-	"os"
-	"os/signal"
-	"syscall"
 
 	"github.com/toolwarden/toolwarden/cmd/internal/cli"
+	"github.com/toolwarden/toolwarden/host/config"
 	"github.com/toolwarden/toolwarden/sdk/proxy"
 )
 
@@ -25,18 +20,23 @@ func runWrap(e *env, args []string) int {
 		return code
 	}
 	pf := &serveFlags{&wf.ServeFlags}
-	app, toolTimeout, startupTimeout := &wf.App, &wf.ToolTimeout, &wf.StartupTimeout
-	watch := watchFlag(fs)
+	return pf.serve(e, fs, func(cfg *config.Config) ([]proxy.Upstream, proxy.Options, error) {
+		spec, err := wrapSpec(cfg, e, wf)
+		if err != nil {
+			return nil, proxy.Options{}, err
+		}
+		// The client shows the server the user configured, not toolwarden.
+		opts := pf.options(e).WithWaitForUpstreams(true).WithUpstreamServerInfo(true)
+		return []proxy.Upstream{spec}, opts, nil
+	})
+}
+
+// wrapSpec is the one server wrap runs: its name (--app, else derived from
+// the command), the timeouts its [mcp_servers.<name>] and the flags set,
+// once the admin's allow-lists have let it through.
+func wrapSpec(cfg *config.Config, e *env, wf *cli.WrapFlags) (proxy.Upstream, error) {
 	rest := wf.Command
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	h, cfg, cleanup, err := pf.startHost(ctx, e)
-	if err != nil {
-		fmt.Fprintln(e.stderr, "toolwarden wrap:", err)
-		return exitError
-	}
-	defer cleanup()
-	name := *app
+	name := wf.App
 	if name == "" {
 		var note string
 		name, note = wrapAppName(cfg, rest[0], rest[1:])
@@ -48,8 +48,7 @@ func runWrap(e *env, args []string) int {
 	// An admin's server allow-lists hold for the command wrap is given too:
 	// a command line must not get round them.
 	if err := cfg.ServerAllowed(name, wrapServer(rest)); err != nil { // wrap_allowlist.go
-		fmt.Fprintln(e.stderr, "toolwarden wrap: refusing to start the server:", err)
-		return exitError
+		return proxy.Upstream{}, fmt.Errorf("refusing to start the server: %w", err)
 	}
 	spec := proxy.Upstream{Name: name, Command: rest[0], Args: rest[1:], Stderr: e.stderr}
 	if s, ok := cfg.Servers[name]; ok {
@@ -57,19 +56,11 @@ func runWrap(e *env, args []string) int {
 		spec.ToolTimeout = s.ToolTimeout()
 		spec.ClientCapabilities = s.ClientCapabilities
 	}
-	if *toolTimeout > 0 {
-		spec.ToolTimeout = *toolTimeout
+	if wf.ToolTimeout > 0 {
+		spec.ToolTimeout = wf.ToolTimeout
 	}
-	if *startupTimeout > 0 {
-		spec.StartupTimeout = *startupTimeout
+	if wf.StartupTimeout > 0 {
+		spec.StartupTimeout = wf.StartupTimeout
 	}
-	// The client shows the server the user configured, not toolwarden.
-	opts := pf.options(e).WithWaitForUpstreams(true).WithUpstreamServerInfo(true)
-	p := proxy.New(h, []proxy.Upstream{spec}, opts)
-	defer watch(ctx, e, pf, h, p)()
-	if err := p.Run(ctx, e.stdin, e.stdout); err != nil && !errors.Is(err, io.EOF) {
-		fmt.Fprintln(e.stderr, "toolwarden wrap:", err)
-		return exitError
-	}
-	return exitOK
+	return spec, nil
 }
