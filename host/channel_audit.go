@@ -1,6 +1,6 @@
 package host
 
-import "github.com/toolwarden/toolwarden/host/audit"
+import "github.com/toolwarden/toolwarden/internal/audit"
 
 // AskRecord is what the audit log keeps of one channel's part in an ask
 // (event "channel"): which channel answered it and with what, which one

@@ -15,6 +15,6 @@
 //	case host.Deny:  // refuse with d.Reasons
 //	}
 //
-// The pipeline itself lives in host/policy and is pure; host adds sessions
+// The pipeline itself lives in internal/policy and is pure; host adds sessions
 // (pins, approvals, labels), plugins and the audit log around it.
 package host

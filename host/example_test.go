@@ -7,7 +7,7 @@ import (
 	"fmt"
 
 	"github.com/toolwarden/toolwarden/host"
-	"github.com/toolwarden/toolwarden/host/config"
+	"github.com/toolwarden/toolwarden/internal/config"
 )
 
 // A destructive filesystem write is asked, remembered for the session once

@@ -4,8 +4,8 @@ import (
 	"context"
 	"sync/atomic"
 
-	"github.com/toolwarden/toolwarden/host/plugin"
-	"github.com/toolwarden/toolwarden/host/policy"
+	"github.com/toolwarden/toolwarden/internal/plugin"
+	"github.com/toolwarden/toolwarden/internal/policy"
 )
 
 // GuestCalls counts the events that entered a plugin's guest code, by

@@ -9,12 +9,12 @@ import (
 	"log/slog"
 	"time"
 
-	"github.com/toolwarden/toolwarden/host/audit"
-	"github.com/toolwarden/toolwarden/host/config"
-	"github.com/toolwarden/toolwarden/host/hints"
-	"github.com/toolwarden/toolwarden/host/plugin"
-	"github.com/toolwarden/toolwarden/host/policy"
-	"github.com/toolwarden/toolwarden/host/session"
+	"github.com/toolwarden/toolwarden/internal/audit"
+	"github.com/toolwarden/toolwarden/internal/config"
+	"github.com/toolwarden/toolwarden/internal/hints"
+	"github.com/toolwarden/toolwarden/internal/plugin"
+	"github.com/toolwarden/toolwarden/internal/policy"
+	"github.com/toolwarden/toolwarden/internal/session"
 )
 
 // Decision is the pipeline's answer for one call (see policy.Decision).

@@ -11,9 +11,9 @@ import (
 	"testing"
 
 	"github.com/toolwarden/toolwarden/host"
-	"github.com/toolwarden/toolwarden/host/config"
-	"github.com/toolwarden/toolwarden/host/policy"
-	"github.com/toolwarden/toolwarden/host/session"
+	"github.com/toolwarden/toolwarden/internal/config"
+	"github.com/toolwarden/toolwarden/internal/policy"
+	"github.com/toolwarden/toolwarden/internal/session"
 )
 
 func newHost(t testing.TB, toml string, s host.Settings) *host.Host {

@@ -13,7 +13,7 @@ import (
 // trifecta+argguard on calls whose arguments change from one call to the
 // next, as in a real session: the plugins cannot answer from their last
 // check, so every decision enters both guests. It is how a build's way of
-// stopping guests (host/plugin, -tags toolwarden_wazero_interrupt) is felt
+// stopping guests (internal/plugin, -tags toolwarden_wazero_interrupt) is felt
 // in a decision; compare the two builds' test binaries in one run
 // (docs/plugins.md, "Two ways to stop a guest").
 func BenchmarkCheckWithPluginsVaried(b *testing.B) {

@@ -7,8 +7,8 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/toolwarden/toolwarden/host/config"
-	"github.com/toolwarden/toolwarden/host/policy"
+	"github.com/toolwarden/toolwarden/internal/config"
+	"github.com/toolwarden/toolwarden/internal/policy"
 )
 
 // gatedObserver adds label "seen" once released.

@@ -11,8 +11,8 @@ import (
 	"testing"
 
 	"github.com/toolwarden/toolwarden/host"
-	"github.com/toolwarden/toolwarden/host/config"
-	"github.com/toolwarden/toolwarden/host/plugin"
+	"github.com/toolwarden/toolwarden/internal/config"
+	"github.com/toolwarden/toolwarden/internal/plugin"
 )
 
 const argguardEtc = "\n[policies.argguard]\nbuiltin = \"argguard\"\n" + `config.rules = [{ tool = "*", arg = "path", deny_glob = "/etc/**" }]` + "\n"

@@ -3,8 +3,8 @@ package host
 import (
 	"context"
 
-	"github.com/toolwarden/toolwarden/host/config"
-	"github.com/toolwarden/toolwarden/host/plugin"
+	"github.com/toolwarden/toolwarden/internal/config"
+	"github.com/toolwarden/toolwarden/internal/plugin"
 )
 
 // loadPlugins compiles and instantiates the enabled [policies.*] plugins, in

@@ -1,8 +1,8 @@
 package host
 
 import (
-	"github.com/toolwarden/toolwarden/host/policy"
-	"github.com/toolwarden/toolwarden/host/session"
+	"github.com/toolwarden/toolwarden/internal/policy"
+	"github.com/toolwarden/toolwarden/internal/session"
 )
 
 // stateChange is one plugin's change of its session state, as the audit

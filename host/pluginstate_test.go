@@ -9,14 +9,14 @@ import (
 	"testing"
 
 	"github.com/toolwarden/toolwarden/host"
-	"github.com/toolwarden/toolwarden/host/config"
-	"github.com/toolwarden/toolwarden/host/policy"
-	"github.com/toolwarden/toolwarden/host/session"
+	"github.com/toolwarden/toolwarden/internal/config"
+	"github.com/toolwarden/toolwarden/internal/policy"
+	"github.com/toolwarden/toolwarden/internal/session"
 )
 
 // budgetPlugin is a Go-native stateful plugin: it lets max calls per
 // session through and asks after that. A native plugin holds its slot
-// itself, as the WASM host does for guests (host/plugin/state.go).
+// itself, as the WASM host does for guests (internal/plugin/state.go).
 type budgetPlugin struct {
 	name string
 	max  int64

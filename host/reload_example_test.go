@@ -6,7 +6,7 @@ import (
 	"fmt"
 
 	"github.com/toolwarden/toolwarden/host"
-	"github.com/toolwarden/toolwarden/host/config"
+	"github.com/toolwarden/toolwarden/internal/config"
 )
 
 // Reload changes the policy of a running host: the session keeps its

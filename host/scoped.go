@@ -1,8 +1,8 @@
 package host
 
 import (
-	"github.com/toolwarden/toolwarden/host/policy"
-	"github.com/toolwarden/toolwarden/host/session"
+	"github.com/toolwarden/toolwarden/internal/policy"
+	"github.com/toolwarden/toolwarden/internal/session"
 )
 
 // sessionApprovals is a session as the pipeline reads its approvals: the

@@ -7,8 +7,8 @@ import (
 	"testing"
 
 	"github.com/toolwarden/toolwarden/host"
-	"github.com/toolwarden/toolwarden/host/hints"
-	"github.com/toolwarden/toolwarden/host/policy"
+	"github.com/toolwarden/toolwarden/internal/hints"
+	"github.com/toolwarden/toolwarden/internal/policy"
 )
 
 // pathScoper asks about every write, not rememberable as a whole, and

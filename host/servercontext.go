@@ -1,6 +1,6 @@
 package host
 
-import "github.com/toolwarden/toolwarden/host/policy"
+import "github.com/toolwarden/toolwarden/internal/policy"
 
 // ServerContext is what is known of a server's paths: its working
 // directory, home, the client's roots it was told of and the directories

@@ -5,7 +5,7 @@ import (
 	"fmt"
 
 	"github.com/toolwarden/toolwarden/host"
-	"github.com/toolwarden/toolwarden/host/config"
+	"github.com/toolwarden/toolwarden/internal/config"
 )
 
 // A call carries what is known of its server's paths, so that argguard

@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/toolwarden/toolwarden/host"
-	"github.com/toolwarden/toolwarden/host/config"
+	"github.com/toolwarden/toolwarden/internal/config"
 )
 
 // BenchmarkNewFromDiskCache is what a hook process pays to load a policy

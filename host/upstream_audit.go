@@ -1,6 +1,6 @@
 package host
 
-import "github.com/toolwarden/toolwarden/host/audit"
+import "github.com/toolwarden/toolwarden/internal/audit"
 
 // UpstreamFailure is a server a proxy fronts that could not be started,
 // and why (the command not found, its exit status and stderr, a timeout).

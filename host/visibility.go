@@ -5,9 +5,9 @@ import (
 	"slices"
 	"sync"
 
-	"github.com/toolwarden/toolwarden/host/hints"
-	"github.com/toolwarden/toolwarden/host/policy"
-	"github.com/toolwarden/toolwarden/host/session"
+	"github.com/toolwarden/toolwarden/internal/hints"
+	"github.com/toolwarden/toolwarden/internal/policy"
+	"github.com/toolwarden/toolwarden/internal/session"
 )
 
 // One visibility truth: a tool is callable only when it would be listed to

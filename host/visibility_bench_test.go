@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/toolwarden/toolwarden/host"
-	"github.com/toolwarden/toolwarden/host/policy"
+	"github.com/toolwarden/toolwarden/internal/policy"
 )
 
 // processCPU is the process's user and system CPU time so far, in ns.

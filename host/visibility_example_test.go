@@ -6,8 +6,8 @@ import (
 	"slices"
 
 	"github.com/toolwarden/toolwarden/host"
-	"github.com/toolwarden/toolwarden/host/config"
-	"github.com/toolwarden/toolwarden/host/policy"
+	"github.com/toolwarden/toolwarden/internal/config"
+	"github.com/toolwarden/toolwarden/internal/policy"
 )
 
 // noSendWhenTainted is a Go list plugin: once the session is tainted, it

@@ -10,7 +10,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 apt_pkgs=(clang lld wasi-libc libclang-rt-14-dev-wasm32 wabt binaryen rustc libstd-rust-dev-wasm32)
-# Debian's Chromium, driven headless by the inbox's browser tests (sdk/inbox/web).
+# Debian's Chromium, driven headless by the inbox's browser tests (internal/inbox/web).
 apt_pkgs+=(chromium)
 missing=()
 for p in "${apt_pkgs[@]}"; do

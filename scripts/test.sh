@@ -14,4 +14,4 @@ gobin="$(go env GOBIN)"
 "$gobin/staticcheck" ./...
 go test -race -count=1 ./... "$@"
 # The fallback build that lets wazero stop guests (docs/plugins.md, "Two ways to stop a guest").
-go test -count=1 -tags toolwarden_wazero_interrupt -run 'Hostile|Deadline|Timeout|Spin|CallerContext|Interrupt|Close|StartSection|EachBuild|SteadyState' ./host/plugin/
+go test -count=1 -tags toolwarden_wazero_interrupt -run 'Hostile|Deadline|Timeout|Spin|CallerContext|Interrupt|Close|StartSection|EachBuild|SteadyState' ./internal/plugin/

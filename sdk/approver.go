@@ -6,8 +6,8 @@ import (
 	"fmt"
 
 	"github.com/toolwarden/toolwarden/host"
-	"github.com/toolwarden/toolwarden/host/hints"
-	"github.com/toolwarden/toolwarden/host/policy"
+	"github.com/toolwarden/toolwarden/internal/hints"
+	"github.com/toolwarden/toolwarden/internal/policy"
 )
 
 // Approver answers asks: the agent shows the Question in its own UI and

@@ -12,7 +12,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/toolwarden/toolwarden/host"
-	"github.com/toolwarden/toolwarden/host/config"
+	"github.com/toolwarden/toolwarden/internal/config"
 	"github.com/toolwarden/toolwarden/sdk"
 )
 

@@ -10,11 +10,11 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/toolwarden/toolwarden/host"
-	"github.com/toolwarden/toolwarden/host/policy"
-	"github.com/toolwarden/toolwarden/sdk/internal/approval"
-	"github.com/toolwarden/toolwarden/sdk/internal/channel"
-	"github.com/toolwarden/toolwarden/sdk/internal/toolresult"
-	"github.com/toolwarden/toolwarden/sdk/proxy"
+	"github.com/toolwarden/toolwarden/internal/policy"
+	"github.com/toolwarden/toolwarden/internal/approval"
+	"github.com/toolwarden/toolwarden/internal/channel"
+	"github.com/toolwarden/toolwarden/internal/toolresult"
+	"github.com/toolwarden/toolwarden/internal/proxy"
 )
 
 // CallTool decides the call and makes it only when it is allowed: outright,

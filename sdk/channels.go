@@ -8,10 +8,10 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/toolwarden/toolwarden/host"
-	"github.com/toolwarden/toolwarden/host/config"
-	"github.com/toolwarden/toolwarden/sdk/internal/approval"
-	"github.com/toolwarden/toolwarden/sdk/internal/channel"
-	"github.com/toolwarden/toolwarden/sdk/internal/toolresult"
+	"github.com/toolwarden/toolwarden/internal/config"
+	"github.com/toolwarden/toolwarden/internal/approval"
+	"github.com/toolwarden/toolwarden/internal/channel"
+	"github.com/toolwarden/toolwarden/internal/toolresult"
 )
 
 // DefaultApprovalTimeout bounds how long a call waits for an answer from

@@ -8,9 +8,9 @@ import (
 	"time"
 
 	"github.com/toolwarden/toolwarden/host"
-	"github.com/toolwarden/toolwarden/host/config"
+	"github.com/toolwarden/toolwarden/internal/config"
 	"github.com/toolwarden/toolwarden/sdk"
-	"github.com/toolwarden/toolwarden/sdk/inbox"
+	"github.com/toolwarden/toolwarden/internal/inbox"
 )
 
 // An agent without a human at its own UI sends asks to the approval inbox

@@ -11,9 +11,9 @@ import (
 	"time"
 
 	"github.com/toolwarden/toolwarden/host"
-	"github.com/toolwarden/toolwarden/host/config"
+	"github.com/toolwarden/toolwarden/internal/config"
 	"github.com/toolwarden/toolwarden/sdk"
-	"github.com/toolwarden/toolwarden/sdk/inbox"
+	"github.com/toolwarden/toolwarden/internal/inbox"
 )
 
 // privateInbox points this process's inbox at a fresh directory. Tests

@@ -13,8 +13,8 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/toolwarden/toolwarden/host"
-	"github.com/toolwarden/toolwarden/host/config"
-	"github.com/toolwarden/toolwarden/host/policy"
+	"github.com/toolwarden/toolwarden/internal/config"
+	"github.com/toolwarden/toolwarden/internal/policy"
 	"github.com/toolwarden/toolwarden/sdk"
 )
 

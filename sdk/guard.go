@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/toolwarden/toolwarden/host"
-	"github.com/toolwarden/toolwarden/host/config"
+	"github.com/toolwarden/toolwarden/internal/config"
 )
 
 // Guard puts one host in front of an agent's MCP clients. Create one with

@@ -10,11 +10,11 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/toolwarden/toolwarden/host"
-	"github.com/toolwarden/toolwarden/host/policy"
-	"github.com/toolwarden/toolwarden/sdk/internal/approval"
-	"github.com/toolwarden/toolwarden/sdk/internal/elicit"
-	"github.com/toolwarden/toolwarden/sdk/internal/toolresult"
-	"github.com/toolwarden/toolwarden/sdk/proxy"
+	"github.com/toolwarden/toolwarden/internal/policy"
+	"github.com/toolwarden/toolwarden/internal/approval"
+	"github.com/toolwarden/toolwarden/internal/elicit"
+	"github.com/toolwarden/toolwarden/internal/toolresult"
+	"github.com/toolwarden/toolwarden/internal/proxy"
 )
 
 // ServerOption enforces the guard's policy on the tools of an MCP server

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/toolwarden/toolwarden/host/config"
+	"github.com/toolwarden/toolwarden/internal/config"
 )
 
 // defaultAppName names a wrapped server when --app is not given. The name

@@ -36,7 +36,7 @@ func buildBinaries() error {
 		built.dir = dir
 		built.tw = filepath.Join(dir, "toolwarden")
 		built.testsrv = filepath.Join(dir, "testserver")
-		cmd := exec.Command("go", "build", "-o", dir+string(filepath.Separator), "./cmd/toolwarden", "./sdk/internal/testserver")
+		cmd := exec.Command("go", "build", "-o", dir+string(filepath.Separator), "./cmd/toolwarden", "./internal/testserver")
 		cmd.Dir = filepath.Join("..", "..")
 		if out, err := cmd.CombinedOutput(); err != nil {
 			built.err = fmt.Errorf("go build: %v\n%s", err, out)

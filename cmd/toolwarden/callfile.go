@@ -11,7 +11,7 @@ import (
 	"strings"
 
 	"github.com/toolwarden/toolwarden/host"
-	"github.com/toolwarden/toolwarden/host/config"
+	"github.com/toolwarden/toolwarden/internal/config"
 )
 
 // callFile is a call as check and explain read it: the MCP tool definition

@@ -7,13 +7,13 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/toolwarden/toolwarden/sdk/hook"
+	"github.com/toolwarden/toolwarden/internal/hook"
 )
 
 // codexHookReport says, for each toolwarden hook Codex is configured with
 // (the user's ~/.codex config.toml and hooks.json, the project's .codex),
 // whether Codex runs it. Codex skips a hook the user has not trusted
-// without a word, codex exec included (sdk/hook/codextrust.go), so a
+// without a word, codex exec included (internal/hook/codextrust.go), so a
 // toolwarden hook that is not trusted decides nothing: every MCP call runs
 // unchecked. Each hook Codex does not run gets a warning on warn with the
 // exact step that trusts it, and wrap, which needs no hook trust, as the

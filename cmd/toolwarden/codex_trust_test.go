@@ -18,7 +18,7 @@ command = "toolwarden hook --agent codex --config ~/.codex/config.toml"
 
 // docsCodexHookHash is the trust hash Codex 0.171 itself gives that hook
 // (its app server's hooks/list, currentHash); TestCodexHookTrustIsComputedAsCodexComputesIt
-// in sdk/hook checks the computation against the installed Codex.
+// in internal/hook checks the computation against the installed Codex.
 const docsCodexHookHash = "sha256:c26d3ecb4bb6a11a1914ad7ddfc25fef4ff6280bdadec5155487f37d6d33c1da"
 
 func codexUserHome(t *testing.T, config string) (home, key string) {

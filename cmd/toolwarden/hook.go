@@ -11,9 +11,9 @@ import (
 	"time"
 
 	"github.com/toolwarden/toolwarden/host"
-	"github.com/toolwarden/toolwarden/host/policy"
-	"github.com/toolwarden/toolwarden/host/session"
-	"github.com/toolwarden/toolwarden/sdk/hook"
+	"github.com/toolwarden/toolwarden/internal/policy"
+	"github.com/toolwarden/toolwarden/internal/session"
+	"github.com/toolwarden/toolwarden/internal/hook"
 )
 
 func init() {
@@ -204,7 +204,7 @@ func decideHook(e *env, fl *hookFlags) int {
 		return fail("saving session: %v", err)
 	}
 	if d.Decision == policy.Ask {
-		// approval_channel (sdk/hook/channels.go): the lock is not held
+		// approval_channel (internal/hook/channels.go): the lock is not held
 		// while a human answers in the inbox.
 		release := func() { lock.Close(); lock = nil }
 		reopen := func() (func() error, error) {

@@ -5,9 +5,9 @@ import (
 	"fmt"
 
 	"github.com/toolwarden/toolwarden/host"
-	"github.com/toolwarden/toolwarden/host/policy"
-	"github.com/toolwarden/toolwarden/host/session"
-	"github.com/toolwarden/toolwarden/sdk/hook"
+	"github.com/toolwarden/toolwarden/internal/policy"
+	"github.com/toolwarden/toolwarden/internal/session"
+	"github.com/toolwarden/toolwarden/internal/hook"
 )
 
 // observeHookCall handles an after-event (PostToolUse, AfterTool): the
@@ -38,7 +38,7 @@ func observeHookCall(ctx context.Context, e *env, h *host.Host, sess *session.Se
 // connector, effective hints and capabilities, as the config decides them
 // now, and whether the config asks about it (for HumanApproved). It runs
 // the pipeline without plugins, without counting and without auditing:
-// a pure reading of the config (host/policy), not a decision.
+// a pure reading of the config (internal/policy), not a decision.
 func observedFacts(ctx context.Context, h *host.Host, sess *session.Session, call host.Call) (host.Decision, error) {
 	rules, err := policy.Compile(h.Config())
 	if err != nil {

@@ -4,8 +4,8 @@ import (
 	"os"
 
 	"github.com/toolwarden/toolwarden/cmd/internal/cli"
-	"github.com/toolwarden/toolwarden/host/config"
-	"github.com/toolwarden/toolwarden/sdk/hook"
+	"github.com/toolwarden/toolwarden/internal/config"
+	"github.com/toolwarden/toolwarden/internal/hook"
 )
 
 // admitAgentServer holds the server the agent will run under name to the

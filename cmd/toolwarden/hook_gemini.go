@@ -4,7 +4,7 @@ import (
 	"errors"
 	"os"
 
-	"github.com/toolwarden/toolwarden/sdk/hook"
+	"github.com/toolwarden/toolwarden/internal/hook"
 )
 
 // agentServerNames lists the MCP servers agent is configured with for a

@@ -5,8 +5,8 @@ import (
 	"os"
 	"strings"
 
-	"github.com/toolwarden/toolwarden/host/config"
-	"github.com/toolwarden/toolwarden/sdk/hook"
+	"github.com/toolwarden/toolwarden/internal/config"
+	"github.com/toolwarden/toolwarden/internal/hook"
 )
 
 // admitHookServer holds the event's server to an admin's server

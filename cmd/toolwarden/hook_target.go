@@ -5,7 +5,7 @@ import (
 	"os"
 
 	"github.com/toolwarden/toolwarden/cmd/internal/cli"
-	"github.com/toolwarden/toolwarden/sdk/hook"
+	"github.com/toolwarden/toolwarden/internal/hook"
 )
 
 // hookPlaces says where the event's agent keeps its config: the user's

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/toolwarden/toolwarden/sdk/inbox"
+	"github.com/toolwarden/toolwarden/internal/inbox"
 )
 
 // hookStartEvent is one PreToolUse event for an MCP tool: a write under

@@ -15,8 +15,8 @@ import (
 
 	"github.com/toolwarden/toolwarden/cmd/internal/warm"
 	"github.com/toolwarden/toolwarden/host"
-	"github.com/toolwarden/toolwarden/host/plugin"
-	"github.com/toolwarden/toolwarden/sdk/inbox"
+	"github.com/toolwarden/toolwarden/internal/plugin"
+	"github.com/toolwarden/toolwarden/internal/inbox"
 )
 
 // Warm hooks (docs/hooks.md, "Warm hooks").
@@ -61,7 +61,7 @@ func init() {
 }
 
 // placeFor names the socket and lock file of the warm process for args
-// run here, in the rendezvous directory (private to the user: sdk/inbox
+// run here, in the rendezvous directory (private to the user: internal/inbox
 // creates and checks it).
 func placeFor(args []string) (*warm.Place, error) {
 	if !warm.Supported {

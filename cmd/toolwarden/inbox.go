@@ -15,10 +15,10 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/toolwarden/toolwarden/host/config"
-	"github.com/toolwarden/toolwarden/host/session"
-	"github.com/toolwarden/toolwarden/sdk/inbox"
-	"github.com/toolwarden/toolwarden/sdk/inbox/web"
+	"github.com/toolwarden/toolwarden/internal/config"
+	"github.com/toolwarden/toolwarden/internal/session"
+	"github.com/toolwarden/toolwarden/internal/inbox"
+	"github.com/toolwarden/toolwarden/internal/inbox/web"
 )
 
 func init() {

@@ -12,7 +12,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/toolwarden/toolwarden/sdk/inbox"
+	"github.com/toolwarden/toolwarden/internal/inbox"
 )
 
 func TestInboxRefusesAnAddressOtherMachinesReach(t *testing.T) {

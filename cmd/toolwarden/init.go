@@ -13,8 +13,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/toolwarden/toolwarden/host/config"
-	"github.com/toolwarden/toolwarden/sdk/hook"
+	"github.com/toolwarden/toolwarden/internal/config"
+	"github.com/toolwarden/toolwarden/internal/hook"
 )
 
 func init() {

@@ -12,7 +12,7 @@ import (
 
 	"github.com/BurntSushi/toml"
 
-	"github.com/toolwarden/toolwarden/sdk/hook"
+	"github.com/toolwarden/toolwarden/internal/hook"
 )
 
 // agentFile is one agent's MCP configuration file as init found it: the

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/toolwarden/toolwarden/sdk/hook"
+	"github.com/toolwarden/toolwarden/internal/hook"
 )
 
 // init rewrites the files `toolwarden tools sync` reads: an agent told to

@@ -11,7 +11,7 @@ import (
 	"sync"
 
 	"github.com/toolwarden/toolwarden/cmd/internal/cli"
-	"github.com/toolwarden/toolwarden/host/plugin"
+	"github.com/toolwarden/toolwarden/internal/plugin"
 )
 
 // Exit codes shared by every subcommand.

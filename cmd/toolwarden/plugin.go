@@ -10,8 +10,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/toolwarden/toolwarden/host/plugin"
-	"github.com/toolwarden/toolwarden/host/plugin/plugintest"
+	"github.com/toolwarden/toolwarden/internal/plugin"
+	"github.com/toolwarden/toolwarden/internal/plugintest"
 	"github.com/toolwarden/toolwarden/plugins"
 )
 

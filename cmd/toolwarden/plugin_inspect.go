@@ -11,8 +11,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/toolwarden/toolwarden/host/config"
-	"github.com/toolwarden/toolwarden/host/plugin"
+	"github.com/toolwarden/toolwarden/internal/config"
+	"github.com/toolwarden/toolwarden/internal/plugin"
 )
 
 // inspectReport is `plugin inspect --json`. Every key is snake_case, like

@@ -50,13 +50,13 @@ func TestPluginInspect(t *testing.T) {
 		}
 	}
 
-	code, out, errOut = runPluginCLI(t, cache, "inspect", "--json", "../../host/plugin/testdata/hostile/badimport.wasm")
+	code, out, errOut = runPluginCLI(t, cache, "inspect", "--json", "../../internal/plugin/testdata/hostile/badimport.wasm")
 	var rep inspectReport
 	if err := json.Unmarshal([]byte(out), &rep); err != nil || code != exitError || rep.ABI != "refused" || !rep.Refused ||
 		len(rep.Problems) != 1 || !strings.Contains(rep.Problems[0], `import "env.system" is not granted`) {
 		t.Errorf("exit %d report %+v (%v)", code, rep, err)
 	}
-	if first, _, _ := strings.Cut(errOut, "\n"); !strings.HasPrefix(first, "toolwarden plugin inspect: ../../host/plugin/testdata/hostile/badimport.wasm: refused: import \"env.system\" is not granted") {
+	if first, _, _ := strings.Cut(errOut, "\n"); !strings.HasPrefix(first, "toolwarden plugin inspect: ../../internal/plugin/testdata/hostile/badimport.wasm: refused: import \"env.system\" is not granted") {
 		t.Errorf("stderr's first line is not the refusal:\n%s", errOut)
 	}
 

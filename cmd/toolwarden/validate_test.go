@@ -114,7 +114,7 @@ builtin = "trifecta"
 
 func TestValidateAcceptsARealCodexConfig(t *testing.T) {
 	t.Parallel()
-	code, stdout, stderr := runValidateCLI(t, "--config", "../../host/config/testdata/codex-full.toml")
+	code, stdout, stderr := runValidateCLI(t, "--config", "../../internal/config/testdata/codex-full.toml")
 	if code != 0 || stdout != "ok: 1 file(s), 3 apps, 5 servers, 0 policies\n" || stderr != "" {
 		t.Errorf("exit %d\n%s%s", code, stdout, stderr)
 	}

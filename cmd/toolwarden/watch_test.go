@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/toolwarden/toolwarden/host"
-	"github.com/toolwarden/toolwarden/host/config"
+	"github.com/toolwarden/toolwarden/internal/config"
 )
 
 func TestWatchedFilesAreTheLayersAndPluginModulesAlsoByTheirRealPaths(t *testing.T) {

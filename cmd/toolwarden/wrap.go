@@ -4,8 +4,8 @@ import (
 	"fmt"
 
 	"github.com/toolwarden/toolwarden/cmd/internal/cli"
-	"github.com/toolwarden/toolwarden/host/config"
-	"github.com/toolwarden/toolwarden/sdk/proxy"
+	"github.com/toolwarden/toolwarden/internal/config"
+	"github.com/toolwarden/toolwarden/internal/proxy"
 )
 
 func init() {

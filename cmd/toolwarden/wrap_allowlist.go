@@ -4,7 +4,7 @@ import (
 	"os"
 	"strings"
 
-	"github.com/toolwarden/toolwarden/host/config"
+	"github.com/toolwarden/toolwarden/internal/config"
 )
 
 // wrapServer is the server wrap runs, as the allow-lists judge it: the

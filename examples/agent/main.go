@@ -18,7 +18,7 @@ import (
 	"github.com/mark3labs/mcp-go/client"
 
 	"github.com/toolwarden/toolwarden/host"
-	"github.com/toolwarden/toolwarden/host/config"
+	"github.com/toolwarden/toolwarden/internal/config"
 	"github.com/toolwarden/toolwarden/sdk"
 )
 

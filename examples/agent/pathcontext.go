@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/toolwarden/toolwarden/host"
-	"github.com/toolwarden/toolwarden/host/config"
+	"github.com/toolwarden/toolwarden/internal/config"
 )
 
 // serverContext is what the agent knows of a stdio server's paths: its

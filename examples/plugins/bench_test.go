@@ -16,8 +16,8 @@ import (
 	"github.com/tetratelabs/wazero/imports/wasi_snapshot_preview1"
 
 	"github.com/toolwarden/toolwarden/examples/plugins/go/rootguard"
-	"github.com/toolwarden/toolwarden/host/config"
-	"github.com/toolwarden/toolwarden/host/plugin"
+	"github.com/toolwarden/toolwarden/internal/config"
+	"github.com/toolwarden/toolwarden/internal/plugin"
 )
 
 // The numbers of docs/plugin-languages.md: the same policy (rootguard) in

@@ -11,8 +11,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/toolwarden/toolwarden/host/plugin"
-	"github.com/toolwarden/toolwarden/host/plugin/plugintest"
+	"github.com/toolwarden/toolwarden/internal/plugin"
+	"github.com/toolwarden/toolwarden/internal/plugintest"
 )
 
 // The rootguard suite is a set of case files in the format of
@@ -127,7 +127,7 @@ var kits = []string{"pdk-c", "pdk-rust", "pdk-assemblyscript"}
 
 // TestKitABIConformance runs the ABI vectors of pdk/testdata/conformance/
 // cases.json against each kit's conformance plugin (the Go kit's runs in
-// host/plugin's tests).
+// internal/plugin's tests).
 func TestKitABIConformance(t *testing.T) {
 	f, err := plugintest.ReadFile(filepath.Join(suiteDir(t), "cases.json"))
 	if err != nil {

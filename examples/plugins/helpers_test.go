@@ -22,8 +22,8 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"github.com/toolwarden/toolwarden/host/config"
-	"github.com/toolwarden/toolwarden/host/plugin"
+	"github.com/toolwarden/toolwarden/internal/config"
+	"github.com/toolwarden/toolwarden/internal/plugin"
 	pdk "github.com/toolwarden/toolwarden/pdk/go"
 )
 

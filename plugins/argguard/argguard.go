@@ -42,7 +42,7 @@
 // Rust source in rust/ (lib.rs; its regexps are compiled and matched by the
 // host's Go regexp through the imports of pdk/ABI.md section 16); this Go
 // package is the rule's reference implementation. A differential test in
-// host/plugin (TestArgguardModuleMatchesGoReference, with the fuzz tests
+// internal/plugin (TestArgguardModuleMatchesGoReference, with the fuzz tests
 // FuzzArgguardGlobMatchesGo and FuzzArgguardPathsMatchGo) holds the module
 // to this package's output, byte for byte, and the benchmarks use this
 // package as the native twin. docs/RATIONALE.md ("First-party plugins are

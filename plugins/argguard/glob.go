@@ -1,8 +1,8 @@
 package argguard
 
-import "github.com/toolwarden/toolwarden/host/policy/pathglob"
+import "github.com/toolwarden/toolwarden/internal/pathglob"
 
-// pathGlob is a path pattern (host/policy/pathglob: the host's scoped
+// pathGlob is a path pattern (internal/pathglob: the host's scoped
 // approvals read globs the same way).
 type pathGlob struct{ g *pathglob.Glob }
 

@@ -4,7 +4,7 @@ import (
 	"path"
 	"strings"
 
-	"github.com/toolwarden/toolwarden/host/policy/pathglob"
+	"github.com/toolwarden/toolwarden/internal/pathglob"
 	pdk "github.com/toolwarden/toolwarden/pdk/go"
 )
 

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/toolwarden/toolwarden/host/policy/pathglob"
+	"github.com/toolwarden/toolwarden/internal/pathglob"
 	pdk "github.com/toolwarden/toolwarden/pdk/go"
 )
 

@@ -27,7 +27,7 @@
 //
 // The module toolwarden ships (plugins/secrets.wasm) is built from the
 // Rust source in rust/ (a line-by-line port); this Go package is the
-// reference. A differential test in host/plugin
+// reference. A differential test in internal/plugin
 // (TestSecretsModuleMatchesGoReference, with FuzzSecretsMatchesGo) holds
 // the module to this package's output, byte for byte.
 package secrets

@@ -14,7 +14,7 @@
 //
 // The module toolwarden ships (plugins/trifecta.wasm) is built from the
 // Rust source in rust/lib.rs; this Go package is the rule's reference
-// implementation. A differential test in host/plugin
+// implementation. A differential test in internal/plugin
 // (TestTrifectaModuleMatchesGoReference) holds the module to this
 // package's output, byte for byte, and the benchmarks use this package as
 // the native twin. docs/RATIONALE.md ("First-party plugins are small

@@ -1,5 +1,5 @@
 // A scripted MCP client on the official TypeScript SDK, driven by
-// toolwarden's e2e tests (sdk/e2e/typescript_test.go) to prove interop.
+// toolwarden's e2e tests (internal/e2e/typescript_test.go) to prove interop.
 //
 //   MCP_SDK=<path to @modelcontextprotocol/sdk> node tsclient.mjs '<script JSON>'
 //

@@ -3,7 +3,7 @@ package cli
 import (
 	"flag"
 
-	"github.com/toolwarden/toolwarden/sdk/hook"
+	"github.com/toolwarden/toolwarden/internal/hook"
 )
 
 // CatalogFlag registers --catalog and returns a function giving its

@@ -5,7 +5,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/toolwarden/toolwarden/host/config"
+	"github.com/toolwarden/toolwarden/internal/config"
 )
 
 // LoadConfig loads the given layers, or the embedded default, under the

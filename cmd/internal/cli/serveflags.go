@@ -6,7 +6,7 @@ import (
 )
 
 // ServeDefaults are the defaults of wrap's and proxy's limits, which the
-// MCP side (sdk/proxy) owns; this package links no MCP library, so the
+// MCP side (internal/proxy) owns; this package links no MCP library, so the
 // caller gives them. A caller that only needs to know what the command
 // line means (the hook, judging a server the agent runs) may give the zero
 // value: defaults never change what parses.

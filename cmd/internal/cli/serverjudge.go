@@ -9,8 +9,8 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/toolwarden/toolwarden/host/config"
-	"github.com/toolwarden/toolwarden/sdk/hook"
+	"github.com/toolwarden/toolwarden/internal/config"
+	"github.com/toolwarden/toolwarden/internal/hook"
 )
 
 // ServerJudge holds an agent's server to an admin's server allow-lists.

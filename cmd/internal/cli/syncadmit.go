@@ -5,8 +5,8 @@ import (
 	"io"
 	"os"
 
-	"github.com/toolwarden/toolwarden/host/policy"
-	"github.com/toolwarden/toolwarden/sdk/hook"
+	"github.com/toolwarden/toolwarden/internal/policy"
+	"github.com/toolwarden/toolwarden/internal/hook"
 )
 
 // SyncAgentServers is what `toolwarden tools sync` starts for agent: the

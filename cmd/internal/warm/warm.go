@@ -30,7 +30,7 @@ const (
 	magic = "TWH2"
 	// DebugEnv, when "1", makes a hook say on stderr who decided.
 	DebugEnv = "TOOLWARDEN_WARM_DEBUG"
-	// RuntimeDirEnv overrides the rendezvous directory (sdk/inbox.EnvRuntimeDir),
+	// RuntimeDirEnv overrides the rendezvous directory (internal/inbox.EnvRuntimeDir),
 	// which PlaceFor's error suggests.
 	RuntimeDirEnv = "TOOLWARDEN_RUNTIME_DIR"
 )

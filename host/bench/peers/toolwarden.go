@@ -7,7 +7,7 @@ import (
 	"os"
 
 	"github.com/toolwarden/toolwarden/host"
-	"github.com/toolwarden/toolwarden/host/config"
+	"github.com/toolwarden/toolwarden/internal/config"
 )
 
 // writeFile is the definition the call's tool has in tools/list. The proxy

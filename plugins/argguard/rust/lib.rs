@@ -2,7 +2,7 @@
 //! arguments against rules from its config, as shipped
 //! (plugins/argguard.wasm). The rules, their config and every message are
 //! those of the Go package beside it (../argguard.go, ../glob.go), which is
-//! the reference: a differential test (host/plugin/argguard_module_test.go)
+//! the reference: a differential test (internal/plugin/argguard_module_test.go)
 //! holds the two to the same output, byte for byte, on envelopes the host
 //! builds, and fuzz tests do the same for globs and paths. Why the shipped
 //! module is Rust and not Go: docs/RATIONALE.md, "First-party plugins are

@@ -2,7 +2,7 @@
 //! shipped (plugins/secrets.wasm). The rule, its config and every message
 //! are those of the Go package beside it (../secrets.go, ../scan.go,
 //! ../named.go), which is the reference: a differential test
-//! (host/plugin/secrets_module_test.go) holds the two to the same output,
+//! (internal/plugin/secrets_module_test.go) holds the two to the same output,
 //! byte for byte, and a fuzz test does the same on any text. Why the
 //! shipped module is Rust and not Go: docs/RATIONALE.md, "First-party
 //! plugins are small modules".

@@ -1,0 +1,186 @@
+package e2e
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// Paths filled in by TestMain.
+var (
+	root       string // module root
+	twBin      string // the real toolwarden binary, built for this run
+	testServer string // internal/testserver, built for this run
+)
+
+func TestMain(m *testing.M) {
+	os.Exit(run(m))
+}
+
+func run(m *testing.M) int {
+	var err error
+	root, err = filepath.Abs(filepath.Join("..", ".."))
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	dir, err := os.MkdirTemp("", "toolwarden-e2e-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer os.RemoveAll(dir)
+	// Every wrap and proxy the tests start writes the tool catalog here,
+	// not into the user's cache.
+	if err := os.Setenv("TOOLWARDEN_CATALOG", filepath.Join(dir, "catalog")); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	twBin = filepath.Join(dir, "toolwarden")
+	testServer = filepath.Join(dir, "testserver")
+	for _, b := range []struct {
+		outDir string
+		pkgs   []string
+		cover  bool
+	}{
+		{dir, []string{"./cmd/toolwarden"}, true},
+		{dir, []string{"./internal/testserver"}, false},
+	} {
+		args := []string{"build", "-o", b.outDir + string(filepath.Separator)}
+		if raceEnabled {
+			// The proxy under test runs with the race detector too.
+			args = append(args, "-race")
+		}
+		if cover := os.Getenv("TOOLWARDEN_E2E_COVERDIR"); cover != "" && b.cover {
+			// scripts/coverage.sh: the binary counts what the e2e tests
+			// run of the module, into GOCOVERDIR, which its runs inherit.
+			args = append(args, "-cover", "-coverpkg=github.com/toolwarden/toolwarden/...")
+			if err := os.Setenv("GOCOVERDIR", cover); err != nil {
+				fmt.Fprintln(os.Stderr, err)
+				return 1
+			}
+		}
+		cmd := exec.Command("go", append(args, b.pkgs...)...)
+		cmd.Dir = root
+		if out, err := cmd.CombinedOutput(); err != nil {
+			fmt.Fprintf(os.Stderr, "e2e: building %v: %v\n%s", b.pkgs, err, out)
+			return 1
+		}
+	}
+	return m.Run()
+}
+
+// needToolchain skips a test whose toolchain (node, the npm packages) is
+// missing, except in CI (TOOLWARDEN_REQUIRE_TOOLCHAINS=1), where a missing
+// toolchain fails the test: CI must run every test.
+func needToolchain(t testing.TB, what string, err error) {
+	t.Helper()
+	if err == nil {
+		return
+	}
+	if os.Getenv("TOOLWARDEN_REQUIRE_TOOLCHAINS") == "1" {
+		t.Fatalf("%s is required (TOOLWARDEN_REQUIRE_TOOLCHAINS=1) but unavailable: %v (run scripts/setup.sh)", what, err)
+	}
+	t.Skipf("%s unavailable: %v (run scripts/setup.sh)", what, err)
+}
+
+// npmServer returns the path of an MCP server installed by scripts/setup.sh
+// (scripts/npm/node_modules/.bin/<name>), after checking node runs.
+func npmServer(t testing.TB, name string) string {
+	t.Helper()
+	_, err := exec.LookPath("node")
+	needToolchain(t, "node", err)
+	p := filepath.Join(root, "scripts", "npm", "node_modules", ".bin", name)
+	_, err = os.Stat(p)
+	needToolchain(t, "npm package "+name, err)
+	return p
+}
+
+// nodeSDK returns the folder of the official MCP TypeScript SDK.
+func nodeSDK(t testing.TB) string {
+	t.Helper()
+	_, err := exec.LookPath("node")
+	needToolchain(t, "node", err)
+	p := filepath.Join(root, "scripts", "npm", "node_modules", "@modelcontextprotocol", "sdk")
+	_, err = os.Stat(filepath.Join(p, "dist", "esm", "client", "index.js"))
+	needToolchain(t, "the MCP TypeScript SDK", err)
+	return p
+}
+
+// writeFile writes a file under t.TempDir() and returns its path.
+func writeFile(t testing.TB, name, content string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(p, []byte(content), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// logBuffer collects a process's stderr and shows it when the test fails.
+type logBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (l *logBuffer) Write(b []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.buf.Write(b)
+}
+
+func (l *logBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.buf.String()
+}
+
+func newLog(t testing.TB, name string) *logBuffer {
+	l := &logBuffer{}
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("%s stderr:\n%s", name, l.String())
+		}
+	})
+	return l
+}
+
+func testContext(t testing.TB) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+// eventually polls cond until it holds or the deadline passes.
+func eventually(t testing.TB, d time.Duration, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(d)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out after %s waiting for %s", d, what)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// logged waits until the process's stderr, which the test reads from a
+// pipe beside its calls, says want: a line written just before an answer
+// may reach the test just after it.
+func logged(t testing.TB, l *logBuffer, want string) {
+	t.Helper()
+	eventually(t, 10*time.Second, fmt.Sprintf("%q on stderr", want), func() bool { return strings.Contains(l.String(), want) })
+}
+
+func mustContain(t testing.TB, got, want string) {
+	t.Helper()
+	if !strings.Contains(got, want) {
+		t.Fatalf("want %q in:\n%s", want, got)
+	}
+}

@@ -1,0 +1,379 @@
+// Package plugintest runs case files against a plugin: the conformance
+// vectors of pdk/testdata and the user's own tests, for
+// `toolwarden plugin test` (the file format is pdk/testdata/README.md).
+package plugintest
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"regexp"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/toolwarden/toolwarden/internal/config"
+	"github.com/toolwarden/toolwarden/internal/plugin"
+	"github.com/toolwarden/toolwarden/internal/session"
+)
+
+// File is a case file (pdk/testdata/README.md).
+type File struct {
+	Description string `json:"description"`
+	Plugin      Plugin `json:"plugin"`
+	Cases       []Case `json:"cases"`
+	// LoadError, when set, says the plugin must be refused at load with an
+	// error containing this text; the file then has no cases.
+	LoadError string `json:"load_error"`
+}
+
+// Plugin is the policy name and config the plugin is loaded with.
+type Plugin struct {
+	Name   string         `json:"name"`
+	Config map[string]any `json:"config"`
+}
+
+// Case is one case.
+type Case struct {
+	Name  string          `json:"name"`
+	Event json.RawMessage `json:"event"`
+	// Input is a whole envelope, sent as written (key order and white
+	// space kept). Without it the envelope is built from the parts below.
+	Input    json.RawMessage `json:"input"`
+	Session  json.RawMessage `json:"session"`
+	Call     json.RawMessage `json:"call"`
+	Baseline json.RawMessage `json:"baseline"`
+	Result   json.RawMessage `json:"result"`
+	Server   json.RawMessage `json:"server"`
+	App      json.RawMessage `json:"app"`
+	Tools    json.RawMessage `json:"tools"`
+	Time     json.RawMessage `json:"time"`
+	// InputText is the exact input bytes, for inputs that are not valid
+	// JSON (and so cannot be an Input). Expand replaces each marker in it
+	// by a repeated text, for big inputs without big files.
+	InputText *string           `json:"input_text"`
+	Expand    map[string]Repeat `json:"expand"`
+	// Extra members are added to the envelope (unknown keys a plugin must
+	// ignore).
+	Extra  map[string]json.RawMessage `json:"extra"`
+	Expect Expect                     `json:"expect"`
+	// Steps, instead of one event, play several in one session: labels
+	// the plugin adds are carried to the next step (scenario.go), and so is
+	// a stateful plugin's state, which State starts (state.go).
+	Steps []Step          `json:"steps"`
+	State json.RawMessage `json:"state"`
+}
+
+// Repeat is Times copies of Repeat (see Case.Expand).
+type Repeat struct {
+	Repeat string `json:"repeat"`
+	Times  int    `json:"times"`
+}
+
+// Expect is what a case checks; only the fields given are compared.
+type Expect struct {
+	Decision       *string   `json:"decision"`
+	Code           *string   `json:"code"`
+	Remember       *bool     `json:"remember"`
+	ReasonContains *string   `json:"reason_contains"`
+	Labels         *[]string `json:"labels"`
+	// SessionLabels is the session's labels after the event, as a set:
+	// what a scenario carries to its next step.
+	SessionLabels *[]string `json:"session_labels"`
+	// State is a stateful plugin's state after a step of a scenario.
+	State      *session.PluginState `json:"state"`
+	Hide       *[]string            `json:"hide"`
+	NotHandled bool                 `json:"not_handled"`
+	Error      json.RawMessage      `json:"error"` // true, or a substring of the fault
+	Describe   *struct {
+		Name    *string   `json:"name"`
+		Version *string   `json:"version"`
+		Events  *[]string `json:"events"`
+	} `json:"describe"`
+}
+
+// ReadFile reads a case file. A key the format does not define is an
+// error that says where it is and what was probably meant (strict.go).
+func ReadFile(path string) (*File, error) {
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return Parse(path, raw)
+}
+
+// Parse reads a case file's bytes; name is the file name its errors give.
+func Parse(name string, raw []byte) (*File, error) {
+	// Syntax first, over the whole file, so that a key error is never
+	// reported for a file that is not JSON at all.
+	err := checkSyntax(name, raw)
+	if err == nil {
+		err = checkKeys(name, raw)
+	}
+	if err != nil {
+		var se *json.SyntaxError
+		if errors.As(err, &se) {
+			line, col := position(raw, int(se.Offset)-1)
+			return nil, fmt.Errorf("%s:%d:%d: %v", name, line, col, se)
+		}
+		if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
+			return nil, fmt.Errorf("%s: unexpected end of the file", name)
+		}
+		return nil, err
+	}
+	var f File
+	if err := decodeStrict(raw, &f); err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	if err := f.validate(name); err != nil {
+		return nil, err
+	}
+	return &f, nil
+}
+
+// Result is the outcome of one case.
+type Result struct {
+	Name string
+	// Problems say what differed; none means the case passed.
+	Problems []string
+	Elapsed  time.Duration
+}
+
+// Run loads bin with the file's plugin name and config and runs the cases
+// whose name matches filter (nil: all). defaultName names the policy when
+// the file does not. The error is set when the plugin is refused at load.
+func (f *File) Run(ctx context.Context, rt *plugin.Runtime, bin []byte, defaultName string, filter *regexp.Regexp) ([]Result, error) {
+	name := f.Plugin.Name
+	if name == "" {
+		name = defaultName
+	}
+	start := time.Now()
+	p, err := plugin.FromBytes(ctx, rt, &config.Policy{Name: name, Config: f.Plugin.Config, TimeoutMs: 5000}, bin)
+	if f.LoadError != "" {
+		r := Result{Name: "refused at load: " + f.LoadError, Elapsed: time.Since(start)}
+		switch {
+		case err == nil:
+			p.Close()
+			r.Problems = []string{fmt.Sprintf("want the plugin refused at load with %q; it loaded", f.LoadError)}
+		case !strings.Contains(err.Error(), f.LoadError):
+			r.Problems = []string{fmt.Sprintf("want a load error containing %q, got %v", f.LoadError, err)}
+		}
+		return []Result{r}, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer p.Close()
+	pluginJSON, _ := json.Marshal(map[string]any{"name": name, "config": orEmpty(f.Plugin.Config)})
+	var out []Result
+	for i := range f.Cases {
+		tc := &f.Cases[i]
+		if filter != nil && !filter.MatchString(tc.Name) {
+			continue
+		}
+		start := time.Now()
+		var problems []string
+		if len(tc.Steps) > 0 {
+			problems = runScenario(ctx, p, tc, pluginJSON)
+		} else {
+			problems = runCase(ctx, p, tc, pluginJSON)
+		}
+		out = append(out, Result{Name: tc.Name, Problems: problems, Elapsed: time.Since(start)})
+	}
+	return out, nil
+}
+
+func orEmpty(m map[string]any) map[string]any {
+	if m == nil {
+		return map[string]any{}
+	}
+	return m
+}
+
+// caseEvent reads "check" or a number.
+func caseEvent(raw json.RawMessage) (plugin.Event, string, error) {
+	var s string
+	if err := json.Unmarshal(raw, &s); err != nil {
+		var n uint32
+		if err := json.Unmarshal(raw, &n); err != nil {
+			return 0, "", fmt.Errorf("event %s: want a name or a number", raw)
+		}
+		return plugin.Event(n), "", nil
+	}
+	if ev, ok := plugin.ParseEvent(s); ok {
+		return ev, s, nil
+	}
+	if n, err := strconv.ParseUint(s, 10, 32); err == nil {
+		return plugin.Event(n), "", nil
+	}
+	return 0, "", fmt.Errorf("event %q: want describe, list, check, observe or a number", s)
+}
+
+// parts are the members of an envelope that a case or a step gives.
+type parts struct {
+	Session, State, Call, Baseline, Result, Server, App, Tools, Time json.RawMessage
+	Extra                                                            map[string]json.RawMessage
+}
+
+func (tc *Case) parts() *parts {
+	return &parts{Session: tc.Session, Call: tc.Call, Baseline: tc.Baseline, Result: tc.Result,
+		Server: tc.Server, App: tc.App, Tools: tc.Tools, Time: tc.Time, Extra: tc.Extra}
+}
+
+// buildInput assembles an envelope from a case's parts, in the host's key
+// order, with defaults for what the case leaves out.
+func buildInput(tc *parts, name string, pluginJSON []byte) []byte {
+	var b bytes.Buffer
+	member := func(key string, v json.RawMessage, def string) {
+		if len(v) == 0 {
+			if def == "" {
+				return
+			}
+			v = json.RawMessage(def)
+		}
+		b.WriteString(`,"` + key + `":`)
+		b.Write(v)
+	}
+	b.WriteString(`{"abi":1,"event":` + strconv.Quote(name))
+	if name != "describe" {
+		member("session", tc.Session, `{"id":"test","labels":[]}`)
+		member("state", tc.State, "")
+	}
+	switch name {
+	case "check":
+		member("call", tc.Call, `{}`)
+		member("baseline", tc.Baseline, `{"decision":"ask","mode":"auto","rememberable":true}`)
+	case "observe":
+		member("call", tc.Call, `{}`)
+		member("result", tc.Result, `{"is_error":false,"text":""}`)
+	case "list":
+		member("server", tc.Server, `""`)
+		member("app", tc.App, `""`)
+		member("tools", tc.Tools, `[]`)
+	}
+	if name != "describe" {
+		member("time", tc.Time, `"2026-01-01T00:00:00Z"`)
+	}
+	keys := make([]string, 0, len(tc.Extra))
+	for k := range tc.Extra {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		member(k, tc.Extra[k], "")
+	}
+	b.WriteString(`,"plugin":`)
+	b.Write(pluginJSON)
+	b.WriteByte('}')
+	return b.Bytes()
+}
+
+func runCase(ctx context.Context, p *plugin.Plugin, tc *Case, pluginJSON []byte) []string {
+	ev, name, err := caseEvent(tc.Event)
+	if err != nil {
+		return []string{err.Error()}
+	}
+	input := []byte(tc.Input)
+	if tc.InputText != nil {
+		text := *tc.InputText
+		for marker, r := range tc.Expand {
+			if r.Times < 0 || r.Times > 1<<24 {
+				return []string{fmt.Sprintf("expand %q: times %d out of range", marker, r.Times)}
+			}
+			text = strings.ReplaceAll(text, marker, strings.Repeat(r.Repeat, r.Times))
+		}
+		input = []byte(text)
+	} else if len(input) == 0 {
+		if name == "" {
+			return []string{"a numbered event needs an \"input\""}
+		}
+		input = buildInput(tc.parts(), name, pluginJSON)
+	}
+	res, err := p.Raw(ctx, ev, input)
+	return checkExpect(ev, &tc.Expect, res, err, nil)
+}
+
+// checkExpect compares an event's outcome with what is expected of it.
+// session is the session's labels after the event (nil: not tracked).
+func checkExpect(ev plugin.Event, x *Expect, res plugin.Result, err error, session []string) []string {
+	var problems []string
+	bad := func(format string, args ...any) { problems = append(problems, fmt.Sprintf(format, args...)) }
+
+	if len(x.Error) > 0 && string(x.Error) != "false" {
+		if err == nil {
+			bad("want a plugin failure, got output %s", res.Output)
+		} else if sub := ""; json.Unmarshal(x.Error, &sub) == nil && !strings.Contains(err.Error(), sub) {
+			bad("want a failure containing %q, got %v", sub, err)
+		}
+		return problems
+	}
+	if err != nil {
+		return []string{"plugin failed: " + err.Error()}
+	}
+	if x.NotHandled {
+		if res.Code != plugin.CodeNotHandled && !(res.Code == plugin.CodeOK && len(res.Output) == 0) {
+			bad("want not handled (code 1 or empty output), got code %d output %s", res.Code, res.Output)
+		}
+	}
+	if d := x.Describe; d != nil {
+		got := res.Description
+		if got == nil {
+			return []string{"want a describe answer"}
+		}
+		if d.Name != nil && got.Name != *d.Name {
+			bad("describe name: want %q, got %q", *d.Name, got.Name)
+		}
+		if d.Version != nil && got.Version != *d.Version {
+			bad("describe version: want %q, got %q", *d.Version, got.Version)
+		}
+		if d.Events != nil && !sameSet(*d.Events, got.Events) {
+			bad("describe events: want %v, got %v", *d.Events, got.Events)
+		}
+	}
+	v := res.Verdict
+	if x.Decision != nil && v.Verdict.String() != *x.Decision {
+		bad("decision: want %s, got %s (code %q, reason %q)", *x.Decision, v.Verdict, v.Code, v.Reason)
+	}
+	if x.Code != nil && v.Code != *x.Code {
+		bad("code: want %q, got %q", *x.Code, v.Code)
+	}
+	if x.Remember != nil && v.Remember != *x.Remember {
+		bad("remember: want %v, got %v", *x.Remember, v.Remember)
+	}
+	if x.ReasonContains != nil && !strings.Contains(v.Reason, *x.ReasonContains) {
+		bad("reason: want it to contain %q, got %q", *x.ReasonContains, v.Reason)
+	}
+	if x.Labels != nil {
+		got := res.Labels
+		if ev == plugin.EventCheck {
+			got = v.Labels
+		}
+		if !sameSet(*x.Labels, got) {
+			bad("labels: want %v, got %v", *x.Labels, got)
+		}
+	}
+	if x.Hide != nil && !sameSet(*x.Hide, res.Hide) {
+		bad("hide: want %v, got %v", *x.Hide, res.Hide)
+	}
+	if x.SessionLabels != nil {
+		if session == nil {
+			bad("session_labels: only a step of a scenario (\"steps\") carries a session")
+		} else if !sameSet(*x.SessionLabels, session) {
+			bad("session_labels: want %v, got %v", *x.SessionLabels, session)
+		}
+	}
+	return problems
+}
+
+func sameSet(a, b []string) bool {
+	a, b = slices.Clone(a), slices.Clone(b)
+	slices.Sort(a)
+	slices.Sort(b)
+	return slices.Equal(slices.Compact(a), slices.Compact(b))
+}

@@ -1,0 +1,913 @@
+package proxy
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/toolwarden/toolwarden/host"
+	"github.com/toolwarden/toolwarden/internal/hints"
+	"github.com/toolwarden/toolwarden/internal/policy"
+	"github.com/toolwarden/toolwarden/internal/session"
+	"github.com/toolwarden/toolwarden/internal/approval"
+	"github.com/toolwarden/toolwarden/internal/channel"
+	"github.com/toolwarden/toolwarden/internal/elicit"
+	"github.com/toolwarden/toolwarden/internal/rawjson"
+	"github.com/toolwarden/toolwarden/internal/toolresult"
+	"github.com/toolwarden/toolwarden/internal/upstream"
+)
+
+// callRequest is a tools/call as the proxy reads it off the wire: one
+// decode of the message, arguments kept raw (they are forwarded and hashed
+// as sent, never re-encoded).
+type callRequest struct {
+	ID        json.RawMessage
+	Name      string
+	Arguments json.RawMessage
+	// RequestState and InputResponses are a multi round-trip answer.
+	RequestState   string
+	InputResponses json.RawMessage
+	// Modern is set for a 2026-07-28 request; Elicit then says whether it
+	// declared the elicitation capability.
+	Modern bool
+	Elicit bool
+	// Progress is _meta.progressToken, raw: the upstream gets it, and its
+	// progress notifications for it are relayed.
+	Progress json.RawMessage
+}
+
+// parseCall reads a tools/call request. ok is false for anything else,
+// or for a malformed or ambiguous one, which is then left to the intake's
+// screen (strict.go) to refuse, or to mcp-go to answer. It reads the
+// message as encoding/json would decode it into
+//
+//	struct {
+//		ID     json.RawMessage `json:"id"`
+//		Method string          `json:"method"`
+//		Params *struct {
+//			Name           string          `json:"name"`
+//			Arguments      json.RawMessage `json:"arguments"`
+//			RequestState   string          `json:"requestState"`
+//			InputResponses json.RawMessage `json:"inputResponses"`
+//			Meta           struct {
+//				ProgressToken   json.RawMessage `json:"progressToken"`
+//				ProtocolVersion string `json:"io.modelcontextprotocol/protocolVersion"`
+//				Capabilities    *struct {
+//					Elicitation json.RawMessage `json:"elicitation"`
+//				} `json:"io.modelcontextprotocol/clientCapabilities"`
+//			} `json:"_meta"`
+//		} `json:"params"`
+//	}
+//
+// (null leaving a string as it was, any type mismatch failing the whole
+// message), in one validation pass and a walk over the members it needs,
+// with three differences that make it read what the upstream reads: keys
+// match exactly; a message with a key encoding/json would fold into a
+// protocol key ("NAME"), or a protocol key twice, is not taken (mcp-go
+// would read it otherwise: the screen refuses it); and the id must be a
+// string or an integer (rawjson.IsID).
+func parseCall(line []byte) (*callRequest, bool) {
+	r := new(callRequest)
+	if !parseCallInto(line, r) {
+		return nil, false
+	}
+	return r, true
+}
+
+// parseCallInto is parseCall into r.
+func parseCallInto(line []byte, r *callRequest) bool {
+	if !rawjson.Valid(line) {
+		return false
+	}
+	var (
+		id, method              []byte
+		hasParams, bad          bool
+		name, state, pv         string
+		args, responses, elicit []byte
+		progress                []byte
+		hasCaps                 bool
+	)
+	setString := func(dst *string, v []byte) {
+		switch rawjson.Kind(v) {
+		case 'n':
+		case '"':
+			*dst, _ = rawjson.String(v)
+		default:
+			bad = true
+		}
+	}
+	caps := func(v []byte) {
+		switch rawjson.Kind(v) {
+		case 'n':
+			hasCaps, elicit = false, nil
+		case '{':
+			if !hasCaps {
+				hasCaps, elicit = true, nil
+			}
+			rawjson.Members(v, func(k, v []byte) bool {
+				if rawjson.KeyIs(k, "elicitation") {
+					elicit = v
+				}
+				return true
+			})
+		default:
+			bad = true
+		}
+	}
+	meta := func(v []byte) {
+		switch rawjson.Kind(v) {
+		case 'n':
+		case '{':
+			mc := keyCheck{set: metaKeys}
+			rawjson.Members(v, func(k, v []byte) bool {
+				switch mc.key(k) { // indexes in metaKeys
+				case 0:
+					progress = v
+				case 1:
+					setString(&pv, v)
+				case 2:
+					caps(v)
+				}
+				return true
+			})
+			bad = bad || mc.bad != nil
+		default:
+			bad = true
+		}
+	}
+	params := func(v []byte) {
+		switch rawjson.Kind(v) {
+		case 'n':
+			hasParams = false
+			name, state, pv, args, responses, elicit, progress, hasCaps = "", "", "", nil, nil, nil, nil, false
+		case '{':
+			hasParams = true
+			pc := keyCheck{set: paramKeys}
+			rawjson.Members(v, func(k, v []byte) bool {
+				switch pc.key(k) { // indexes in paramKeys
+				case 0:
+					setString(&name, v)
+				case 1:
+					args = v
+				case 2:
+					meta(v)
+				case 3:
+					setString(&state, v)
+				case 4:
+					responses = v
+				}
+				return true
+			})
+			bad = bad || pc.bad != nil
+		default:
+			bad = true
+		}
+	}
+	top := keyCheck{set: envelopeKeys}
+	if !rawjson.Members(line, func(k, v []byte) bool {
+		switch top.key(k) { // indexes in envelopeKeys
+		case 0:
+			bad = bad || rawjson.Kind(v) != '"' // as the screen refuses it
+		case 1:
+			id = v
+		case 2:
+			if rawjson.Kind(v) != 'n' {
+				method = v
+			}
+		case 3:
+			params(v)
+		}
+		return true
+	}) {
+		return false
+	}
+	if bad || top.bad != nil || !isCallMethod(method) || !rawjson.IsID(id) || !hasParams || name == "" {
+		return false
+	}
+	*r = callRequest{ID: json.RawMessage(id), Name: name, Arguments: args, RequestState: state, InputResponses: responses}
+	if len(progress) > 0 && string(progress) != "null" {
+		r.Progress = progress
+	}
+	if mcp.IsModernProtocol(pv) {
+		r.Modern = true
+		if hasCaps && len(elicit) > 0 && string(elicit) != "null" {
+			var ec mcp.ElicitationCapability
+			r.Elicit = json.Unmarshal(elicit, &ec) == nil && formMode(&ec)
+		}
+	}
+	if string(r.InputResponses) == "null" {
+		r.InputResponses = nil
+	}
+	return true
+}
+
+// isCallMethod reports whether a raw method is the string "tools/call".
+func isCallMethod(method []byte) bool {
+	if string(method) == `"`+string(mcp.MethodToolsCall)+`"` {
+		return true
+	}
+	if bytes.IndexByte(method, '\\') < 0 {
+		return false
+	}
+	m, ok := rawjson.String(method)
+	return ok && m == string(mcp.MethodToolsCall)
+}
+
+// outcome is a call's result: the upstream's, as it wrote it, or one the
+// proxy made (an error, a question).
+type outcome struct {
+	raw json.RawMessage
+	res *mcp.CallToolResult
+}
+
+func made(r *mcp.CallToolResult) outcome { return outcome{res: r} }
+
+// respond writes the JSON-RPC response for a call. A 2026-07-28 client gets
+// the resultType that revision requires. A large result is written from
+// where it lies, in pieces under the output's lock, not copied into a
+// line of its own: a result is held once on its way (see docs/proxy.md).
+func (p *Proxy) respond(req *callRequest, out outcome) {
+	body, lead := out.raw, []byte(nil)
+	if out.res != nil {
+		if req.Modern && out.res.ResultType == "" {
+			out.res.ResultType = mcp.ResultTypeComplete
+		}
+		b, err := json.Marshal(out.res)
+		if err != nil {
+			b, _ = json.Marshal(mcp.NewToolResultError("toolwarden: cannot encode the result: " + err.Error()))
+		}
+		body = b
+	} else if req.Modern {
+		lead, body = resultTypeLead(body)
+	}
+	inPlace := len(body) > maxPooledLine && !spansLines(body)
+	if lead != nil && !inPlace {
+		// One piece, so that appendOneLine compacts the whole object.
+		body, lead = append(lead, body...), nil
+	}
+	bp := linePool.Get().(*[]byte)
+	line := append((*bp)[:0], `{"jsonrpc":"2.0","id":`...)
+	line = append(line, req.ID...)
+	line = append(line, `,"result":`...)
+	if inPlace {
+		line = append(line, lead...)
+		p.out.writeLine(line, body, []byte("}\n"))
+	} else {
+		line = appendOneLine(line, body)
+		line = append(line, "}\n"...)
+		_, _ = p.out.Write(line) // which keeps nothing of line
+	}
+	if cap(line) <= maxPooledLine {
+		*bp = line
+		linePool.Put(bp)
+	}
+}
+
+// relayProgress writes an upstream's notifications/progress for a call in
+// flight to the client, as the upstream wrote it: the token in it is the
+// client's own, passed on unchanged (see upstream.Client.OnProgress, which
+// drops progress for any other token).
+func (p *Proxy) relayProgress(line []byte) {
+	out := make([]byte, 0, len(line)+1)
+	_, _ = p.out.Write(append(append(out, line...), '\n'))
+}
+
+// linePool holds buffers for response lines.
+var linePool = sync.Pool{New: func() any { b := make([]byte, 0, 512); return &b }}
+
+const maxPooledLine = 64 << 10
+
+// withResultType adds "resultType":"complete" to a raw result that has none.
+func withResultType(raw json.RawMessage) json.RawMessage {
+	lead, rest := resultTypeLead(raw)
+	if lead == nil {
+		return raw
+	}
+	return append(lead, rest...)
+}
+
+// resultTypeLead splits what withResultType makes into what goes before the
+// raw result's members and those members (a view of raw), so a large
+// result need not be copied: lead is nil when raw is kept as it is.
+func resultTypeLead(raw json.RawMessage) (lead, rest []byte) {
+	t := bytes.TrimSpace(raw)
+	if len(t) < 2 || t[0] != '{' || hasMember(t, "resultType") {
+		return nil, raw
+	}
+	inner := bytes.TrimSpace(t[1:])
+	lead = append([]byte(`{"resultType":"complete"`), ',')
+	if len(inner) > 0 && inner[0] == '}' {
+		lead = lead[:len(lead)-1]
+	}
+	return lead, inner
+}
+
+// callTool is what mcp-go holds as every tool's handler. Calls normally
+// never reach it (intake serves them); it is here so that a call mcp-go
+// does see is decided the same way.
+func (p *Proxy) callTool(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	cr := &callRequest{Name: req.Params.Name, Arguments: req.Params.RawArguments, RequestState: req.Params.RequestState}
+	if len(req.Params.InputResponses) > 0 {
+		cr.InputResponses, _ = json.Marshal(req.Params.InputResponses)
+	}
+	if info := server.RequestProtocolInfoFromContext(ctx); info != nil && info.Modern {
+		cr.Modern = true
+		cr.Elicit = info.ClientCapabilities != nil && formMode(info.ClientCapabilities.Elicitation)
+	}
+	out := p.run(ctx, cr)
+	if out.res != nil {
+		return out.res, nil
+	}
+	return mcp.ParseCallToolResult(&out.raw)
+}
+
+// step is what deciding a call leaves to do.
+type step uint8
+
+const (
+	stepDone    step = iota // the outcome is the answer
+	stepForward             // allowed: make the call
+	stepAsk                 // ask the human first
+	stepResume              // the call carries an answer to a question we asked
+)
+
+// decided is a call after the decision.
+type decided struct {
+	rt      *route
+	call    host.Call
+	d       host.Decision
+	drifted bool
+}
+
+// run decides a call, maybe asks, then forwards and observes.
+func (p *Proxy) run(ctx context.Context, req *callRequest) outcome {
+	var dc decided
+	next, out := p.decide(ctx, req, &dc)
+	if next == stepDone {
+		return out
+	}
+	return p.proceed(ctx, req, &dc, next)
+}
+
+// decide is the part of a call that never waits: the route, the argument
+// checks and the policy decision, which it records in dc.
+func (p *Proxy) decide(ctx context.Context, req *callRequest, dc *decided) (step, outcome) {
+	name := req.Name
+	rt := p.route(name)
+	if rt == nil {
+		if out, ok := p.unstarted(name); ok {
+			return stepDone, out
+		}
+		return stepDone, made(toolError("toolwarden: there is no tool %q (list the tools again: its server may no longer offer it).", name))
+	}
+	args := bytes.TrimSpace(req.Arguments)
+	if len(args) == 0 || string(args) == "null" {
+		args = []byte("{}")
+	}
+	if len(args) > p.opts.maxArgs {
+		return stepDone, made(toolError("toolwarden: the arguments are %d bytes; the limit is %d bytes (toolwarden --max-arg-bytes). The call was not made.", len(args), p.opts.maxArgs))
+	}
+	if args[0] != '{' {
+		return stepDone, made(toolError("toolwarden: the arguments of %s must be a JSON object.", name))
+	}
+	dc.rt = rt
+	dc.call = host.Call{Session: p.session, Server: rt.up.Name(), Tool: rt.tool, Arguments: json.RawMessage(args), Context: p.pathContext(rt.up)}
+	dc.d = p.h.Check(ctx, dc.call)
+
+	// Any answer on the call must be to a question we asked: a client can
+	// attach inputResponses to a first call it was never asked about.
+	if req.RequestState != "" || len(req.InputResponses) > 0 {
+		return stepResume, outcome{}
+	}
+	switch dc.d.Decision {
+	case policy.Deny:
+		return stepDone, made(denied(rt, &dc.d))
+	case policy.Ask:
+		// Check pins a tool's first definition and never moves a pin
+		// (only an approval does), so the pin it left says whether this
+		// definition drifted from the one the session saw first.
+		pinned, seen := p.h.Session(p.session).Pinned(dc.call.Server, rt.tool.Name)
+		dc.drifted = seen && pinned != rt.tool.HashHex
+		return stepAsk, outcome{}
+	}
+	return stepForward, outcome{}
+}
+
+// proceed is the part of a decided call that may wait: for the human, for
+// the upstream.
+func (p *Proxy) proceed(ctx context.Context, req *callRequest, dc *decided, next step) outcome {
+	switch next {
+	case stepResume:
+		return p.resume(ctx, dc.rt, dc.call, &dc.d, req)
+	case stepAsk:
+		return p.ask(ctx, dc.rt, dc.call, &dc.d, req, dc.drifted)
+	}
+	return p.forward(ctx, dc.rt, dc.call, &dc.d)
+}
+
+// ask puts the decision's question to the human: through a multi
+// round-trip input request for 2026-07-28 clients (the answer comes back
+// on a retry, with the signed state), through elicitation/create for
+// earlier clients (within the approval timeout), or, when the client cannot
+// elicit, as a tool error that says how to approve.
+func (p *Proxy) ask(ctx context.Context, rt *route, call host.Call, d *host.Decision, req *callRequest, drifted bool) outcome {
+	q := approval.NewQuestion(rt.name, d, call.Arguments, p.h.Approvals() != nil)
+	q.Drifted = drifted
+	// approval_channel (channels.go): anything but plain elicitation goes
+	// through the channel runner; plain elicitation is asked below, and so
+	// is a 2026-07-28 client's input request (its answer comes on a retry
+	// the runner cannot wait for), of which the runner only tells the
+	// webhook.
+	chans := p.channels(d)
+	canElicit := p.canElicit(req) && chans.Setting.Effective().Elicits()
+	if chans.Uses() && !(req.Modern && canElicit) {
+		return p.askChannels(ctx, rt, call, d, &q, chans, canElicit)
+	}
+	if !canElicit {
+		return made(p.needsApproval(rt, d))
+	}
+	if req.Modern {
+		state, err := p.signer.Mint(p.binding(call, d))
+		if err != nil {
+			return made(toolError("toolwarden: cannot ask for approval: %v", err))
+		}
+		p.tellInputRequest(chans, &q)
+		return made(server.NewInputRequestBuilder(state).Elicit(approval.ElicitationID, elicit.Params(&q)).ToolResult())
+	}
+	p.mu.RLock()
+	srv, sess := p.srv, p.sessCtx
+	p.mu.RUnlock()
+	ectx, cancel := context.WithTimeout(sess, p.opts.approvalTimeout)
+	defer cancel()
+	defer context.AfterFunc(ctx, cancel)()
+	res, err := srv.RequestElicitation(ectx, mcp.ElicitationRequest{
+		Request: mcp.Request{Method: string(mcp.MethodElicitationCreate)},
+		Params:  elicit.Params(&q),
+	})
+	if err != nil {
+		if ectx.Err() != nil && ctx.Err() == nil {
+			return made(toolError("toolwarden: %s was not approved: no answer within %s, so it was denied.", rt.name, p.opts.approvalTimeout))
+		}
+		return made(toolError("toolwarden: %s needs approval, but asking the client failed: %v", rt.name, err))
+	}
+	return p.answer(ctx, rt, call, d, &q, res)
+}
+
+// canElicit reports whether the client can show a prompt: declared on the
+// request by 2026-07-28 clients, at initialize by earlier ones.
+func (p *Proxy) canElicit(req *callRequest) bool {
+	if req.Modern {
+		return req.Elicit
+	}
+	p.mu.RLock()
+	sess := p.sessCtx
+	p.mu.RUnlock()
+	if sess == nil {
+		return false
+	}
+	if s, ok := server.ClientSessionFromContext(sess).(server.SessionWithClientInfo); ok {
+		return formMode(s.GetClientCapabilities().Elicitation)
+	}
+	return false
+}
+
+// formMode reports whether an elicitation capability covers form mode: an
+// empty capability means form (2025-06-18); one that lists only url does not.
+func formMode(c *mcp.ElicitationCapability) bool {
+	return c != nil && (c.Form != nil || c.URL == nil)
+}
+
+// resume handles a retry that carries an answer. The state must be one we
+// minted for this session, this definition and these arguments, unused and
+// unexpired; anything else is refused and the call is not made.
+func (p *Proxy) resume(ctx context.Context, rt *route, call host.Call, d *host.Decision, req *callRequest) outcome {
+	if req.RequestState == "" {
+		return made(refused(rt, approval.ErrForged))
+	}
+	if err := p.signer.Redeem(req.RequestState, p.binding(call, d)); err != nil {
+		return made(refused(rt, err))
+	}
+	var responses mcp.InputResponses
+	if len(req.InputResponses) > 0 {
+		if err := json.Unmarshal(req.InputResponses, &responses); err != nil {
+			return made(refused(rt, fmt.Errorf("inputResponses: %v", err)))
+		}
+	}
+	res := server.ElicitationResponse(responses, approval.ElicitationID)
+	if res == nil {
+		return made(refused(rt, errors.New("the retry carries no answer to the approval question")))
+	}
+	switch d.Decision {
+	case policy.Deny:
+		return made(denied(rt, d))
+	case policy.Allow:
+		// Allowed meanwhile (say, approved for the session on a parallel
+		// call): nothing left to ask.
+		return p.forward(ctx, rt, call, d)
+	}
+	q := approval.NewQuestion(rt.name, d, call.Arguments, p.h.Approvals() != nil)
+	return p.answer(ctx, rt, call, d, &q, res)
+}
+
+// answer applies the human's answer: deny, or approve with its scope and
+// make the call.
+func (p *Proxy) answer(ctx context.Context, rt *route, call host.Call, d *host.Decision, q *approval.Question, res *mcp.ElicitationResult) outcome {
+	choice, err := elicit.Answer(q, res)
+	if err != nil {
+		return made(refused(rt, err))
+	}
+	if ended(res) {
+		// No option was chosen: the audit says what the client did.
+		p.h.RecordAsk(p.session, host.AskRecord{Server: d.Server, Tool: d.Tool, App: d.App, Channel: channel.Elicitation, Outcome: endedOutcome(res.Action)})
+		return made(p.unanswered(rt, d, res.Action))
+	}
+	p.h.RecordAsk(p.session, host.AskRecord{Server: d.Server, Tool: d.Tool, App: d.App, Channel: channel.Elicitation, Outcome: "answered", Option: choice})
+	return p.choose(ctx, rt, call, d, choice)
+}
+
+// ended reports whether the client ended the prompt without choosing an
+// option (decline or cancel), which denies the call (see unanswered).
+func ended(res *mcp.ElicitationResult) bool {
+	return res != nil && (res.Action == mcp.ElicitationResponseActionDecline || res.Action == mcp.ElicitationResponseActionCancel)
+}
+
+// choose applies the option the human chose, from whichever channel: deny,
+// or approve with its scope and make the call.
+func (p *Proxy) choose(ctx context.Context, rt *route, call host.Call, d *host.Decision, choice string) outcome {
+	var scope host.Scope
+	switch choice {
+	case policy.OptionDeny:
+		return made(toolError("toolwarden: the user denied this call to %s. Do not retry it unless the user asks.", rt.name))
+	case policy.OptionAllowSession:
+		scope = host.ForSession
+	case policy.OptionAlways:
+		scope = host.Always
+	case policy.OptionAllowSessionScoped:
+		scope = host.ForSessionScoped
+	default:
+		scope = host.Once
+	}
+	if err := p.h.Approve(p.session, d, scope); err != nil {
+		return made(toolError("toolwarden: could not record the approval of %s: %v", rt.name, err))
+	}
+	return p.forward(ctx, rt, call, d)
+}
+
+func (p *Proxy) binding(call host.Call, d *host.Decision) approval.Binding {
+	return approval.Binding{
+		Session:        call.Session,
+		Server:         call.Server,
+		Tool:           call.Tool.Name,
+		DefinitionHash: d.DefinitionHash,
+		Arguments:      call.Arguments,
+		Scopes:         approval.ScopesText(d.Scopes),
+	}
+}
+
+// forward makes the call upstream, retries it once after a transport
+// failure if the tool is trustworthily idempotent, and runs Observe on
+// the outcome. The upstream's result goes to the client as it wrote it.
+// (Calls allowed outright take the same steps without waiting: see
+// Proxy.forwardAsync.)
+func (p *Proxy) forward(ctx context.Context, rt *route, call host.Call, d *host.Decision) outcome {
+	raw, err := rt.up.Call(ctx, rt.tool.Name, call.Arguments)
+	if err != nil && retriable(err, d) {
+		p.log.Info("retrying idempotent call after transport failure", "server", rt.up.Name(), "tool", rt.tool.Name, "err", err)
+		raw, err = rt.up.Call(ctx, rt.tool.Name, call.Arguments)
+	}
+	return p.settle(ctx, rt, call, d, raw, err)
+}
+
+// retriable: a call that failed on the transport may be made again only
+// if the tool is, trustworthily, idempotent.
+func retriable(err error, d *host.Decision) bool {
+	return upstream.IsTransport(err) && d.Hints[hints.Idempotent] == hints.True
+}
+
+// settle turns the upstream's answer into the call's outcome and runs
+// Observe on it, before the client can act on the result (so labels an
+// observer adds apply to the client's next call: a successful result is
+// observed beside the answer, and the host holds the session's next call
+// until that is done). When Observe would do nothing
+// for this call (no observer plugin matches it, no audit log), neither it
+// runs nor is the result's text read: the result is only checked to be a
+// tool result.
+func (p *Proxy) settle(ctx context.Context, rt *route, call host.Call, d *host.Decision, raw json.RawMessage, err error) outcome {
+	observes := p.h.ObservesCall(d)
+	if err != nil {
+		res := upstreamError(rt, err)
+		if observes {
+			p.h.Observe(ctx, call, d, host.Result{Text: toolresult.Text(res), IsError: true})
+		}
+		return made(res)
+	}
+	text, isErr, ok := summarize(raw, observes)
+	if !ok {
+		res := toolError("toolwarden: %s returned a malformed result for %s.", rt.up.Name(), rt.name)
+		if observes {
+			p.h.Observe(ctx, call, d, host.Result{Text: toolresult.Text(res), IsError: true})
+		}
+		return made(res)
+	}
+	if observes {
+		// Beside the answer: the session's next call waits for it.
+		p.h.ObserveAfter(ctx, call, d, host.Result{Text: text, IsError: isErr})
+	}
+	return outcome{raw: raw}
+}
+
+// summarize reads what Observe sees of a raw result (valid JSON): its
+// text content (else its structured content), only when withText, and
+// isError. ok is false when the result is not a tool result at all: when
+// encoding/json could not decode it into
+//
+//	struct {
+//		Content []struct {
+//			Type string `json:"type"`
+//			Text string `json:"text"`
+//		} `json:"content"`
+//		StructuredContent json.RawMessage `json:"structuredContent"`
+//		IsError           bool            `json:"isError"`
+//	}
+//
+// which it reads the same way, except that keys match exactly, as the
+// client reading the result matches them (see parseCall), and without
+// decoding anything it does not need.
+func summarize(raw json.RawMessage, withText bool) (text string, isError, ok bool) {
+	switch rawjson.Kind(raw) {
+	case 'n':
+		return "", false, true
+	case '{':
+	default:
+		return "", false, false
+	}
+	bad := false
+	var content, structured []byte
+	rawjson.Members(raw, func(k, v []byte) bool {
+		switch {
+		case rawjson.KeyIs(k, "content"):
+			switch rawjson.Kind(v) {
+			case 'n':
+				content = nil
+			case '[':
+				content = v
+				if !contentShape(v) {
+					bad = true
+				}
+			default:
+				bad = true
+			}
+		case rawjson.KeyIs(k, "structuredContent"):
+			structured = v
+		case rawjson.KeyIs(k, "isError"):
+			if b, ok := rawjson.Bool(v); ok {
+				if rawjson.Kind(v) != 'n' {
+					isError = b
+				}
+			} else {
+				bad = true
+			}
+		}
+		return true
+	})
+	if bad {
+		return "", false, false
+	}
+	if !withText {
+		return "", isError, true
+	}
+	var b strings.Builder
+	rawjson.Elements(content, func(el []byte) bool {
+		if b.Len() >= maxObservedText {
+			return false
+		}
+		if rawjson.Kind(el) != '{' {
+			return true
+		}
+		var typ, txt string
+		rawjson.Members(el, func(k, v []byte) bool {
+			switch {
+			case rawjson.KeyIs(k, "type"):
+				if rawjson.Kind(v) == '"' {
+					typ, _ = rawjson.String(v)
+				}
+			case rawjson.KeyIs(k, "text"):
+				if rawjson.Kind(v) == '"' {
+					txt = stringPrefix(v, maxObservedText-b.Len())
+				}
+			}
+			return true
+		})
+		if typ == "text" {
+			if b.Len() > 0 {
+				b.WriteByte('\n')
+			}
+			b.WriteString(txt)
+		}
+		return true
+	})
+	if b.Len() == 0 && len(structured) > 0 && string(structured) != "null" {
+		return string(structured[:min(len(structured), maxObservedText)]), isError, true
+	}
+	return b.String(), isError, true
+}
+
+// maxObservedText is how much of a result's text summarize reads for
+// Observe: more than any observer is given (result_limit_kb is at most
+// 960 KiB, the host's default cut 4 KiB), and small beside a large result,
+// which would otherwise be held a second time, decoded, for Observe.
+const maxObservedText = 1 << 20
+
+// stringPrefix decodes at most the first n bytes of the raw JSON string
+// raw (valid, with its quotes): a large string is cut before it is
+// decoded, where no escape is split.
+func stringPrefix(raw []byte, n int) string {
+	if n <= 0 {
+		return ""
+	}
+	if len(raw) <= n+2 {
+		s, _ := rawjson.String(raw)
+		return s
+	}
+	// Each decoded byte takes at least one raw byte, so a cut after n
+	// decoded bytes lies within raw; walk escapes whole to find it.
+	i, decoded := 1, 0
+	for i < len(raw)-1 && decoded < n {
+		if raw[i] == '\\' {
+			if raw[i+1] == 'u' {
+				i += 6
+			} else {
+				i += 2
+			}
+		} else {
+			i++
+		}
+		decoded++
+	}
+	cut := make([]byte, 0, i+1)
+	cut = append(append(cut, raw[:i]...), '"')
+	s, _ := rawjson.String(cut)
+	return s[:min(len(s), n)]
+}
+
+// contentShape reports whether a content array decodes into the struct
+// summarize describes: each element an object (or null) whose type and
+// text are strings (or null).
+func contentShape(arr []byte) bool {
+	ok := true
+	rawjson.Elements(arr, func(el []byte) bool {
+		switch rawjson.Kind(el) {
+		case 'n':
+			return true
+		case '{':
+		default:
+			ok = false
+			return false
+		}
+		rawjson.Members(el, func(k, v []byte) bool {
+			if rawjson.KeyIs(k, "type") || rawjson.KeyIs(k, "text") {
+				if kd := rawjson.Kind(v); kd != '"' && kd != 'n' {
+					ok = false
+					return false
+				}
+			}
+			return true
+		})
+		return ok
+	})
+	return ok
+}
+
+// toolError is toolresult.Error under the name the proxy's files use.
+func toolError(format string, args ...any) *mcp.CallToolResult {
+	return toolresult.Error(format, args...)
+}
+
+func denied(rt *route, d *host.Decision) *mcp.CallToolResult {
+	if d.Hidden {
+		// Codex's words for a config hide; a plugin's list event is not
+		// app configuration, and the reason names the plugin.
+		if len(d.Reasons) > 0 && d.Reasons[0].Code == policy.CodeBlockedByAppConfig {
+			return toolError("toolwarden: MCP tool call blocked by app configuration: %s is not available (%s).", rt.name, toolresult.Reasons(d))
+		}
+		return toolError("toolwarden: %s is hidden from this session, so the call was not made (%s).", rt.name, toolresult.Reasons(d))
+	}
+	// The model, and the person reading its transcript, learn which rule
+	// denied the call and what would allow it, as the hooks say it.
+	if advice := policy.DenyAdvice(d); advice != "" {
+		return toolError("toolwarden denied this call to %s: %s; %s", rt.name, toolresult.Reasons(d), advice)
+	}
+	return toolError("toolwarden denied this call to %s: %s", rt.name, toolresult.Reasons(d))
+}
+
+func refused(rt *route, err error) *mcp.CallToolResult {
+	return toolError("toolwarden refused the approval sent with this call to %s, and did not make the call: %v. Call the tool again without inputResponses or requestState to be asked.", rt.name, err)
+}
+
+// needsApproval explains an ask to a client that cannot show prompts.
+func (p *Proxy) needsApproval(rt *route, d *host.Decision) *mcp.CallToolResult {
+	var b strings.Builder
+	fmt.Fprintf(&b, "toolwarden: this call to %s needs the user's approval, but this MCP client cannot show approval prompts (it did not declare the elicitation capability). The call was not made.\n", rt.name)
+	howToAllow(&b, d, p.h.Approvals(), "use an MCP client that supports elicitation", true)
+	return mcp.NewToolResultError(b.String())
+}
+
+// unanswered is the refusal of a call whose approval prompt the client
+// ended without choosing an option: MCP's decline or cancel. Agents do
+// that on their own (Claude Code -p cancels every elicitation, codex exec
+// declines it), so the model must not read that a person refused: it is
+// told what the client did and how the call can be allowed.
+func (p *Proxy) unanswered(rt *route, d *host.Decision, action mcp.ElicitationResponseAction) *mcp.CallToolResult {
+	return unansweredResult(rt.name, d, action, p.h.Approvals(), true)
+}
+
+// UnansweredResult is the tool error for a call to tool whose approval
+// prompt the client ended without choosing an option (res's action is
+// decline or cancel), or nil when res is anything else. The sdk package's
+// MCP server answers with it, so that a model reads one account of an
+// unanswered prompt whichever way toolwarden sits in front of a tool.
+// always is the approvals file (nil: none), named in the advice. The
+// advice leaves out approval_channel = "inbox": the sdk's server asks an
+// elicitation-capable client itself, whatever the channel says.
+func UnansweredResult(tool string, d *host.Decision, res *mcp.ElicitationResult, always *session.Persistent) *mcp.CallToolResult {
+	if !ended(res) {
+		return nil
+	}
+	return unansweredResult(tool, d, res.Action, always, false)
+}
+
+// unansweredResult is what unanswered and UnansweredResult say; inbox
+// says whether approval_channel = "inbox" would ask elsewhere.
+func unansweredResult(tool string, d *host.Decision, action mcp.ElicitationResponseAction, always *session.Persistent, inbox bool) *mcp.CallToolResult {
+	var b strings.Builder
+	b.WriteString(unansweredWhat(tool, action))
+	howToAllow(&b, d, always, "run the agent interactively and choose an allow option in the prompt", inbox)
+	return mcp.NewToolResultError(b.String())
+}
+
+// unansweredWhat says what happened to a prompt the client ended with
+// action (decline or cancel), never that a person refused: the spec means
+// decline for an explicit refusal, but a non-interactive client declines
+// or cancels with no one there.
+func unansweredWhat(tool string, action mcp.ElicitationResponseAction) string {
+	if action == mcp.ElicitationResponseActionDecline {
+		return fmt.Sprintf("toolwarden: this call to %s needs the user's approval, and the client declined the approval prompt (MCP elicitation action \"decline\") without choosing an option. "+
+			"A non-interactive run (codex exec, for one) declines every prompt itself: then no one saw it. toolwarden denied the call: it was not made.\n", tool)
+	}
+	return fmt.Sprintf("toolwarden: this call to %s needs the user's approval, and the client cancelled the approval prompt (MCP elicitation action \"cancel\") without an answer. "+
+		"A non-interactive run (claude -p, for one) cancels every prompt: then no one saw it. toolwarden denied the call: it was not made.\n", tool)
+}
+
+// howToAllow writes why the call was asked about and the ways the user can
+// allow it, first among them first; always is the approvals file (nil:
+// none), inbox whether the approval inbox is a way.
+func howToAllow(b *strings.Builder, d *host.Decision, always *session.Persistent, first string, inbox bool) {
+	fmt.Fprintf(b, "Why: %s\n", toolresult.Reasons(d))
+	if hs := d.Hints.String(); hs != "" {
+		fmt.Fprintf(b, "Hints: %s\n", hs)
+	}
+	b.WriteString("To allow it, the user can:\n")
+	fmt.Fprintf(b, "  - %s;\n", first)
+	fmt.Fprintf(b, "  - or %s", policy.ApproveAdvice(d))
+	if d.Rememberable && always != nil {
+		fmt.Fprintf(b, ";\n  - or approve this exact definition permanently: toolwarden approvals add --approvals %q --server %s --tool %s --hash %s", always.Path(), d.Server, d.Tool, d.DefinitionHash)
+		if d.App != d.Server {
+			fmt.Fprintf(b, " --app %s", d.App)
+		}
+		if d.Connector != "" {
+			fmt.Fprintf(b, " --connector %s", d.Connector)
+		}
+	}
+	if inbox {
+		b.WriteString(";\n  - or set approval_channel = \"inbox\" for this server and answer in the approval inbox (toolwarden inbox)")
+	}
+	b.WriteString(".")
+}
+
+// upstreamError turns a failed upstream call into a tool error.
+func upstreamError(rt *route, err error) *mcp.CallToolResult {
+	var rpc *upstream.RPCError
+	var un *upstream.UnavailableError
+	var tl *upstream.TooLargeError
+	switch {
+	case errors.As(err, &tl):
+		return toolError("toolwarden: %s ran, but server %s answered with %d bytes, over toolwarden's limit of %d bytes for one result; the result was discarded unread. "+
+			"Ask the tool for less (a smaller range or page), or raise the limit: toolwarden wrap/proxy --max-result-bytes N.", rt.name, rt.up.Name(), tl.Size, tl.Limit)
+	case errors.As(err, &rpc):
+		return toolError("%s: %s (error %d from server %s)", rt.name, rpc.Message, rpc.Code, rt.up.Name())
+	case errors.Is(err, upstream.ErrTimeout):
+		return toolError("toolwarden: %s did not answer within %s (tool_timeout_sec); the call was cancelled.", rt.name, rt.up.ToolTimeout())
+	case errors.As(err, &un):
+		return toolError("toolwarden: %v", un)
+	case upstream.IsTransport(err):
+		return toolError("toolwarden: the call to %s failed because server %s stopped or the connection broke (%v); it will be restarted on the next call. The call may or may not have run.", rt.name, rt.up.Name(), errors.Unwrap(err))
+	}
+	return toolError("toolwarden: the call to %s failed: %v", rt.name, err)
+}
