@@ -20,7 +20,7 @@ import (
 func TestHookReasonShowsFlaggedArgumentsFirst(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	wasm, err := filepath.Abs(filepath.Join("..", "..", "sdk", "e2e", "testdata", "flagger.wasm"))
+	wasm, err := filepath.Abs(filepath.Join("..", "..", "internal", "e2e", "testdata", "flagger.wasm"))
 	if err != nil {
 		t.Fatal(err)
 	}

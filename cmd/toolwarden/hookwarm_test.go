@@ -661,7 +661,7 @@ func TestAWarmAskNamesTheHookThatAsked(t *testing.T) {
 // to its own stderr, which nobody reads.
 func TestPluginLogLinesOfAWarmEventReachTheHook(t *testing.T) {
 	w := newWarmSetup(t)
-	chatty, err := filepath.Abs(filepath.Join("..", "..", "host", "plugin", "testdata", "wat", "chatty.wasm"))
+	chatty, err := filepath.Abs(filepath.Join("..", "..", "internal", "plugin", "testdata", "wat", "chatty.wasm"))
 	if err != nil {
 		t.Fatal(err)
 	}

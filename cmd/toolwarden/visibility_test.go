@@ -11,7 +11,7 @@ import (
 // hiderConfig writes a config whose list-only plugin hides read_text_file.
 func hiderConfig(t *testing.T) string {
 	t.Helper()
-	wasm, err := filepath.Abs(filepath.Join("..", "..", "host", "plugin", "testdata", "wat", "hidelist.wasm"))
+	wasm, err := filepath.Abs(filepath.Join("..", "..", "internal", "plugin", "testdata", "wat", "hidelist.wasm"))
 	if err != nil {
 		t.Fatal(err)
 	}

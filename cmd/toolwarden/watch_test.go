@@ -203,7 +203,7 @@ func TestAChangeToAnyLayerIsApplied(t *testing.T) {
 // exist yet when the config naming it was saved.
 func TestAPluginModuleIsWatchedAndABrokenOneRefused(t *testing.T) {
 	t.Parallel()
-	good, err := os.ReadFile(filepath.Join("..", "..", "host", "plugin", "testdata", "wat", "noop.wasm"))
+	good, err := os.ReadFile(filepath.Join("..", "..", "internal", "plugin", "testdata", "wat", "noop.wasm"))
 	if err != nil {
 		t.Fatal(err)
 	}

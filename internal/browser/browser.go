@@ -79,7 +79,7 @@ func Start(t testing.TB) *Browser {
 	_, err = os.Stat(filepath.Join(npm, "node_modules", "puppeteer-core", "package.json"))
 	need(t, "npm package puppeteer-core", err)
 
-	cmd := exec.Command("node", filepath.Join(Root(), "sdk", "inbox", "testdata", "browser.mjs"))
+	cmd := exec.Command("node", filepath.Join(Root(), "internal", "inbox", "testdata", "browser.mjs"))
 	cmd.Env = append(os.Environ(), "NPM_DIR="+npm, "CHROMIUM="+chromium)
 	var stderr strings.Builder
 	cmd.Stderr = &stderr

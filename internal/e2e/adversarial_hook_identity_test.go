@@ -37,7 +37,7 @@ func newIDWorld(t *testing.T) *idWorld {
 	t.Helper()
 	dir, _ := filepath.EvalSymlinks(t.TempDir())
 	w := &idWorld{t: t, dir: dir, home: filepath.Join(dir, "home"), catalog: filepath.Join(dir, "catalog"),
-		fsBin: npmServer(t, "mcp-server-filesystem"), listServer: filepath.Join(root, "sdk", "e2e", "testdata", "listserver.mjs"),
+		fsBin: npmServer(t, "mcp-server-filesystem"), listServer: filepath.Join(root, "internal", "e2e", "testdata", "listserver.mjs"),
 		state: filepath.Join(dir, "state"), approvals: filepath.Join(dir, "approvals.json")}
 	w.env = []string{"HOME=" + w.home, "PATH=" + os.Getenv("PATH"), "USER=me", "TOOLWARDEN_CATALOG=" + w.catalog,
 		"XDG_CONFIG_HOME=" + filepath.Join(dir, "xdg"), "XDG_CACHE_HOME=" + filepath.Join(dir, "cache")}

@@ -72,7 +72,7 @@ func TestAdversarialPromptShowsThePathAfterLongContent(t *testing.T) {
 
 	t.Run("a flagged value cut: no remembering, and allow_session is refused", func(t *testing.T) {
 		t.Parallel()
-		cfg := writeFile(t, "flagger.toml", fmt.Sprintf("[policies.flagger]\nwasm = %q\n", filepath.Join(root, "sdk", "e2e", "testdata", "flagger.wasm")))
+		cfg := writeFile(t, "flagger.toml", fmt.Sprintf("[policies.flagger]\nwasm = %q\n", filepath.Join(root, "internal", "e2e", "testdata", "flagger.wasm")))
 		c, d := filepath.Join(dir, "flagged-c.txt"), filepath.Join(dir, "flagged-d.txt")
 		res := runTS(t, true, []string{"allow_session", "allow_once", "allow_session"},
 			[]tsStep{write(c, content), write(c, content), write(d, "short")},

@@ -34,7 +34,7 @@ func hiderPolicy(hide ...string) string {
 		quoted[i] = fmt.Sprintf("%q", h)
 	}
 	return fmt.Sprintf("[policies.hider]\nwasm = %q\nconfig = { hide = [%s] }\n",
-		filepath.Join(root, "host", "plugin", "testdata", "wat", "hidelist.wasm"), strings.Join(quoted, ", "))
+		filepath.Join(root, "internal", "plugin", "testdata", "wat", "hidelist.wasm"), strings.Join(quoted, ", "))
 }
 
 // wantRefused fails unless a call result is a tool error that carries code

@@ -51,7 +51,7 @@ func TestHookAfterEventObservesTheCallWithoutDecidingItAgain(t *testing.T) {
 			audit := filepath.Join(dir, "audit.jsonl")
 			state := filepath.Join(dir, "sessions")
 			tools := writeFile(t, "tools.json", `{"fs":[{"name":"read_text_file","description":"read a file","inputSchema":{"type":"object"},"annotations":{"readOnlyHint":true,"openWorldHint":false}}]}`)
-			cfg := writeFile(t, "counter.toml", fmt.Sprintf("[policies.counter]\nwasm = %q\n", filepath.Join(root, "sdk", "e2e", "testdata", "counter.wasm")))
+			cfg := writeFile(t, "counter.toml", fmt.Sprintf("[policies.counter]\nwasm = %q\n", filepath.Join(root, "internal", "e2e", "testdata", "counter.wasm")))
 			run := func(event string) string {
 				cmd := exec.Command(twBin, "hook", "--agent", agent, "--config", cfg, "--tools", tools,
 					"--state-dir", state, "--audit", audit, "--approvals", filepath.Join(dir, "approvals.json"))

@@ -35,7 +35,7 @@ config.rules = [{ tool = "*", arg = "path", deny_glob = "/etc/**" }]
 
 [policies.counter]
 wasm = %q
-`, everyBin, filepath.Join(root, "sdk", "e2e", "testdata", "counter.wasm")))
+`, everyBin, filepath.Join(root, "internal", "e2e", "testdata", "counter.wasm")))
 	const calls = 3
 	var steps []tsStep
 	for i := range calls {

@@ -19,7 +19,7 @@ import (
 func tsServer(t *testing.T) (args []string, env []string) {
 	t.Helper()
 	sdk := nodeSDK(t)
-	return []string{"node", filepath.Join(root, "sdk", "e2e", "testdata", "tsserver.mjs")}, append(os.Environ(), "MCP_SDK="+sdk)
+	return []string{"node", filepath.Join(root, "internal", "e2e", "testdata", "tsserver.mjs")}, append(os.Environ(), "MCP_SDK="+sdk)
 }
 
 // startWrapEnv starts wrap in front of upstream with the environment env.
