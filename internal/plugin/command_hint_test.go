@@ -20,7 +20,7 @@ func TestAGoCommandModuleFaultSaysToBuildWithCShared(t *testing.T) {
 		t.Skip("builds a Go guest")
 	}
 	out := filepath.Join(t.TempDir(), "command.wasm")
-	cmd := exec.Command("go", "build", "-trimpath", "-o", out, "../../pdk/go/example")
+	cmd := exec.Command("go", "build", "-trimpath", "-o", out, "../../examples/plugins/go/conformance")
 	cmd.Env = append(os.Environ(), "GOOS=wasip1", "GOARCH=wasm", "CGO_ENABLED=0")
 	if msg, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, msg)

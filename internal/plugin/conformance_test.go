@@ -27,7 +27,7 @@ func TestConformance(t *testing.T) {
 			}
 			return b
 		},
-		"go (pdk/go)": func(t *testing.T) []byte { return buildGoPlugin(t, "../../pdk/go/example") },
+		"go (pdk/go)": func(t *testing.T) []byte { return buildGoPlugin(t, "../../examples/plugins/go/conformance") },
 	}
 	f, err := plugintest.ReadFile(vectors)
 	if err != nil {
