@@ -6,7 +6,7 @@ import (
 	"unicode/utf16"
 	"unicode/utf8"
 
-	"github.com/toolwarden/toolwarden/internal/policy"
+	"github.com/toolwarden/toolwarden/internal/rawjson"
 )
 
 // jreader is a small pull reader for the JSON documents plugins write. It
@@ -379,6 +379,6 @@ var errNotJSON = errors.New("not valid JSON")
 
 // validJSON reports whether b is exactly one valid JSON value, nested no
 // deeper than the reader reads (maxDepth).
-func validJSON(b []byte) bool { return policy.ValidateJSON(b, outputRules) == nil }
+func validJSON(b []byte) bool { return rawjson.Validate(b, outputRules) == nil }
 
-var outputRules = policy.JSONRules{MaxDepth: maxDepth}
+var outputRules = rawjson.Rules{MaxDepth: maxDepth}

@@ -3,6 +3,8 @@ package policy
 import (
 	"errors"
 	"fmt"
+
+	"github.com/toolwarden/toolwarden/internal/rawjson"
 )
 
 // CodeInvalidArguments is the reason code for arguments that are refused
@@ -27,28 +29,28 @@ const maxArgDepth = 256
 //     as U+FFFD, JavaScript keeps it, Rust's serde_json refuses it.
 //
 // Keys are compared after unescaping, so "a" and "\u0061" are the same key.
-// The checks are ValidateJSON's Strict rules; this adds that the
+// The checks are rawjson.Validate's Strict rules; this adds that the
 // arguments are an object (or nothing) and names them in the error.
 func CheckArguments(raw []byte) error {
-	i := skipSpace(raw, 0)
+	i := rawjson.SkipSpace(raw, 0)
 	if i == len(raw) {
 		return nil // no arguments
 	}
 	if raw[i] != '{' {
-		if j, fail := literal(raw, i, "null"); fail == "" && skipSpace(raw, j) == len(raw) {
+		if len(raw)-i >= 4 && string(raw[i:i+4]) == "null" && rawjson.SkipSpace(raw, i+4) == len(raw) {
 			return nil
 		}
 		return errors.New("arguments must be a JSON object")
 	}
-	end, err := ValidateJSONValue(raw, i, argRules)
+	end, err := rawjson.ValidateValue(raw, i, argRules)
 	if err != nil {
 		return fmt.Errorf("arguments: %w", err)
 	}
-	if j := skipSpace(raw, end); j != len(raw) {
-		return fmt.Errorf("arguments: %w", &JSONError{Offset: j, Msg: "unexpected data after the arguments object"})
+	if j := rawjson.SkipSpace(raw, end); j != len(raw) {
+		return fmt.Errorf("arguments: %w", &rawjson.Error{Offset: j, Msg: "unexpected data after the arguments object"})
 	}
 	return nil
 }
 
 // argRules are the rules for call arguments.
-var argRules = JSONRules{MaxDepth: maxArgDepth, Strict: true}
+var argRules = rawjson.Rules{MaxDepth: maxArgDepth, Strict: true}

@@ -8,8 +8,8 @@ package rawjson
 // deep from one that is not JSON at all. It never recurses, so no input
 // can exhaust the stack; the cost is one pass over b.
 func baselineCheck(b []byte) Status {
-	end, st := baselineScanValue(b, skipWS(b, 0))
-	if st == Invalid || skipWS(b, end) != len(b) {
+	end, st := baselineScanValue(b, SkipSpace(b, 0))
+	if st == Invalid || SkipSpace(b, end) != len(b) {
 		return Invalid
 	}
 	return st
@@ -37,7 +37,7 @@ func baselineScanValue(b []byte, i int) (int, Status) {
 			if c == '[' {
 				closer = ']'
 			}
-			i = skipWS(b, i+1)
+			i = SkipSpace(b, i+1)
 			if i < len(b) && b[i] == closer {
 				i++
 				break // an empty container is a whole value
@@ -50,7 +50,7 @@ func baselineScanValue(b []byte, i int) (int, Status) {
 			}
 			continue
 		case c == '"':
-			if i, ok = validString(b, i); !ok {
+			if i, ok = baselineValidString(b, i); !ok {
 				return 0, Invalid
 			}
 		case c == '-' || isDigit(c):
@@ -77,7 +77,7 @@ func baselineScanValue(b []byte, i int) (int, Status) {
 			if len(stack) == 0 {
 				return i, st
 			}
-			i = skipWS(b, i)
+			i = SkipSpace(b, i)
 			if i >= len(b) {
 				return 0, Invalid
 			}
@@ -90,7 +90,7 @@ func baselineScanValue(b []byte, i int) (int, Status) {
 			if b[i] != ',' {
 				return 0, Invalid
 			}
-			i = skipWS(b, i+1)
+			i = SkipSpace(b, i+1)
 			if closer == '}' {
 				if i, ok = baselineMemberKey(b, i); !ok {
 					return 0, Invalid
@@ -107,15 +107,15 @@ func baselineMemberKey(b []byte, i int) (int, bool) {
 	if i >= len(b) || b[i] != '"' {
 		return 0, false
 	}
-	i, ok := validString(b, i)
+	i, ok := baselineValidString(b, i)
 	if !ok {
 		return 0, false
 	}
-	i = skipWS(b, i)
+	i = SkipSpace(b, i)
 	if i >= len(b) || b[i] != ':' {
 		return 0, false
 	}
-	return skipWS(b, i+1), true
+	return SkipSpace(b, i+1), true
 }
 
 // baselineValidNumber validates -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?.
@@ -159,6 +159,43 @@ func baselineValidNumber(b []byte, i int) (int, bool) {
 func baselineLiteral(b []byte, i int, lit string) (int, bool) {
 	if len(b)-i >= len(lit) && string(b[i:i+len(lit)]) == lit {
 		return i + len(lit), true
+	}
+	return 0, false
+}
+
+// baselineValidString validates the string starting at the quote b[i].
+func baselineValidString(b []byte, i int) (int, bool) {
+	i++
+	for i < len(b) {
+		c := b[i]
+		switch {
+		case c == '"':
+			return i + 1, true
+		case c < 0x20:
+			return 0, false
+		case c == '\\':
+			if i+1 >= len(b) {
+				return 0, false
+			}
+			switch b[i+1] {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+				i += 2
+			case 'u':
+				if len(b)-i < 6 {
+					return 0, false
+				}
+				for _, h := range b[i+2 : i+6] {
+					if _, ok := hex4([]byte{'0', '0', '0', h}, 0); !ok {
+						return 0, false
+					}
+				}
+				i += 6
+			default:
+				return 0, false
+			}
+		default:
+			i++
+		}
 	}
 	return 0, false
 }

@@ -19,7 +19,7 @@ const MaxSafeInteger = 1<<53 - 1
 func IDKey(val []byte) (string, bool) {
 	switch Kind(val) {
 	case '"':
-		if end, ok := validString(val, 0); !ok || end != len(val) {
+		if end, fail := scanString(val, 0, false); fail != "" || end != len(val) {
 			return "", false
 		}
 		return "s" + string(appendCanonicalString(nil, val[1:len(val)-1])), true
@@ -76,11 +76,11 @@ func SameID(a, b []byte) bool {
 // there were two, or when the id is not an allowed one: the message then
 // gets its error with a null id, as JSON-RPC says.
 func PeekID(b []byte) (id []byte, ok bool) {
-	i := skipWS(b, 0)
+	i := SkipSpace(b, 0)
 	if i >= len(b) || b[i] != '{' {
 		return nil, false
 	}
-	i = skipWS(b, i+1)
+	i = SkipSpace(b, i+1)
 	for i < len(b) && b[i] == '"' {
 		ks := i
 		var kok bool
@@ -99,11 +99,11 @@ func PeekID(b []byte) (id []byte, ok bool) {
 			}
 			id = b[vs:end]
 		}
-		i = skipWS(b, end)
+		i = SkipSpace(b, end)
 		if i >= len(b) || b[i] != ',' {
 			break
 		}
-		i = skipWS(b, i+1)
+		i = SkipSpace(b, i+1)
 	}
 	if id == nil || !IsID(id) {
 		return nil, false

@@ -23,49 +23,6 @@ import (
 	"unsafe"
 )
 
-// validString validates the string starting at the quote b[i].
-func validString(b []byte, i int) (int, bool) {
-	i++
-	for i < len(b) {
-		c := b[i]
-		switch {
-		case c == '"':
-			return i + 1, true
-		case c < 0x20:
-			return 0, false
-		case c == '\\':
-			if i+1 >= len(b) {
-				return 0, false
-			}
-			switch b[i+1] {
-			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
-				i += 2
-			case 'u':
-				if len(b)-i < 6 {
-					return 0, false
-				}
-				for _, h := range b[i+2 : i+6] {
-					if !isHex(h) {
-						return 0, false
-					}
-				}
-				i += 6
-			default:
-				return 0, false
-			}
-		default:
-			i++
-		}
-	}
-	return 0, false
-}
-
-func isHex(c byte) bool {
-	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F')
-}
-
-func isDigit(c byte) bool { return c >= '0' && c <= '9' }
-
 // skip returns the index just past the value at b[i], which must be valid
 // JSON: it only follows strings and brackets.
 func skip(b []byte, i int) int {
@@ -123,25 +80,25 @@ func skipString(b []byte, i int) int {
 // content between the quotes (escapes not decoded: match it with KeyIs).
 // Members reports whether obj is an object.
 func Members(obj []byte, fn func(key, val []byte) bool) bool {
-	i := skipWS(obj, 0)
+	i := SkipSpace(obj, 0)
 	if i >= len(obj) || obj[i] != '{' {
 		return false
 	}
-	i = skipWS(obj, i+1)
+	i = SkipSpace(obj, i+1)
 	for i < len(obj) && obj[i] == '"' {
 		ks := i + 1
 		i = skipString(obj, i)
 		key := obj[ks : i-1]
-		i = skipWS(obj, i)
-		i = skipWS(obj, i+1) // past ':'
+		i = SkipSpace(obj, i)
+		i = SkipSpace(obj, i+1) // past ':'
 		vs := i
 		i = skip(obj, i)
 		if !fn(key, obj[vs:i]) {
 			return true
 		}
-		i = skipWS(obj, i)
+		i = SkipSpace(obj, i)
 		if i < len(obj) && obj[i] == ',' {
-			i = skipWS(obj, i+1)
+			i = SkipSpace(obj, i+1)
 		}
 	}
 	return true
@@ -189,20 +146,20 @@ func ReadMessage(obj []byte) (m Message, ok bool) {
 // returns false. arr must be valid JSON. Elements reports whether arr is
 // an array.
 func Elements(arr []byte, fn func(val []byte) bool) bool {
-	i := skipWS(arr, 0)
+	i := SkipSpace(arr, 0)
 	if i >= len(arr) || arr[i] != '[' {
 		return false
 	}
-	i = skipWS(arr, i+1)
+	i = SkipSpace(arr, i+1)
 	for i < len(arr) && arr[i] != ']' {
 		vs := i
 		i = skip(arr, i)
 		if !fn(arr[vs:i]) {
 			return true
 		}
-		i = skipWS(arr, i)
+		i = SkipSpace(arr, i)
 		if i < len(arr) && arr[i] == ',' {
-			i = skipWS(arr, i+1)
+			i = SkipSpace(arr, i+1)
 		}
 	}
 	return true

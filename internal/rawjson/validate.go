@@ -1,8 +1,7 @@
-package policy
+package rawjson
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"strconv"
 	"strings"
@@ -10,21 +9,21 @@ import (
 	"unicode/utf8"
 )
 
-// JSONRules says what ValidateJSON accepts beyond the grammar of RFC 8259.
-type JSONRules struct {
+// Rules says what Validate accepts beyond the grammar of RFC 8259.
+type Rules struct {
 	// MaxDepth bounds nesting: MaxDepth nested arrays and objects are
 	// accepted, one more is too deep (encoding/json's limit is 10000).
 	MaxDepth int
-	// Strict refuses what readers disagree on (see CheckArguments): a
-	// key twice in one object, two keys of one object that differ only
-	// in case, invalid UTF-8, and lone surrogate escapes. Keys are
-	// compared after unescaping. Without Strict, ValidateJSON accepts
+	// Strict refuses what readers disagree on (policy.CheckArguments says
+	// how): a key twice in one object, two keys of one object that differ
+	// only in case, invalid UTF-8, and lone surrogate escapes. Keys are
+	// compared after unescaping. Without Strict, Validate accepts
 	// what json.Valid accepts, up to MaxDepth.
 	Strict bool
 }
 
-// JSONError is why ValidateJSON refused a document.
-type JSONError struct {
+// Error is why Validate refused a document.
+type Error struct {
 	// Offset is the byte of the document where the fault was found.
 	Offset int
 	// TooDeep: the document is well-formed (and, with Strict, keeps the
@@ -36,23 +35,23 @@ type JSONError struct {
 	Msg string
 }
 
-func (e *JSONError) Error() string { return e.Msg + " (offset " + strconv.Itoa(e.Offset) + ")" }
+func (e *Error) Error() string { return e.Msg + " (offset " + strconv.Itoa(e.Offset) + ")" }
 
-// ValidateJSON checks that b is exactly one JSON value, optionally
-// surrounded by white space, under rules. It returns nil or a *JSONError.
+// Validate checks that b is exactly one JSON value, optionally
+// surrounded by white space, under rules. It returns nil or a *Error.
 //
 // It never recurses: nesting is tracked on an explicit stack (one byte per
 // level, plus the keys of open objects in Strict mode), so no input can
 // exhaust the goroutine stack, and it scans past MaxDepth to tell a
 // document that is only too deep from one that is not JSON. The cost is
 // one pass over b.
-func ValidateJSON(b []byte, rules JSONRules) error {
+func Validate(b []byte, rules Rules) error {
 	end, e := scanJSON(b, 0, rules)
 	if e != nil && !e.TooDeep {
 		return e
 	}
-	if j := skipSpace(b, end); j != len(b) {
-		return &JSONError{Offset: j, Msg: "unexpected data after the JSON value"}
+	if j := SkipSpace(b, end); j != len(b) {
+		return &Error{Offset: j, Msg: "unexpected data after the JSON value"}
 	}
 	if e != nil {
 		return e
@@ -60,11 +59,11 @@ func ValidateJSON(b []byte, rules JSONRules) error {
 	return nil
 }
 
-// ValidateJSONValue checks the one JSON value that starts at b[i] (after
-// white space) as ValidateJSON does, and returns the index just past it;
+// ValidateValue checks the one JSON value that starts at b[i] (after
+// white space) as Validate does, and returns the index just past it;
 // what follows the value is not looked at. end is valid when err is nil
-// or a TooDeep *JSONError. Offsets are indexes into b.
-func ValidateJSONValue(b []byte, i int, rules JSONRules) (end int, err error) {
+// or a TooDeep *Error. Offsets are indexes into b.
+func ValidateValue(b []byte, i int, rules Rules) (end int, err error) {
 	end, e := scanJSON(b, i, rules)
 	if e != nil {
 		return end, e
@@ -116,7 +115,7 @@ func addFolded(f *objFrame, keys []keySpan, k keySpan) (_ []keySpan, clash keySp
 // strict one carries the key sets of open objects, the loose one carries
 // nothing but the stack of brackets, so that the check the proxy runs on
 // every message pays nothing for rules it does not ask for.
-func scanJSON(b []byte, i int, rules JSONRules) (int, *JSONError) {
+func scanJSON(b []byte, i int, rules Rules) (int, *Error) {
 	if rules.Strict {
 		return scanStrict(b, i, rules.MaxDepth)
 	}
@@ -126,23 +125,23 @@ func scanJSON(b []byte, i int, rules JSONRules) (int, *JSONError) {
 // scanLoose is scanJSON without Strict. Nesting is tracked on an explicit
 // stack, one byte per level (the bracket that closes it), so depth costs
 // memory, not goroutine stack.
-func scanLoose(b []byte, i, maxDepth int) (int, *JSONError) {
+func scanLoose(b []byte, i, maxDepth int) (int, *Error) {
 	var closersInline [64]byte
 	closers := closersInline[:0]
 	tooDeep := -1
 	var fail string
-	i = skipSpace(b, i)
+	i = SkipSpace(b, i)
 	for {
 		// A value starts at b[i] (white space skipped).
 		if i >= len(b) {
-			return i, &JSONError{Offset: i, Msg: "unexpected end"}
+			return i, &Error{Offset: i, Msg: "unexpected end"}
 		}
 		if c := b[i]; c == '{' || c == '[' {
 			if len(closers) >= maxDepth && tooDeep < 0 {
 				tooDeep = i
 			}
 			closer := c + 2 // '{'+2 is '}', '['+2 is ']'
-			i = skipSpace(b, i+1)
+			i = SkipSpace(b, i+1)
 			if i >= len(b) || b[i] != closer {
 				closers = append(closers, closer)
 				if closer == '}' {
@@ -161,7 +160,7 @@ func scanLoose(b []byte, i, maxDepth int) (int, *JSONError) {
 			if len(closers) == 0 {
 				return i, tooDeepError(tooDeep, maxDepth)
 			}
-			i = skipSpace(b, i)
+			i = SkipSpace(b, i)
 			closer := closers[len(closers)-1]
 			if i >= len(b) || b[i] != closer && b[i] != ',' {
 				return i, unexpected(b, i, closer)
@@ -171,7 +170,7 @@ func scanLoose(b []byte, i, maxDepth int) (int, *JSONError) {
 				i++
 				continue
 			}
-			i = skipSpace(b, i+1)
+			i = SkipSpace(b, i+1)
 			if closer == '}' {
 				if i, fail = member(b, i); fail != "" {
 					return i, failAt(b, i, fail)
@@ -187,7 +186,7 @@ func scanLoose(b []byte, i, maxDepth int) (int, *JSONError) {
 // keys[objs[j].keyStart:] up to the next object's, or in objs[j].folded
 // once it has many. Objects past maxDepth keep no keys, so that a deep
 // document still costs one byte a level.
-func scanStrict(b []byte, i, maxDepth int) (int, *JSONError) {
+func scanStrict(b []byte, i, maxDepth int) (int, *Error) {
 	var closersInline [64]byte
 	closers := closersInline[:0]
 	var keysInline [pairwiseKeys]keySpan
@@ -195,18 +194,18 @@ func scanStrict(b []byte, i, maxDepth int) (int, *JSONError) {
 	keys, objs := keysInline[:0], objsInline[:0]
 	tooDeep := -1
 	var fail string
-	i = skipSpace(b, i)
+	i = SkipSpace(b, i)
 	for {
 		// A value starts at b[i] (white space skipped).
 		if i >= len(b) {
-			return i, &JSONError{Offset: i, Msg: "unexpected end"}
+			return i, &Error{Offset: i, Msg: "unexpected end"}
 		}
 		if c := b[i]; c == '{' || c == '[' {
 			if len(closers) >= maxDepth && tooDeep < 0 {
 				tooDeep = i
 			}
 			closer := c + 2 // '{'+2 is '}', '['+2 is ']'
-			i = skipSpace(b, i+1)
+			i = SkipSpace(b, i+1)
 			if i >= len(b) || b[i] != closer {
 				closers = append(closers, closer)
 				if closer == '}' {
@@ -229,7 +228,7 @@ func scanStrict(b []byte, i, maxDepth int) (int, *JSONError) {
 			if len(closers) == 0 {
 				return i, tooDeepError(tooDeep, maxDepth)
 			}
-			i = skipSpace(b, i)
+			i = SkipSpace(b, i)
 			closer := closers[len(closers)-1]
 			if i >= len(b) || b[i] != closer && b[i] != ',' {
 				return i, unexpected(b, i, closer)
@@ -243,7 +242,7 @@ func scanStrict(b []byte, i, maxDepth int) (int, *JSONError) {
 				i++
 				continue
 			}
-			i = skipSpace(b, i+1)
+			i = SkipSpace(b, i+1)
 			if closer == '}' {
 				if i, keys, fail = strictMember(b, i, len(closers) <= maxDepth, keys, objs); fail != "" {
 					return i, failAt(b, i, fail)
@@ -274,20 +273,20 @@ func scalar(b []byte, i int, strict bool) (int, string) {
 
 // tooDeepError is the result of a well-formed value whose first
 // container past maxDepth opens at tooDeep (nil when there is none).
-func tooDeepError(tooDeep, maxDepth int) *JSONError {
+func tooDeepError(tooDeep, maxDepth int) *Error {
 	if tooDeep < 0 {
 		return nil
 	}
-	return &JSONError{Offset: tooDeep, TooDeep: true, Msg: fmt.Sprintf("nested deeper than %d", maxDepth)}
+	return &Error{Offset: tooDeep, TooDeep: true, Msg: fmt.Sprintf("nested deeper than %d", maxDepth)}
 }
 
 // unexpected is the error for b[i] (or the end) where a container
 // closed by closer wants a comma or its end.
-func unexpected(b []byte, i int, closer byte) *JSONError {
+func unexpected(b []byte, i int, closer byte) *Error {
 	if i >= len(b) {
-		return &JSONError{Offset: i, Msg: "unexpected end in " + containerName(closer)}
+		return &Error{Offset: i, Msg: "unexpected end in " + containerName(closer)}
 	}
-	return &JSONError{Offset: i, Msg: "expected , or " + string(closer) + " in " + containerName(closer)}
+	return &Error{Offset: i, Msg: "expected , or " + string(closer) + " in " + containerName(closer)}
 }
 
 func containerName(closer byte) string {
@@ -302,11 +301,11 @@ func containerName(closer byte) string {
 const failLoneSurrogate = "lone surrogate"
 
 // failAt builds the error for fail at b[i].
-func failAt(b []byte, i int, fail string) *JSONError {
+func failAt(b []byte, i int, fail string) *Error {
 	if fail == failLoneSurrogate {
-		return &JSONError{Offset: i, Msg: fmt.Sprintf("lone surrogate \\u%s in a string (readers disagree on it: Go reads U+FFFD, JavaScript keeps it)", bytes.ToLower(b[i+2:i+6]))}
+		return &Error{Offset: i, Msg: fmt.Sprintf("lone surrogate \\u%s in a string (readers disagree on it: Go reads U+FFFD, JavaScript keeps it)", bytes.ToLower(b[i+2:i+6]))}
 	}
-	return &JSONError{Offset: i, Msg: fail}
+	return &Error{Offset: i, Msg: fail}
 }
 
 // member reads `"key" :` at b[i] and returns the index of the member's
@@ -323,11 +322,11 @@ func member(b []byte, i int) (int, string) {
 			return i, fail
 		}
 	}
-	i = skipSpace(b, i)
+	i = SkipSpace(b, i)
 	if i >= len(b) || b[i] != ':' {
 		return i, "expected :"
 	}
-	return skipSpace(b, i+1), ""
+	return SkipSpace(b, i+1), ""
 }
 
 // strictMember is member in Strict mode. tracked says the key goes into
@@ -347,9 +346,8 @@ func strictMember(b []byte, i int, tracked bool, keys []keySpan, objs []objFrame
 		if bytes.IndexByte(k, '\\') >= 0 {
 			// scanString refused lone surrogates and invalid UTF-8, so
 			// unescaping loses nothing.
-			var s string
-			if json.Unmarshal(b[start:i], &s) == nil {
-				k = keySpan(s)
+			if d, ok := decodeString(k); ok {
+				k = keySpan(d)
 			}
 		}
 		f := &objs[len(objs)-1]
@@ -368,11 +366,11 @@ func strictMember(b []byte, i int, tracked bool, keys []keySpan, objs []objFrame
 			}
 		}
 	}
-	i = skipSpace(b, i)
+	i = SkipSpace(b, i)
 	if i >= len(b) || b[i] != ':' {
 		return i, keys, "expected :"
 	}
-	return skipSpace(b, i+1), keys, ""
+	return SkipSpace(b, i+1), keys, ""
 }
 
 // foldKey maps every rune of s to the least of its case-folding orbit, so
@@ -429,14 +427,14 @@ func scanString(b []byte, i int, strict bool) (int, string) {
 			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
 				i += 2
 			case 'u':
-				u, ok := hexEscape(b, i+2)
+				u, ok := hex4(b, i+2)
 				if !ok {
 					return i, "bad \\u escape"
 				}
 				if strict && u >= 0xD800 && u < 0xE000 {
 					// Only a high surrogate followed at once by a low one
 					// is a character; anything else is a lone surrogate.
-					lo, ok := hexEscape(b, i+8)
+					lo, ok := hex4(b, i+8)
 					if u >= 0xDC00 || !ok || b[i+6] != '\\' || b[i+7] != 'u' || lo < 0xDC00 || lo >= 0xE000 {
 						return i, failLoneSurrogate
 					}
@@ -485,26 +483,6 @@ func plainBytes(strict bool) (t [256]bool) {
 		t[c] = c >= 0x20 && c != '"' && c != '\\' && (c < utf8.RuneSelf || !strict)
 	}
 	return t
-}
-
-// hexEscape reads the four hex digits at b[i:].
-func hexEscape(b []byte, i int) (r rune, ok bool) {
-	if i < 0 || i+4 > len(b) {
-		return 0, false
-	}
-	for _, h := range b[i : i+4] {
-		switch {
-		case h >= '0' && h <= '9':
-			r = r<<4 | rune(h-'0')
-		case h >= 'a' && h <= 'f':
-			r = r<<4 | rune(h-'a'+10)
-		case h >= 'A' && h <= 'F':
-			r = r<<4 | rune(h-'A'+10)
-		default:
-			return 0, false
-		}
-	}
-	return r, true
 }
 
 // scanNumber validates -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)? at
@@ -557,7 +535,9 @@ func literal(b []byte, i int, lit string) (int, string) {
 	return i, "invalid value"
 }
 
-func skipSpace(b []byte, i int) int {
+// SkipSpace returns the index of the first byte at or after b[i] that is
+// not JSON white space (space, tab, newline, carriage return).
+func SkipSpace(b []byte, i int) int {
 	for i < len(b) {
 		switch b[i] {
 		case ' ', '\t', '\n', '\r':

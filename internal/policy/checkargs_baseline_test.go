@@ -1,7 +1,7 @@
 package policy
 
-// The argument validator as it was before ValidateJSON, kept as the
-// baseline that BenchmarkValidateJSON measures against in the same run.
+// The argument validator as it was before rawjson.Validate, kept as the
+// baseline that BenchmarkCheckArguments measures against in the same run.
 
 import (
 	"bytes"

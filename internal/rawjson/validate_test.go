@@ -1,26 +1,28 @@
-package policy_test
+package rawjson_test
 
 import (
+	"bytes"
 	"encoding/json"
+	"fmt"
 	"errors"
 	"strings"
 	"testing"
 	"unicode/utf8"
 
-	"github.com/toolwarden/toolwarden/internal/policy"
+	"github.com/toolwarden/toolwarden/internal/rawjson"
 )
 
-func TestValidateJSON(t *testing.T) {
+func TestValidate(t *testing.T) {
 	t.Parallel()
 	nest := func(n int, inner string) string {
 		return strings.Repeat(`{"a":[`, n/2) + inner + strings.Repeat(`]}`, n/2)
 	}
-	loose := policy.JSONRules{MaxDepth: 10}
-	strict := policy.JSONRules{MaxDepth: 10, Strict: true}
+	loose := rawjson.Rules{MaxDepth: 10}
+	strict := rawjson.Rules{MaxDepth: 10, Strict: true}
 	const ok, notJSON, tooDeep = "ok", "not JSON", "too deep"
 	cases := []struct {
 		name  string
-		rules policy.JSONRules
+		rules rawjson.Rules
 		in    string
 		want  string
 		msg   string // in the error, when not ok
@@ -54,13 +56,13 @@ func TestValidateJSON(t *testing.T) {
 		{"strict: well-formed and too deep is too deep", strict, nest(12, "1"), tooDeep, "nested deeper", 30},
 	}
 	for _, tc := range cases {
-		err := policy.ValidateJSON([]byte(tc.in), tc.rules)
-		var je *policy.JSONError
+		err := rawjson.Validate([]byte(tc.in), tc.rules)
+		var je *rawjson.Error
 		got := ok
 		switch {
 		case err == nil:
 		case !errors.As(err, &je):
-			t.Errorf("%s: %v is not a *JSONError", tc.name, err)
+			t.Errorf("%s: %v is not a *Error", tc.name, err)
 			continue
 		case je.TooDeep:
 			got = tooDeep
@@ -80,9 +82,9 @@ func TestValidateJSON(t *testing.T) {
 // Keys are compared pairwise while an object has few, then by a map; a
 // clash is found on either side of the switch, and a nested object's keys
 // never leak into its parent's set.
-func TestValidateJSONFindsClashesAcrossTheSwitchToAMap(t *testing.T) {
+func TestValidateFindsClashesAcrossTheSwitchToAMap(t *testing.T) {
 	t.Parallel()
-	strict := policy.JSONRules{MaxDepth: 10, Strict: true}
+	strict := rawjson.Rules{MaxDepth: 10, Strict: true}
 	keys := func(n int) string {
 		var b strings.Builder
 		for i := range n {
@@ -104,7 +106,7 @@ func TestValidateJSONFindsClashesAcrossTheSwitchToAMap(t *testing.T) {
 		{"a parent with many keys and a child that reuses them", `{` + keys(40) + `"c":{` + keys(40) + `"z":0}}`, false},
 	}
 	for _, tc := range cases {
-		err := policy.ValidateJSON([]byte(tc.in), strict)
+		err := rawjson.Validate([]byte(tc.in), strict)
 		if got := err != nil; got != tc.clash {
 			t.Errorf("%s: %v, want a clash %v", tc.name, err, tc.clash)
 		}
@@ -113,27 +115,27 @@ func TestValidateJSONFindsClashesAcrossTheSwitchToAMap(t *testing.T) {
 
 // A run of brackets as long as a message may be (the proxy reads lines of
 // many megabytes) costs memory, not stack, in both modes.
-func TestValidateJSONDoesNotRecurse(t *testing.T) {
+func TestValidateDoesNotRecurse(t *testing.T) {
 	t.Parallel()
 	deep := strings.Repeat("[", 20<<20)
 	deepObjects := strings.Repeat(`{"a":`, 1<<20) + "1" + strings.Repeat("}", 1<<20)
-	for _, rules := range []policy.JSONRules{{MaxDepth: 10000}, {MaxDepth: 10000, Strict: true}} {
-		var je *policy.JSONError
-		if err := policy.ValidateJSON([]byte(deep), rules); !errors.As(err, &je) || je.TooDeep {
+	for _, rules := range []rawjson.Rules{{MaxDepth: 10000}, {MaxDepth: 10000, Strict: true}} {
+		var je *rawjson.Error
+		if err := rawjson.Validate([]byte(deep), rules); !errors.As(err, &je) || je.TooDeep {
 			t.Errorf("strict %v: 20 MB of [ = %v, want not JSON", rules.Strict, err)
 		}
-		if err := policy.ValidateJSON([]byte(deepObjects), rules); !errors.As(err, &je) || !je.TooDeep {
+		if err := rawjson.Validate([]byte(deepObjects), rules); !errors.As(err, &je) || !je.TooDeep {
 			t.Errorf("strict %v: a million nested objects = %v, want too deep", rules.Strict, err)
 		}
 	}
 }
 
-// FuzzValidateJSON holds the validator to encoding/json: without the
+// FuzzValidate holds the validator to encoding/json: without the
 // strict rules it accepts what json.Valid accepts, nested at most
 // MaxDepth deep, and calls too deep exactly what is valid and deeper;
 // with them it also refuses exactly the keys that clash when case is
 // folded, invalid UTF-8 and lone surrogates.
-func FuzzValidateJSON(f *testing.F) {
+func FuzzValidate(f *testing.F) {
 	for _, s := range []string{
 		`{"a":[1,{"b":"c"}]}`, `{"a":1,"a":2}`, `{"\u0061":1,"a":2}`, `{}`, `{"x":"\ud83d\ude00"}`,
 		`[[[[[[]]]]]]`, `{"p":"\ud800","P":1}`, "[\"\xff\"]", `{"kind":1,"\u212Aind":2}`, `[1,]`, ` 1 `, `"\udfff"`,
@@ -142,23 +144,23 @@ func FuzzValidateJSON(f *testing.F) {
 		f.Add([]byte(s), uint8(3), true)
 	}
 	f.Fuzz(func(t *testing.T, b []byte, depth uint8, strict bool) {
-		rules := policy.JSONRules{MaxDepth: int(depth % 8), Strict: strict}
-		err := policy.ValidateJSON(b, rules)
-		var je *policy.JSONError
+		rules := rawjson.Rules{MaxDepth: int(depth % 8), Strict: strict}
+		err := rawjson.Validate(b, rules)
+		var je *rawjson.Error
 		if err != nil && !errors.As(err, &je) {
-			t.Fatalf("ValidateJSON(%q) = %v, not a *JSONError", b, err)
+			t.Fatalf("Validate(%q) = %v, not a *Error", b, err)
 		}
 		valid := json.Valid(b)
 		tooDeep := valid && nesting(b) > rules.MaxDepth
 		if je != nil && je.TooDeep {
 			if !tooDeep {
-				t.Fatalf("ValidateJSON(%q, %+v): too deep, but valid %v at depth %d", b, rules, valid, nesting(b))
+				t.Fatalf("Validate(%q, %+v): too deep, but valid %v at depth %d", b, rules, valid, nesting(b))
 			}
 			return
 		}
 		if !strict {
 			if got, want := err == nil, valid && !tooDeep; got != want {
-				t.Fatalf("ValidateJSON(%q, %+v) = %v, encoding/json valid %v at depth %d", b, rules, err, valid, nesting(b))
+				t.Fatalf("Validate(%q, %+v) = %v, encoding/json valid %v at depth %d", b, rules, err, valid, nesting(b))
 			}
 			return
 		}
@@ -167,12 +169,12 @@ func FuzzValidateJSON(f *testing.F) {
 			// Keys past MaxDepth are not kept, so a clash there is not
 			// found; the document is refused as too deep all the same.
 			if err == nil {
-				t.Fatalf("ValidateJSON(%q, %+v) accepted a document at depth %d", b, rules, nesting(b))
+				t.Fatalf("Validate(%q, %+v) accepted a document at depth %d", b, rules, nesting(b))
 			}
 			return
 		}
 		if got := err == nil; got != want {
-			t.Fatalf("ValidateJSON(%q, %+v) = %v, want accepted %v", b, rules, err, want)
+			t.Fatalf("Validate(%q, %+v) = %v, want accepted %v", b, rules, err, want)
 		}
 	})
 }
@@ -195,4 +197,84 @@ func nesting(b []byte) int {
 		}
 	}
 	return deepest
+}
+
+// lossy and foldClash are the oracle FuzzCheckArguments uses in
+// internal/policy, for the strict rules.
+
+// lossy reports whether b has a \u escape of a lone surrogate.
+func lossy(b []byte) bool {
+	for i := 0; i+5 < len(b); i++ {
+		if b[i] != '\\' {
+			continue
+		}
+		if b[i+1] != 'u' {
+			i++
+			continue
+		}
+		var u rune
+		fmt.Sscanf(string(b[i+2:i+6]), "%x", &u)
+		switch {
+		case u >= 0xDC00 && u < 0xE000:
+			return true
+		case u >= 0xD800 && u < 0xDC00:
+			if i+11 >= len(b) || b[i+6] != '\\' || b[i+7] != 'u' {
+				return true
+			}
+			var lo rune
+			fmt.Sscanf(string(b[i+8:i+12]), "%x", &lo)
+			if lo < 0xDC00 || lo >= 0xE000 {
+				return true
+			}
+			i += 6
+		}
+		i += 5
+	}
+	return false
+}
+
+// foldClash reports whether some object of b has two keys equal under
+// case folding.
+func foldClash(b []byte) bool {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	type level struct {
+		object, wantKey bool
+		keys            []string
+	}
+	var stack []*level
+	valueDone := func() {
+		if n := len(stack); n > 0 && stack[n-1].object {
+			stack[n-1].wantKey = true
+		}
+	}
+	for {
+		tok, err := dec.Token()
+		if err != nil {
+			return false
+		}
+		switch tok {
+		case json.Delim('{'):
+			stack = append(stack, &level{object: true, wantKey: true})
+			continue
+		case json.Delim('['):
+			stack = append(stack, &level{})
+			continue
+		case json.Delim('}'), json.Delim(']'):
+			stack = stack[:len(stack)-1]
+			valueDone()
+			continue
+		}
+		if n := len(stack); n > 0 && stack[n-1].object && stack[n-1].wantKey {
+			k := tok.(string)
+			for _, o := range stack[n-1].keys {
+				if strings.EqualFold(o, k) {
+					return true
+				}
+			}
+			stack[n-1].keys = append(stack[n-1].keys, k)
+			stack[n-1].wantKey = false
+			continue
+		}
+		valueDone()
+	}
 }
