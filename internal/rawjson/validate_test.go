@@ -3,8 +3,8 @@ package rawjson_test
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"unicode/utf8"
