@@ -459,6 +459,7 @@ type Settings struct {
 	maxResult         int
 	noTrace           bool
 	pluginRuntime     *plugin.Runtime
+	builtins          map[string][]byte
 }
 
 // Defaults returns the default settings: no audit log, no persistent
@@ -470,6 +471,11 @@ func (s Settings) WithAuditLog(w io.Writer) Settings { s.audit = w; return s }
 
 // WithApprovalsFile keeps "always" approvals in the file at path.
 func (s Settings) WithApprovalsFile(path string) Settings { s.approvalsFile = path; return s }
+
+// WithBuiltins lets a [policies.<name>] table name one of modules with
+// builtin = "<name>". The host ships no modules of its own; a program that
+// offers toolwarden's first-party plugins passes plugins.Modules().
+func (s Settings) WithBuiltins(modules map[string][]byte) Settings { s.builtins = modules; return s }
 
 // WithPluginCacheDir caches compiled plugin code under dir instead of the
 // user cache dir.

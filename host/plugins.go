@@ -7,6 +7,11 @@ import (
 	"github.com/toolwarden/toolwarden/internal/plugin"
 )
 
+// testBuiltins stand in for Settings without WithBuiltins in this
+// package's own tests (builtins_test.go sets them); in a program they are
+// nil, and a host given no modules has none.
+var testBuiltins map[string][]byte
+
 // loadPlugins compiles and instantiates the enabled [policies.*] plugins, in
 // config order, in a runtime of the generation's own (closing it closes
 // them). A plugin that fails to load still answers every event with its
@@ -34,7 +39,11 @@ func (g *generation) loadPlugins(ctx context.Context, s Settings) error {
 	}
 	// A shared runtime's logger is whoever made it; this host's plugins log
 	// to this host's logger.
-	ps, err := plugin.LoadAll(ctx, rt, g.cfg.Policies, nil, plugin.LogTo(s.logger))
+	builtins := s.builtins
+	if builtins == nil {
+		builtins = testBuiltins
+	}
+	ps, err := plugin.LoadAll(ctx, rt, g.cfg.Policies, builtins, plugin.LogTo(s.logger))
 	if err != nil {
 		g.warnings = append(g.warnings, err)
 	}

@@ -35,6 +35,17 @@ func Builtin(name string) ([]byte, bool) {
 	return b, ok
 }
 
+// Modules returns every first-party module by name, for a host's
+// Settings.WithBuiltins. The map is the caller's; the bytes are shared: do
+// not modify them.
+func Modules() map[string][]byte {
+	out := make(map[string][]byte, len(builtins))
+	for n, b := range builtins {
+		out[n] = b
+	}
+	return out
+}
+
 // Names lists the built-in plugins, sorted.
 func Names() []string {
 	out := make([]string, 0, len(builtins))

@@ -115,7 +115,7 @@ func (o *checkOptions) startHost(ctx context.Context, e *env) (*host.Host, func(
 	if err != nil {
 		return nil, nil, err
 	}
-	settings := host.Defaults()
+	settings := hostDefaults()
 	if o.approvals != "" {
 		settings = settings.WithApprovalsFile(o.approvals)
 	}

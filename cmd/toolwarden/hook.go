@@ -11,9 +11,10 @@ import (
 	"time"
 
 	"github.com/toolwarden/toolwarden/host"
+	"github.com/toolwarden/toolwarden/internal/channel"
+	"github.com/toolwarden/toolwarden/internal/hook"
 	"github.com/toolwarden/toolwarden/internal/policy"
 	"github.com/toolwarden/toolwarden/internal/session"
-	"github.com/toolwarden/toolwarden/internal/hook"
 )
 
 func init() {
@@ -63,7 +64,7 @@ Exit: as the agent expects; 2 blocks the call (so bad usage blocks it too).`)
 	f.catalogDir = catalogFlag(fs.FlagSet, e)
 	fs.StringVar(&f.approvals, "approvals", "", "the \"always\" approvals file wrap and proxy write, read here (default: "+displayApprovalsPath()+")")
 	fs.StringVar(&f.auditPath, "audit", "", "append a JSON Lines record per decision to this file")
-	fs.DurationVar(&f.approvalTimeout, "approval-timeout", hook.DefaultApprovalTimeout, "with approval_channel \"inbox\" or \"both\", how long to wait for an answer in the approval inbox (keep it under the agent's hook timeout)")
+	fs.DurationVar(&f.approvalTimeout, "approval-timeout", channel.HookTimeout, "with approval_channel \"inbox\" or \"both\", how long to wait for an answer in the approval inbox (keep it under the agent's hook timeout)")
 	fs.BoolVar(&f.warm, "warm", false, "decide in a background process kept warm for this command line (started by the first event; Linux)")
 	fs.DurationVar(&f.warmIdle, "warm-idle", defaultWarmIdle, "with --warm, how long the background process waits for the next event before it exits")
 	if code, ok := fs.parse(args); !ok {
@@ -117,7 +118,7 @@ func decideHook(e *env, fl *hookFlags) int {
 	}
 	// Plugin log lines go to the hook's stderr, which a warm process
 	// hands back to the hook with the answer.
-	settings := host.Defaults().WithLogger(slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: slog.LevelInfo})))
+	settings := hostDefaults().WithLogger(slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: slog.LevelInfo})))
 	if e.pluginRuntime != nil {
 		settings = settings.WithPluginRuntime(e.pluginRuntime) // a warm process's compiled plugins
 	}

@@ -5,9 +5,9 @@ import (
 	"fmt"
 
 	"github.com/toolwarden/toolwarden/host"
+	"github.com/toolwarden/toolwarden/internal/hook"
 	"github.com/toolwarden/toolwarden/internal/policy"
 	"github.com/toolwarden/toolwarden/internal/session"
-	"github.com/toolwarden/toolwarden/internal/hook"
 )
 
 // observeHookCall handles an after-event (PostToolUse, AfterTool): the

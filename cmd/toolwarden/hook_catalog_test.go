@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"github.com/toolwarden/toolwarden/host"
-	"github.com/toolwarden/toolwarden/internal/session"
 	"github.com/toolwarden/toolwarden/internal/hook"
+	"github.com/toolwarden/toolwarden/internal/session"
 )
 
 // Two definitions as server-filesystem lists them (annotations included).

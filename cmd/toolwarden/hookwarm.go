@@ -15,8 +15,8 @@ import (
 
 	"github.com/toolwarden/toolwarden/cmd/internal/warm"
 	"github.com/toolwarden/toolwarden/host"
-	"github.com/toolwarden/toolwarden/internal/plugin"
 	"github.com/toolwarden/toolwarden/internal/inbox"
+	"github.com/toolwarden/toolwarden/internal/plugin"
 )
 
 // Warm hooks (docs/hooks.md, "Warm hooks").
@@ -194,7 +194,7 @@ func (w *warmProcess) compile(e *env, f *hookFlags) {
 		return // every event reports it
 	}
 	ctx := context.Background()
-	if h, err := host.New(ctx, cfg, host.Defaults().WithPluginRuntime(w.rt)); err == nil {
+	if h, err := host.New(ctx, cfg, hostDefaults().WithPluginRuntime(w.rt)); err == nil {
 		h.Close(ctx)
 	}
 }

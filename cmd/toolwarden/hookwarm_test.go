@@ -18,8 +18,8 @@ import (
 	"time"
 
 	"github.com/toolwarden/toolwarden/cmd/internal/warm"
-	"github.com/toolwarden/toolwarden/internal/plugin"
 	"github.com/toolwarden/toolwarden/internal/inbox"
+	"github.com/toolwarden/toolwarden/internal/plugin"
 )
 
 // These tests run the real binary: a --warm hook process, the warm process

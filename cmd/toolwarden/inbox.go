@@ -16,9 +16,9 @@ import (
 	"time"
 
 	"github.com/toolwarden/toolwarden/internal/config"
-	"github.com/toolwarden/toolwarden/internal/session"
 	"github.com/toolwarden/toolwarden/internal/inbox"
 	"github.com/toolwarden/toolwarden/internal/inbox/web"
+	"github.com/toolwarden/toolwarden/internal/session"
 )
 
 func init() {

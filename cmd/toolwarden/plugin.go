@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/toolwarden/toolwarden/host"
 	"github.com/toolwarden/toolwarden/internal/plugin"
 	"github.com/toolwarden/toolwarden/internal/plugintest"
 	"github.com/toolwarden/toolwarden/plugins"
@@ -203,3 +204,7 @@ func runPluginTest(e *env, args []string) int {
 	}
 	return exitOK
 }
+
+// hostDefaults are the host settings every command starts from: the
+// engine's defaults, with toolwarden's first-party plugins built in.
+func hostDefaults() host.Settings { return host.Defaults().WithBuiltins(plugins.Modules()) }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/toolwarden/toolwarden/cmd/internal/cli"
 	"github.com/toolwarden/toolwarden/host"
+	"github.com/toolwarden/toolwarden/internal/channel"
 	"github.com/toolwarden/toolwarden/internal/config"
 	"github.com/toolwarden/toolwarden/internal/proxy"
 )
@@ -23,7 +24,7 @@ import (
 type serveFlags struct{ *cli.ServeFlags }
 
 // serveDefaults are the defaults of wrap's and proxy's limits.
-var serveDefaults = cli.ServeDefaults{MaxArgBytes: proxy.DefaultMaxArgumentBytes, MaxResultBytes: proxy.DefaultMaxResultBytes, ApprovalTimeout: proxy.DefaultApprovalTimeout}
+var serveDefaults = cli.ServeDefaults{MaxArgBytes: proxy.DefaultMaxArgumentBytes, MaxResultBytes: proxy.DefaultMaxResultBytes, ApprovalTimeout: channel.DefaultTimeout}
 
 // serve is what wrap and proxy share once their flags are parsed: it
 // builds the host, has upstreams say which servers to serve with which
@@ -61,7 +62,7 @@ func (f *serveFlags) startHost(ctx context.Context, e *env) (*host.Host, *config
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	settings := host.Defaults()
+	settings := hostDefaults()
 	path := f.Approvals
 	if path == "" {
 		if path, err = cli.ApprovalsPath(); err != nil {

@@ -15,8 +15,8 @@ import (
 
 	"github.com/toolwarden/toolwarden/cmd/internal/cli"
 	"github.com/toolwarden/toolwarden/host"
-	"github.com/toolwarden/toolwarden/internal/policy"
 	"github.com/toolwarden/toolwarden/internal/hook"
+	"github.com/toolwarden/toolwarden/internal/policy"
 	"github.com/toolwarden/toolwarden/internal/toolsync"
 )
 

@@ -12,6 +12,7 @@ import (
 	"github.com/toolwarden/toolwarden/internal/config"
 	"github.com/toolwarden/toolwarden/internal/plugin"
 	"github.com/toolwarden/toolwarden/internal/policy"
+	"github.com/toolwarden/toolwarden/plugins"
 )
 
 func init() {
@@ -122,7 +123,7 @@ func loadPolicies(ctx context.Context, e *env, cfg *config.Config) []config.Diag
 			out = append(out, config.Diagnostic{Pos: p.DataPos, Path: "policies." + tomlKey(p.Name) + ".data", Message: err.Error()})
 			continue
 		}
-		if _, err := plugin.Load(ctx, rt, p, nil); err != nil {
+		if _, err := plugin.Load(ctx, rt, p, plugins.Modules()); err != nil {
 			msg := err.Error()
 			if f := (*plugin.Fault)(nil); errors.As(err, &f) {
 				msg = f.Msg // without the `plugin "<name>": ` the path already says

@@ -11,8 +11,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/toolwarden/toolwarden/internal/inbox"
 	"github.com/toolwarden/toolwarden/internal/browser"
+	"github.com/toolwarden/toolwarden/internal/inbox"
 )
 
 // Helpers for the inbox page driven by a real headless Chromium while real

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/toolwarden/toolwarden/internal/session"
 	"github.com/toolwarden/toolwarden/internal/inbox"
+	"github.com/toolwarden/toolwarden/internal/session"
 )
 
 // The approval inbox end to end: `toolwarden inbox` serving its page to a

@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/toolwarden/toolwarden/internal/policy"
 	"github.com/toolwarden/toolwarden/internal/hook"
+	"github.com/toolwarden/toolwarden/internal/policy"
 )
 
 // Claude Code -p shows no approval dialog: a hook's ask comes back to the

@@ -31,7 +31,7 @@
 //
 //	rt, err := plugin.NewRuntime(ctx, plugin.Options{})
 //	defer rt.Close(ctx)
-//	plugins, err := plugin.LoadAll(ctx, rt, cfg.Policies, nil) // nil: the built-in plugins
+//	plugins, err := plugin.LoadAll(ctx, rt, cfg.Policies, plugin.Builtins(plugins.Modules()))
 //	if err != nil { /* one line per failed policy, with its file:line:col */ }
 //	for _, p := range plugins {
 //		if p.Matches(app, tool) {

@@ -8,13 +8,13 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"sync/atomic"
 	"time"
 
 	"github.com/toolwarden/toolwarden/internal/config"
 	"github.com/toolwarden/toolwarden/internal/policy"
-	"github.com/toolwarden/toolwarden/plugins"
 )
 
 // Defaults for a policy's limits (pdk/ABI.md section 6).
@@ -78,23 +78,45 @@ var (
 	_ policy.Lister   = (*Plugin)(nil)
 )
 
-// Resolver finds the bytes of a built-in plugin by name.
-type Resolver func(name string) ([]byte, bool)
+// Builtins are the modules a policy may name with builtin = "<name>", by
+// name. The engine ships none of its own: the program hands it the
+// first-party modules (package plugins), so that the runtime never depends
+// on the content it runs.
+type Builtins map[string][]byte
+
+// names lists the built-in modules, sorted, for error messages.
+func (b Builtins) names() string {
+	if len(b) == 0 {
+		return "none in this program"
+	}
+	out := make([]string, 0, len(b))
+	for n := range b {
+		out = append(out, n)
+	}
+	sort.Strings(out)
+	return strings.Join(out, ", ")
+}
+
+// testBuiltins stand in for a nil Builtins in this package's own tests
+// (builtins_test.go sets them); in the program they are nil, and a caller
+// that passes no modules has none.
+var testBuiltins Builtins
 
 // Load loads one policy: reads or resolves its module, checks the ABI,
 // compiles it (once per distinct binary, serially), instantiates one warm
-// instance and sends describe. A nil resolve means plugins.Builtin.
+// instance and sends describe. builtins are the modules builtin = "<name>"
+// may name.
 //
 // On failure Load returns the error and also a usable *Plugin that answers
 // every event with the policy's on_error verdict and that error. Disabled
 // policies are not Load's business: see LoadAll.
-func Load(ctx context.Context, rt *Runtime, pol *config.Policy, resolve Resolver, opts ...LoadOption) (*Plugin, error) {
+func Load(ctx context.Context, rt *Runtime, pol *config.Policy, builtins Builtins, opts ...LoadOption) (*Plugin, error) {
 	p, err := newPlugin(rt, pol, opts...)
 	if err != nil {
 		p.loadErr = p.fault(FaultLoad, err.Error(), err)
 		return p, p.loadErr
 	}
-	if err := p.load(ctx, pol, resolve); err != nil {
+	if err := p.load(ctx, pol, builtins); err != nil {
 		p.loadErr = p.fault(FaultLoad, err.Error(), err)
 		return p, p.loadErr
 	}
@@ -105,14 +127,14 @@ func Load(ctx context.Context, rt *Runtime, pol *config.Policy, resolve Resolver
 // *Plugin per enabled policy, including those that failed to load (they
 // answer with their on_error verdict), and an error that lists each failure
 // with its policy's position in the config, one per line.
-func LoadAll(ctx context.Context, rt *Runtime, pols []*config.Policy, resolve Resolver, opts ...LoadOption) ([]*Plugin, error) {
+func LoadAll(ctx context.Context, rt *Runtime, pols []*config.Policy, builtins Builtins, opts ...LoadOption) ([]*Plugin, error) {
 	var out []*Plugin
 	var errs []error
 	for _, pol := range pols {
 		if !config.Bool(pol.Enabled, true) {
 			continue
 		}
-		p, err := Load(ctx, rt, pol, resolve, opts...)
+		p, err := Load(ctx, rt, pol, builtins, opts...)
 		out = append(out, p)
 		if err != nil {
 			errs = append(errs, fmt.Errorf("%s: policies.%s: %w", pol.Pos, pol.Name, err))
@@ -193,8 +215,8 @@ func newPlugin(rt *Runtime, pol *config.Policy, opts ...LoadOption) (*Plugin, er
 	return p, nil
 }
 
-func (p *Plugin) load(ctx context.Context, pol *config.Policy, resolve Resolver) error {
-	bin, err := source(pol, resolve)
+func (p *Plugin) load(ctx context.Context, pol *config.Policy, builtins Builtins) error {
+	bin, err := source(pol, builtins)
 	if err != nil {
 		return err
 	}
@@ -287,17 +309,17 @@ func (p *Plugin) start(ctx context.Context, bin []byte) error {
 }
 
 // source returns the module bytes of a policy.
-func source(pol *config.Policy, resolve Resolver) ([]byte, error) {
+func source(pol *config.Policy, builtins Builtins) ([]byte, error) {
 	switch {
 	case pol.Wasm != "" && pol.Builtin != "":
 		return nil, errors.New(`set one of "wasm" and "builtin", not both`)
 	case pol.Builtin != "":
-		if resolve == nil {
-			resolve = plugins.Builtin
+		if builtins == nil {
+			builtins = testBuiltins
 		}
-		bin, ok := resolve(pol.Builtin)
+		bin, ok := builtins[pol.Builtin]
 		if !ok {
-			return nil, fmt.Errorf("no built-in plugin %q (built in: %s)", pol.Builtin, strings.Join(plugins.Names(), ", "))
+			return nil, fmt.Errorf("no built-in plugin %q (built in: %s)", pol.Builtin, builtins.names())
 		}
 		return bin, nil
 	case pol.Wasm != "":
@@ -311,7 +333,7 @@ func source(pol *config.Policy, resolve Resolver) ([]byte, error) {
 		}
 		return bin, nil
 	}
-	return nil, errors.New(`set "wasm" (a path to a .wasm file) or "builtin" (one of: ` + strings.Join(plugins.Names(), ", ") + ")")
+	return nil, errors.New(`set "wasm" (a path to a .wasm file) or "builtin" (built in: ` + builtins.names() + ")")
 }
 
 // FromBytes loads a plugin from module bytes, with limits and config taken

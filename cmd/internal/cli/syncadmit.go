@@ -5,8 +5,8 @@ import (
 	"io"
 	"os"
 
-	"github.com/toolwarden/toolwarden/internal/policy"
 	"github.com/toolwarden/toolwarden/internal/hook"
+	"github.com/toolwarden/toolwarden/internal/policy"
 )
 
 // SyncAgentServers is what `toolwarden tools sync` starts for agent: the

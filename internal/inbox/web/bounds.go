@@ -8,8 +8,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/toolwarden/toolwarden/internal/policy"
 	"github.com/toolwarden/toolwarden/internal/inbox"
+	"github.com/toolwarden/toolwarden/internal/policy"
 )
 
 // What the page sends is bounded whatever the rendezvous directory holds:

@@ -14,10 +14,10 @@ import (
 	"time"
 
 	"github.com/toolwarden/toolwarden/internal/audit"
+	"github.com/toolwarden/toolwarden/internal/browser"
+	"github.com/toolwarden/toolwarden/internal/inbox"
 	"github.com/toolwarden/toolwarden/internal/policy"
 	"github.com/toolwarden/toolwarden/internal/session"
-	"github.com/toolwarden/toolwarden/internal/inbox"
-	"github.com/toolwarden/toolwarden/internal/browser"
 )
 
 // binary is the toolwarden command the browser tests drive, built once.

@@ -12,8 +12,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/toolwarden/toolwarden/internal/session"
 	"github.com/toolwarden/toolwarden/internal/inbox"
+	"github.com/toolwarden/toolwarden/internal/session"
 )
 
 // testSite is the page served by an httptest server, as toolwarden inbox
