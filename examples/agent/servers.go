@@ -52,17 +52,13 @@ func startServers(ctx context.Context, cfg *config.Config, log io.Writer) ([]*se
 // startStdio starts one server: its command and args, the agent's
 // environment plus the server's env, in its cwd; its stderr goes to log.
 func startStdio(ctx context.Context, s *config.Server, log io.Writer) (*client.Client, error) {
-	env := make([]string, 0, len(s.Env))
-	for k, v := range s.Env {
-		env = append(env, k+"="+v)
-	}
-	dir := s.Cwd
-	c, err := client.NewStdioMCPClientWithOptions(s.Command, env, s.Args,
+	spec := stdioSpec(s)
+	c, err := client.NewStdioMCPClientWithOptions(spec.Command, nil, spec.Args,
 		transport.WithCommandStderrWriter(log),
-		transport.WithCommandFunc(func(ctx context.Context, command string, env, args []string) (*exec.Cmd, error) {
+		transport.WithCommandFunc(func(ctx context.Context, command string, _, args []string) (*exec.Cmd, error) {
 			cmd := exec.CommandContext(ctx, command, args...)
-			cmd.Env = append(cmd.Environ(), env...)
-			cmd.Dir = dir
+			cmd.Env = spec.Env
+			cmd.Dir = spec.Dir
 			return cmd, nil
 		}))
 	if err != nil {

@@ -8,6 +8,10 @@ package policy
 // resolves path arguments with it. Every path is absolute; an empty one is
 // unknown, and a plugin must then fail closed. The JSON form is the
 // envelope's (and what `toolwarden check` reads from a call file).
+//
+// This is the one type for it (host.ServerContext is this type); the
+// front ends derive it from the spec of the server they start or judge
+// with serverspec.Spec.ServerContext, which says how each field is found.
 type ServerContext struct {
 	// Cwd is the server's working directory.
 	Cwd string `json:"cwd,omitempty"`

@@ -378,7 +378,7 @@ func (p *Proxy) decide(ctx context.Context, req *callRequest, dc *decided) (step
 		return stepDone, made(toolError("toolwarden: the arguments of %s must be a JSON object.", name))
 	}
 	dc.rt = rt
-	dc.call = host.Call{Session: p.session, Server: rt.up.Name(), Tool: rt.tool, Arguments: json.RawMessage(args), Context: p.pathContext(rt.up)}
+	dc.call = host.Call{Session: p.session, Server: rt.up.Name(), Tool: rt.tool, Arguments: json.RawMessage(args), Context: p.serverContext(rt.up)}
 	dc.d = p.h.Check(ctx, dc.call)
 
 	// Any answer on the call must be to a question we asked: a client can

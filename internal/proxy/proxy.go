@@ -59,7 +59,7 @@ type Proxy struct {
 	// Prompts, resources and completions (see passthrough.go).
 	passing   passing
 	down      downstream
-	paths     pathContexts // each upstream's paths, for path rules
+	contexts  serverContexts // what each upstream's calls are resolved against, for path rules
 	resRoutes *resourceRoutes
 	relistMu  sync.Mutex // one relisting of resources at a time
 

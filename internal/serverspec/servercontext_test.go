@@ -6,13 +6,13 @@ import (
 	"reflect"
 	"testing"
 
-	"github.com/toolwarden/toolwarden/host"
+	"github.com/toolwarden/toolwarden/internal/policy"
 )
 
 // What toolwarden knows of a server's paths is what the server starts
 // with: its configured cwd (relative to toolwarden's), else toolwarden's;
 // HOME from its env, else toolwarden's; the folders on its command line.
-func TestPathContext(t *testing.T) {
+func TestServerContext(t *testing.T) {
 	wd := t.TempDir()
 	home := t.TempDir()
 	for _, d := range []string{"served", "sub/dir"} {
@@ -32,28 +32,28 @@ func TestPathContext(t *testing.T) {
 		name string
 		spec Spec
 		wd   string
-		want host.ServerContext
+		want policy.ServerContext
 	}{
 		{"a server without cwd inherits toolwarden's", Spec{Command: "srv"}, wd,
-			host.ServerContext{Cwd: wd, Home: home}},
+			policy.ServerContext{Cwd: wd, Home: home}},
 		{"an absolute cwd is the server's", Spec{Command: "srv", Dir: "/opt/x/../y"}, wd,
-			host.ServerContext{Cwd: "/opt/y", Home: home}},
+			policy.ServerContext{Cwd: "/opt/y", Home: home}},
 		{"a relative cwd is taken from toolwarden's", Spec{Command: "srv", Dir: "sub"}, wd,
-			host.ServerContext{Cwd: filepath.Join(wd, "sub"), Home: home}},
+			policy.ServerContext{Cwd: filepath.Join(wd, "sub"), Home: home}},
 		{"an unknown working directory leaves a relative cwd unknown", Spec{Command: "srv", Dir: "sub"}, "",
-			host.ServerContext{Home: home}},
+			policy.ServerContext{Home: home}},
 		{"HOME comes from the server's env when it has one", Spec{Command: "srv", Env: []string{"HOME=/a", "PATH=/bin", "HOME=/b/"}}, wd,
-			host.ServerContext{Cwd: wd, Home: "/b"}},
+			policy.ServerContext{Cwd: wd, Home: "/b"}},
 		{"a relative HOME is unknown", Spec{Command: "srv", Env: []string{"HOME=rel"}}, wd,
-			host.ServerContext{Cwd: wd}},
+			policy.ServerContext{Cwd: wd}},
 		{"folders on the command line, ~ and relative ones too; files, flags and missing folders are not",
 			Spec{Command: "srv", Args: []string{"-y", "pkg", "served", "./served", "--root=sub/dir", "~/proj", "~", file, "/no/such/dir", "-", ""}}, wd,
-			host.ServerContext{Cwd: wd, Home: home, ArgDirs: []string{filepath.Join(wd, "served"), filepath.Join(wd, "sub/dir"), filepath.Join(home, "proj"), home}}},
+			policy.ServerContext{Cwd: wd, Home: home, ArgDirs: []string{filepath.Join(wd, "served"), filepath.Join(wd, "sub/dir"), filepath.Join(home, "proj"), home}}},
 		{"an HTTP server's paths are unknown", Spec{URL: "http://x/mcp", Args: []string{"/"}}, wd,
-			host.ServerContext{}},
+			policy.ServerContext{}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			if got := c.spec.PathContext(c.wd); !reflect.DeepEqual(*got, c.want) {
+			if got := c.spec.ServerContext(c.wd); !reflect.DeepEqual(*got, c.want) {
 				t.Errorf("got  %+v\nwant %+v", *got, c.want)
 			}
 		})
@@ -84,7 +84,7 @@ func TestWithRealPaths(t *testing.T) {
 			t.Errorf("WithRealPaths(%q) = %q, want %q", c.in, got, c.want)
 		}
 	}
-	if got := (Spec{Command: "srv", Args: []string{link}}).PathContext(dir).ArgDirs; !reflect.DeepEqual(got, []string{link, real}) {
+	if got := (Spec{Command: "srv", Args: []string{link}}).ServerContext(dir).ArgDirs; !reflect.DeepEqual(got, []string{link, real}) {
 		t.Errorf("ArgDirs %q, want the link and its real path", got)
 	}
 }

@@ -7,12 +7,15 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/toolwarden/toolwarden/host"
+	"github.com/toolwarden/toolwarden/internal/policy"
 )
 
-// PathContext is what toolwarden knows of the paths of the server this
-// Spec starts, for path rules (argguard) to resolve relative and "~"
-// arguments the way the server will:
+// ServerContext is what the calls to the server this Spec starts are
+// resolved against (policy.ServerContext, the one type for it), so that
+// path rules (argguard) resolve relative and "~" arguments the way the
+// server will. Every front end derives it here: the proxy for each
+// upstream, a hook for the server an event names, the example agent for
+// the servers it starts.
 //
 //   - Cwd: Dir, joined to wd when relative; wd itself when Dir is empty
 //     (the process inherits toolwarden's directory, which wd should be).
@@ -29,8 +32,8 @@ import (
 // An HTTP server's paths are unknown (it runs elsewhere): the context is
 // empty, so path rules fail closed on relative paths. The client's roots
 // are added by the proxy as the server asks for them.
-func (s Spec) PathContext(wd string) *host.ServerContext {
-	x := &host.ServerContext{}
+func (s Spec) ServerContext(wd string) *policy.ServerContext {
+	x := &policy.ServerContext{}
 	if s.URL != "" || s.Command == "" {
 		return x
 	}

@@ -1,8 +1,8 @@
 package hook
 
 import (
-	"github.com/toolwarden/toolwarden/host"
 	"github.com/toolwarden/toolwarden/internal/config"
+	"github.com/toolwarden/toolwarden/internal/policy"
 	"github.com/toolwarden/toolwarden/internal/serverspec"
 )
 
@@ -15,12 +15,12 @@ import (
 // moved since it started a server, that guess is wrong; an event without
 // cwd leaves the directory unknown and path rules fail closed. getenv
 // reads the hook's environment (os.Getenv).
-func (ev *Event) ServerContext(cfg *config.Config, getenv func(string) string) *host.ServerContext {
+func (ev *Event) ServerContext(cfg *config.Config, getenv func(string) string) *policy.ServerContext {
 	spec := serverspec.Spec{Name: ev.Server, Command: ev.Server}
 	if s, ok := cfg.Servers[ev.Server]; ok && ev.MCP {
 		if sp, err := serverspec.FromConfig(s, getenv); err == nil {
 			spec = sp
 		}
 	}
-	return spec.PathContext(ev.Cwd)
+	return spec.ServerContext(ev.Cwd)
 }
