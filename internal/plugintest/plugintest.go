@@ -20,6 +20,7 @@ import (
 
 	"github.com/toolwarden/toolwarden/internal/config"
 	"github.com/toolwarden/toolwarden/internal/plugin"
+	"github.com/toolwarden/toolwarden/internal/policy"
 	"github.com/toolwarden/toolwarden/internal/session"
 )
 
@@ -68,6 +69,12 @@ type Case struct {
 	// a stateful plugin's state, which State starts (state.go).
 	Steps []Step          `json:"steps"`
 	State json.RawMessage `json:"state"`
+	// Config, when given, is this case's plugin config instead of the
+	// file's: the plugin is loaded with it (configcase.go), so that one
+	// file holds a table of configs. LoadError says the plugin must be
+	// refused at load with this config, with an error containing the text.
+	Config    map[string]any `json:"config"`
+	LoadError string         `json:"load_error"`
 }
 
 // Repeat is Times copies of Repeat (see Case.Expand).
@@ -87,10 +94,15 @@ type Expect struct {
 	// what a scenario carries to its next step.
 	SessionLabels *[]string `json:"session_labels"`
 	// State is a stateful plugin's state after a step of a scenario.
-	State      *session.PluginState `json:"state"`
-	Hide       *[]string            `json:"hide"`
-	NotHandled bool                 `json:"not_handled"`
-	Error      json.RawMessage      `json:"error"` // true, or a substring of the fault
+	State *session.PluginState `json:"state"`
+	Hide  *[]string            `json:"hide"`
+	// Reason is the verdict's whole reason; Arguments are the arguments it
+	// flags, in order; Scopes are the scopes it proposes, in order.
+	Reason     *string         `json:"reason"`
+	Arguments  *[]string       `json:"arguments"`
+	Scopes     *[]policy.Scope `json:"scopes"`
+	NotHandled bool            `json:"not_handled"`
+	Error      json.RawMessage `json:"error"` // true, or a substring of the fault
 	Describe   *struct {
 		Name    *string   `json:"name"`
 		Version *string   `json:"version"`
@@ -171,6 +183,8 @@ func (f *File) Run(ctx context.Context, rt *plugin.Runtime, bin []byte, defaultN
 	}
 	defer p.Close()
 	pluginJSON, _ := json.Marshal(map[string]any{"name": name, "config": orEmpty(f.Plugin.Config)})
+	own := &caseConfigs{rt: rt, bin: bin, name: name}
+	defer own.close()
 	var out []Result
 	for i := range f.Cases {
 		tc := &f.Cases[i]
@@ -179,14 +193,24 @@ func (f *File) Run(ctx context.Context, rt *plugin.Runtime, bin []byte, defaultN
 		}
 		start := time.Now()
 		var problems []string
-		if len(tc.Steps) > 0 {
-			problems = runScenario(ctx, p, tc, pluginJSON)
-		} else {
-			problems = runCase(ctx, p, tc, pluginJSON)
+		switch cp, cj, done := own.plugin(ctx, tc); {
+		case done != nil:
+			problems = done
+		case cp == nil:
+			problems = runOne(ctx, p, tc, pluginJSON)
+		default:
+			problems = runOne(ctx, cp, tc, cj)
 		}
 		out = append(out, Result{Name: tc.Name, Problems: problems, Elapsed: time.Since(start)})
 	}
 	return out, nil
+}
+
+func runOne(ctx context.Context, p *plugin.Plugin, tc *Case, pluginJSON []byte) []string {
+	if len(tc.Steps) > 0 {
+		return runScenario(ctx, p, tc, pluginJSON)
+	}
+	return runCase(ctx, p, tc, pluginJSON)
 }
 
 func orEmpty(m map[string]any) map[string]any {
@@ -348,6 +372,15 @@ func checkExpect(ev plugin.Event, x *Expect, res plugin.Result, err error, sessi
 	}
 	if x.ReasonContains != nil && !strings.Contains(v.Reason, *x.ReasonContains) {
 		bad("reason: want it to contain %q, got %q", *x.ReasonContains, v.Reason)
+	}
+	if x.Reason != nil && v.Reason != *x.Reason {
+		bad("reason: want %q, got %q", *x.Reason, v.Reason)
+	}
+	if x.Arguments != nil && !slices.Equal(*x.Arguments, v.Arguments) {
+		bad("arguments: want %q, got %q", *x.Arguments, v.Arguments)
+	}
+	if x.Scopes != nil && !slices.Equal(*x.Scopes, v.Scopes) {
+		bad("scopes: want %+v, got %+v", *x.Scopes, v.Scopes)
 	}
 	if x.Labels != nil {
 		got := res.Labels

@@ -154,6 +154,10 @@ func (f *File) validate(file string) error {
 	for i := range f.Cases {
 		tc := &f.Cases[i]
 		where := fmt.Sprintf("cases[%d] %q", i, tc.Name)
+		if tc.LoadError != "" {
+			checkLoadErrorCase(tc, where, bad)
+			continue
+		}
 		if len(tc.Steps) == 0 {
 			if len(tc.Event) == 0 {
 				bad("%s: no \"event\" (or \"steps\")", where)

@@ -59,6 +59,7 @@ var stateShape = obj(map[string]*shape{"counters": free, "entries": free})
 var expectShape = obj(map[string]*shape{
 	"decision": free, "code": free, "remember": free, "reason_contains": free, "labels": free,
 	"session_labels": free, "hide": free, "not_handled": free, "error": free,
+	"reason": free, "arguments": free, "scopes": {elem: obj(map[string]*shape{"arg": free, "glob": free, "regex": free})},
 	"state":    stateShape,
 	"describe": obj(map[string]*shape{"name": free, "version": free, "events": free}),
 })
@@ -91,6 +92,7 @@ var fileShape = func() *shape {
 		"expand":  {values: obj(map[string]*shape{"repeat": free, "times": free})},
 		"steps":   {elem: obj(step)},
 		"state":   stateShape,
+		"config":  free, "load_error": free,
 	} {
 		c[k] = v
 	}
