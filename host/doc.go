@@ -5,7 +5,7 @@
 // lists it, and Check every call. Observe after a call ran, and Approve when
 // a human answered an ask:
 //
-//	cfg, err := config.Load("config.toml")
+//	cfg, err := host.LoadConfig("config.toml")
 //	h, err := host.New(ctx, cfg, host.Defaults().WithAuditLog(logFile))
 //	tool, err := host.ParseTool(rawToolFromToolsList)
 //	d := h.Check(ctx, host.Call{Session: "conv-1", Server: "fs", Tool: tool, Arguments: args})

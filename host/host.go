@@ -10,17 +10,22 @@ import (
 	"time"
 
 	"github.com/toolwarden/toolwarden/internal/audit"
-	"github.com/toolwarden/toolwarden/internal/config"
 	"github.com/toolwarden/toolwarden/internal/hints"
 	"github.com/toolwarden/toolwarden/internal/plugin"
 	"github.com/toolwarden/toolwarden/internal/policy"
 	"github.com/toolwarden/toolwarden/internal/session"
 )
 
-// Decision is the pipeline's answer for one call (see policy.Decision).
+// Decision is the answer for one call. Decision (the field) is the Verdict;
+// Reasons say why, Trace lists each step of the pipeline, Prompt is set for
+// an ask, Hidden for a tool the session may not see, and Rememberable when
+// an "allow for this session" or "always" answer may be kept. Pass the
+// Decision back, unchanged, to Approve and Observe.
 type Decision = policy.Decision
 
-// Tool is a parsed MCP tool definition (see hints.Tool).
+// Tool is a parsed MCP tool definition: its name, its annotations (hints,
+// untrusted claims until the server is trusted) and the hash the session
+// pins it by.
 type Tool = hints.Tool
 
 // ParseTool parses one tool definition as listed by tools/list. Parse each
@@ -124,7 +129,7 @@ type Host struct {
 
 // New builds a host for cfg. Plugins configured under [policies.*] are
 // compiled and instantiated here, so New can take a while on a cold cache.
-func New(ctx context.Context, cfg *config.Config, s Settings) (*Host, error) {
+func New(ctx context.Context, cfg *Config, s Settings) (*Host, error) {
 	h := &Host{maxResult: s.maxResult, now: time.Now}
 	h.settings = s
 	if s.audit != nil {
@@ -147,8 +152,8 @@ func New(ctx context.Context, cfg *config.Config, s Settings) (*Host, error) {
 }
 
 // Plugin is a Go-native plugin, added with Settings.WithPlugin: it has a
-// name and implements one or more of policy.Checker (the check event),
-// policy.Observer (observe) and policy.Lister (list).
+// name and implements one or more of Checker (the check event), Observer
+// (observe) and Lister (list).
 type Plugin interface {
 	Name() string
 }
@@ -171,17 +176,17 @@ func (g *generation) addPlugin(p Plugin) bool {
 
 // Config is the configuration the host decides by now: the one it was
 // built from, or the last one Reload applied.
-func (h *Host) Config() *config.Config { return h.gen.Load().cfg }
+func (h *Host) Config() *Config { return h.gen.Load().cfg }
 
 // Session returns the session with id, creating it on first use.
-func (h *Host) Session(id string) *session.Session {
+func (h *Host) Session(id string) *Session {
 	h.observing.settle(id)
 	return h.sessions.Get(id)
 }
 
 // LookupSession returns the session with id if the host holds it, without
 // creating it.
-func (h *Host) LookupSession(id string) (*session.Session, bool) {
+func (h *Host) LookupSession(id string) (*Session, bool) {
 	h.observing.settle(id)
 	return h.sessions.Lookup(id)
 }
@@ -189,7 +194,7 @@ func (h *Host) LookupSession(id string) (*session.Session, bool) {
 // OpenSessionFile loads session id from its file under dir (hook mode: one
 // process per call, so a session lives in a file between them) and locks
 // it until the lock is closed; the lock's Save writes the session back.
-func (h *Host) OpenSessionFile(dir, id string) (*session.Session, *session.FileLock, error) {
+func (h *Host) OpenSessionFile(dir, id string) (*Session, *SessionLock, error) {
 	return h.sessions.OpenFile(dir, id)
 }
 
@@ -200,7 +205,7 @@ func (h *Host) EndSession(id string) {
 }
 
 // Approvals is the persistent approvals file, or nil.
-func (h *Host) Approvals() *session.Persistent { return h.always }
+func (h *Host) Approvals() *Approvals { return h.always }
 
 // Identity returns the app (and connector) a tool of server belongs to.
 func (h *Host) Identity(server string, tool *Tool) (app, connector string) {
@@ -246,7 +251,7 @@ func (h *Host) check(ctx context.Context, g *generation, c Call) Decision {
 // Visible reports whether the visibility gate (step 3) lets a tool into
 // tools/list for a session. It does not run plugins' list event: Filter
 // does, and Check applies both to every call.
-func (h *Host) Visible(sessionID, server string, tool *Tool) (bool, policy.Reason) {
+func (h *Host) Visible(sessionID, server string, tool *Tool) (bool, Reason) {
 	return h.visible(h.gen.Load(), sessionID, server, tool)
 }
 
@@ -498,8 +503,7 @@ func (s Settings) WithPluginRuntime(rt *plugin.Runtime) Settings { s.pluginRunti
 func (s Settings) WithLogger(l *slog.Logger) Settings { s.logger = l; return s }
 
 // WithPlugin adds a Go-native plugin after the configured ones. New fails
-// when p implements none of policy.Checker, policy.Observer and
-// policy.Lister.
+// when p implements none of Checker, Observer and Lister.
 func (s Settings) WithPlugin(p Plugin) Settings {
 	s.plugins = append(s.plugins[:len(s.plugins):len(s.plugins)], p)
 	return s

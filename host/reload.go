@@ -122,7 +122,7 @@ func (g *generation) close() {
 // through such a failure with the plugin's on_error verdict), is refused:
 // Reload returns why and the running policy keeps deciding. Either way an
 // audit log, if any, records a "reload" event. Reloads are serialised.
-func (h *Host) Reload(ctx context.Context, cfg *config.Config) error {
+func (h *Host) Reload(ctx context.Context, cfg *Config) error {
 	h.reloadMu.Lock()
 	defer h.reloadMu.Unlock()
 	if h.closed {
