@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/toolwarden/toolwarden/host"
+	"github.com/toolwarden/toolwarden/internal/channel"
 	"github.com/toolwarden/toolwarden/internal/hints"
 	"github.com/toolwarden/toolwarden/internal/policy"
 )
@@ -42,19 +43,7 @@ const (
 
 // scope is how long an allow lasts; ok is false for Deny and for anything
 // that is not an answer.
-func (a Answer) scope() (host.Scope, bool) {
-	switch a {
-	case AllowOnce:
-		return host.Once, true
-	case AllowSession:
-		return host.ForSession, true
-	case AllowAlways:
-		return host.Always, true
-	case AllowSessionScoped:
-		return host.ForSessionScoped, true
-	}
-	return host.Once, false
-}
+func (a Answer) scope() (host.Scope, bool) { return channel.ScopeOf(string(a)) }
 
 // Title is how a UI labels the answer.
 func (a Answer) Title() string {

@@ -10,11 +10,10 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/toolwarden/toolwarden/host"
-	"github.com/toolwarden/toolwarden/internal/policy"
-	"github.com/toolwarden/toolwarden/internal/approval"
 	"github.com/toolwarden/toolwarden/internal/channel"
-	"github.com/toolwarden/toolwarden/internal/toolresult"
+	"github.com/toolwarden/toolwarden/internal/policy"
 	"github.com/toolwarden/toolwarden/internal/proxy"
+	"github.com/toolwarden/toolwarden/internal/toolresult"
 )
 
 // CallTool decides the call and makes it only when it is allowed: outright,
@@ -121,7 +120,7 @@ func (s *Session) ask(ctx context.Context, name string, call host.Call, d *host.
 
 // newQuestion builds the question for an ask, with the proxy's rendering.
 func newQuestion(call host.Call, d *host.Decision, drifted, always bool) *Question {
-	aq := approval.NewQuestion(call.Tool.Name, d, call.Arguments, always)
+	aq := channel.NewQuestion(call.Tool.Name, d, call.Arguments, always)
 	aq.Drifted = drifted
 	q := &Question{
 		Session:   call.Session,

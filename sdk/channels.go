@@ -8,25 +8,20 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/toolwarden/toolwarden/host"
-	"github.com/toolwarden/toolwarden/internal/config"
-	"github.com/toolwarden/toolwarden/internal/approval"
 	"github.com/toolwarden/toolwarden/internal/channel"
+	"github.com/toolwarden/toolwarden/internal/config"
 	"github.com/toolwarden/toolwarden/internal/toolresult"
 )
 
-// DefaultApprovalTimeout bounds how long a call waits for an answer from
-// the approval inbox (approval_channel "inbox" or "both", or Inbox).
-const DefaultApprovalTimeout = 10 * time.Minute
-
 // WithApprovalTimeout bounds how long a call waits for an answer when the
 // config's approval_channel puts asks in the approval inbox; no answer in
-// time is a deny. Default: DefaultApprovalTimeout.
+// time is a deny. Default: 10 minutes.
 func WithApprovalTimeout(d time.Duration) Option { return func(g *Guard) { g.approvalTimeout = d } }
 
 // Inbox is an Approver that puts every question in the approval inbox
 // (the page `toolwarden inbox` serves, shared by every toolwarden process
 // of the user) and returns the answer given there, or Deny when none comes
-// within timeout (0: DefaultApprovalTimeout) or ctx ends. The question is
+// within timeout (0: 10 minutes) or ctx ends. The question is
 // withdrawn from the inbox once the call stops waiting.
 //
 // A Guard also uses the inbox without it when the config says so:
@@ -34,7 +29,7 @@ func WithApprovalTimeout(d time.Duration) Option { return func(g *Guard) { g.app
 // the guard's approver; the first answer wins).
 func Inbox(timeout time.Duration) Approver {
 	if timeout <= 0 {
-		timeout = DefaultApprovalTimeout
+		timeout = channel.DefaultTimeout
 	}
 	r := &channel.Runner{Setting: config.ChannelSetting{Value: config.ChannelInbox}}
 	return ApproverFunc(func(ctx context.Context, q *Question) (Answer, error) {
@@ -47,8 +42,8 @@ func Inbox(timeout time.Duration) Approver {
 }
 
 // approvalQuestion is q as the channels render it, offering q's options.
-func approvalQuestion(q *Question) *approval.Question {
-	aq := approval.NewQuestion(q.Tool, q.Decision, q.Arguments, true)
+func approvalQuestion(q *Question) *channel.Question {
+	aq := channel.NewQuestion(q.Tool, q.Decision, q.Arguments, true)
 	aq.Drifted = q.Drifted
 	aq.Options = aq.Options[:0]
 	for _, o := range q.Options {
@@ -81,7 +76,7 @@ func (s *Session) askChannels(ctx context.Context, name string, q *Question, r *
 	}
 	timeout := g.approvalTimeout
 	if timeout <= 0 {
-		timeout = DefaultApprovalTimeout
+		timeout = channel.DefaultTimeout
 	}
 	ans, err := r.Ask(ctx, channel.Prompt{Origin: "sdk", Session: s.id, Question: approvalQuestion(q), Timeout: timeout}, el)
 	var refusal *channel.RefusedError

@@ -10,11 +10,10 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/toolwarden/toolwarden/host"
+	"github.com/toolwarden/toolwarden/internal/channel"
 	"github.com/toolwarden/toolwarden/internal/policy"
-	"github.com/toolwarden/toolwarden/internal/approval"
-	"github.com/toolwarden/toolwarden/internal/elicit"
-	"github.com/toolwarden/toolwarden/internal/toolresult"
 	"github.com/toolwarden/toolwarden/internal/proxy"
+	"github.com/toolwarden/toolwarden/internal/toolresult"
 )
 
 // ServerOption enforces the guard's policy on the tools of an MCP server
@@ -36,7 +35,7 @@ func (g *Guard) ServerOption(name string) server.ServerOption {
 	p := &serverPolicy{
 		g:      g,
 		name:   name,
-		signer: approval.NewSigner(10*time.Minute, 1024),
+		signer: channel.NewSigner(10*time.Minute, 1024),
 		cat:    catalog{tools: map[string]*entry{}},
 	}
 	if sc := g.contexts[name]; sc != nil {
@@ -72,7 +71,7 @@ type serverPolicy struct {
 	g      *Guard
 	name   string
 	srv    *server.MCPServer
-	signer *approval.Signer
+	signer *channel.Signer
 	cat    catalog
 	// context is the server's paths: this process's, unless the guard was
 	// told otherwise.
@@ -148,7 +147,7 @@ func (p *serverPolicy) middleware(next server.ToolHandlerFunc) server.ToolHandle
 		always := p.g.h.Approvals() != nil
 		p.g.mu.RUnlock()
 
-		answer := server.ElicitationResponse(req.Params.InputResponses, approval.ElicitationID)
+		answer := server.ElicitationResponse(req.Params.InputResponses, channel.ElicitationID)
 		switch {
 		case d.Decision == policy.Deny:
 			return proxy.DeniedResult(name, &d), nil
@@ -158,10 +157,10 @@ func (p *serverPolicy) middleware(next server.ToolHandlerFunc) server.ToolHandle
 			if err := p.signer.Redeem(req.Params.RequestState, p.binding(call, &d)); err != nil {
 				return refusedAnswer(name, err), nil
 			}
-			delete(req.Params.InputResponses, approval.ElicitationID)
+			delete(req.Params.InputResponses, channel.ElicitationID)
 			req.Params.RequestState = ""
 			if d.Decision == policy.Ask {
-				q := approval.NewQuestion(name, &d, args, always)
+				q := channel.NewQuestion(name, &d, args, always)
 				if refusal := p.apply(call, &d, &q, answer); refusal != nil {
 					return refusal, nil
 				}
@@ -180,7 +179,7 @@ func (p *serverPolicy) middleware(next server.ToolHandlerFunc) server.ToolHandle
 // or nil when the human allowed the call.
 func (p *serverPolicy) ask(ctx context.Context, call host.Call, d *host.Decision, always bool) *mcp.CallToolResult {
 	name := call.Tool.Name
-	q := approval.NewQuestion(name, d, call.Arguments, always)
+	q := channel.NewQuestion(name, d, call.Arguments, always)
 	if info := server.RequestProtocolInfoFromContext(ctx); info != nil && info.Modern {
 		if info.ClientCapabilities == nil || !formMode(info.ClientCapabilities.Elicitation) {
 			return p.askApprover(ctx, call, d, always)
@@ -189,14 +188,14 @@ func (p *serverPolicy) ask(ctx context.Context, call host.Call, d *host.Decision
 		if err != nil {
 			return toolresult.Error("toolwarden: cannot ask for approval: %v", err)
 		}
-		return server.NewInputRequestBuilder(state).Elicit(approval.ElicitationID, elicit.Params(&q)).ToolResult()
+		return server.NewInputRequestBuilder(state).Elicit(channel.ElicitationID, q.Params()).ToolResult()
 	}
 	if !canElicit(ctx) {
 		return p.askApprover(ctx, call, d, always)
 	}
 	res, err := p.srv.RequestElicitation(ctx, mcp.ElicitationRequest{
 		Request: mcp.Request{Method: string(mcp.MethodElicitationCreate)},
-		Params:  elicit.Params(&q),
+		Params:  q.Params(),
 	})
 	if err != nil {
 		return toolresult.Error("toolwarden: %s needs approval, but asking the client failed: %v", name, err)
@@ -216,9 +215,9 @@ func (p *serverPolicy) askApprover(ctx context.Context, call host.Call, d *host.
 
 // apply records the human's answer; it returns the refusal when the call
 // must not run.
-func (p *serverPolicy) apply(call host.Call, d *host.Decision, q *approval.Question, res *mcp.ElicitationResult) *mcp.CallToolResult {
+func (p *serverPolicy) apply(call host.Call, d *host.Decision, q *channel.Question, res *mcp.ElicitationResult) *mcp.CallToolResult {
 	name := call.Tool.Name
-	choice, err := elicit.Answer(q, res)
+	choice, err := q.Elicited(res)
 	if err != nil {
 		return refusedAnswer(name, err)
 	}
@@ -262,8 +261,8 @@ func (p *serverPolicy) run(ctx context.Context, next server.ToolHandlerFunc, req
 	return res, err
 }
 
-func (p *serverPolicy) binding(call host.Call, d *host.Decision) approval.Binding {
-	return approval.Binding{
+func (p *serverPolicy) binding(call host.Call, d *host.Decision) channel.Binding {
+	return channel.Binding{
 		Session:        call.Session,
 		Server:         call.Server,
 		Tool:           call.Tool.Name,

@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"github.com/toolwarden/toolwarden/internal/config"
-	"github.com/toolwarden/toolwarden/internal/policy"
 	"github.com/toolwarden/toolwarden/internal/inbox"
+	"github.com/toolwarden/toolwarden/internal/policy"
 )
 
 // A prompt the client ends without an option (claude -p cancels, codex

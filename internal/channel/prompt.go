@@ -5,8 +5,8 @@ import (
 	"time"
 
 	"github.com/toolwarden/toolwarden/internal/hints"
-	"github.com/toolwarden/toolwarden/internal/policy"
 	"github.com/toolwarden/toolwarden/internal/inbox"
+	"github.com/toolwarden/toolwarden/internal/policy"
 )
 
 // inboxAsk renders p as the inbox shows it: the prompt's title, reasons

@@ -15,9 +15,8 @@ import (
 
 	"github.com/toolwarden/toolwarden/host"
 	"github.com/toolwarden/toolwarden/internal/config"
-	"github.com/toolwarden/toolwarden/internal/policy"
 	"github.com/toolwarden/toolwarden/internal/inbox"
-	"github.com/toolwarden/toolwarden/internal/approval"
+	"github.com/toolwarden/toolwarden/internal/policy"
 )
 
 // Channel names, as answers and audit records give them.
@@ -38,7 +37,7 @@ type Prompt struct {
 	Session string
 	// Question is the approval question: the decision, the arguments and
 	// the options offered.
-	Question *approval.Question
+	Question *Question
 	// Trust is the server's trust level, shown with the hints ("" unknown).
 	Trust string
 	// Timeout is how long the call waits for an answer.

@@ -14,9 +14,8 @@ import (
 	"github.com/toolwarden/toolwarden/host"
 	"github.com/toolwarden/toolwarden/internal/config"
 	"github.com/toolwarden/toolwarden/internal/hints"
-	"github.com/toolwarden/toolwarden/internal/policy"
 	"github.com/toolwarden/toolwarden/internal/inbox"
-	"github.com/toolwarden/toolwarden/internal/approval"
+	"github.com/toolwarden/toolwarden/internal/policy"
 )
 
 // rendezvous returns a fresh private inbox directory.
@@ -74,7 +73,7 @@ func prompt(timeout time.Duration) Prompt {
 	d := &policy.Decision{Decision: policy.Ask, Server: "fs", App: "fs", Tool: "write_file", Rememberable: true,
 		Reasons: []policy.Reason{{Code: "destructive", Message: "the tool may change or delete data"}}}
 	d.Hints.Put(hints.Destructive, hints.True)
-	q := approval.NewQuestion("write_file", d, json.RawMessage(`{"path":"/tmp/x","content":"hi"}`), false)
+	q := NewQuestion("write_file", d, json.RawMessage(`{"path":"/tmp/x","content":"hi"}`), false)
 	return Prompt{Origin: "wrap", Session: "s1", Question: &q, Trust: "pinned", Timeout: timeout}
 }
 
@@ -337,7 +336,7 @@ func TestTheInboxAskOffersWhatTheQuestionOffersWithItsTitles(t *testing.T) {
 		Prompt:  &policy.Prompt{Title: "Write?", Options: []string{policy.OptionAllowOnce, policy.OptionAllowSessionScoped, policy.OptionDeny}, Scope: "path under /repo/**"},
 		Scopes:  []policy.ProposedScope{{}},
 		Flagged: []string{"/path"}}
-	q := approval.NewQuestion("fs__write_file", d, json.RawMessage(`{"content":"x","path":"/repo/a"}`), false)
+	q := NewQuestion("fs__write_file", d, json.RawMessage(`{"content":"x","path":"/repo/a"}`), false)
 	q.Drifted = true
 	a := inboxAsk(Prompt{Question: &q}, time.Now().Add(time.Minute))
 	if a.Title != "Write?" || a.Scope != "path under /repo/**" || !a.Hints.Drifted || a.Hints.Values != nil {

@@ -18,8 +18,8 @@ import (
 	"time"
 
 	"github.com/toolwarden/toolwarden/internal/config"
-	"github.com/toolwarden/toolwarden/internal/policy"
 	"github.com/toolwarden/toolwarden/internal/inbox"
+	"github.com/toolwarden/toolwarden/internal/policy"
 )
 
 const secret = "s3cret-for-tests"

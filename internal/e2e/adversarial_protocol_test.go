@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/toolwarden/toolwarden/internal/approval"
+	"github.com/toolwarden/toolwarden/internal/channel"
 )
 
 // Protocol edges, replayed through the real binary in front of the real
@@ -193,7 +193,7 @@ func TestAdversarialApprovalStateBindsExactArguments(t *testing.T) {
 	cfg := writeFile(t, "wrap.toml", "[apps.everything.tools.\"echo\"]\napproval_mode = \"prompt\"\n")
 	c := startRaw(t, twBin, wrapArgs(t, "everything", []string{cfg}, every)...)
 	meta, _ := json.Marshal(modernMeta(true))
-	accept, _ := json.Marshal(map[string]any{approval.ElicitationID: map[string]any{"action": "accept", "content": map[string]any{"decision": "allow_once"}}})
+	accept, _ := json.Marshal(map[string]any{channel.ElicitationID: map[string]any{"action": "accept", "content": map[string]any{"decision": "allow_once"}}})
 	call := func(id, args, extra string) callResult {
 		t.Helper()
 		return decodeCall(t, c.sendAwait(id, `{"jsonrpc":"2.0","id":`+id+`,"method":"tools/call","params":{"name":"echo","arguments":`+args+`,"_meta":`+string(meta)+extra+`}}`))

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/toolwarden/toolwarden/internal/approval"
+	"github.com/toolwarden/toolwarden/internal/channel"
 )
 
 // wrapArgs is "wrap" with a private approvals file, the given configs, and
@@ -200,7 +200,7 @@ func TestWrapRefusesForgedAndReplayedApprovals(t *testing.T) {
 		}
 		return decodeCall(t, c.call("tools/call", params))
 	}
-	accept := map[string]any{approval.ElicitationID: map[string]any{"action": "accept", "content": map[string]any{"decision": "allow_once"}}}
+	accept := map[string]any{channel.ElicitationID: map[string]any{"action": "accept", "content": map[string]any{"decision": "allow_once"}}}
 
 	// Forged: answers attached to a first call, without or with a made-up state.
 	r := call(map[string]any{"what": "forged"}, map[string]any{"inputResponses": accept})
@@ -244,7 +244,7 @@ func TestWrapRefusesForgedAndReplayedApprovals(t *testing.T) {
 	}
 	// An answer that was not offered ("always" is offered here, "sudo" is not).
 	q = call(map[string]any{"what": "asked"}, nil)
-	bad := map[string]any{approval.ElicitationID: map[string]any{"action": "accept", "content": map[string]any{"decision": "sudo"}}}
+	bad := map[string]any{channel.ElicitationID: map[string]any{"action": "accept", "content": map[string]any{"decision": "sudo"}}}
 	r = call(map[string]any{"what": "asked"}, map[string]any{"inputResponses": bad, "requestState": q.State})
 	if !r.IsError || !strings.Contains(r.Text, "not offered") {
 		t.Fatalf("unoffered answer: %+v", r)

@@ -9,10 +9,9 @@ import (
 	"time"
 
 	"github.com/toolwarden/toolwarden/host"
+	"github.com/toolwarden/toolwarden/internal/channel"
 	"github.com/toolwarden/toolwarden/internal/config"
 	"github.com/toolwarden/toolwarden/internal/policy"
-	"github.com/toolwarden/toolwarden/internal/approval"
-	"github.com/toolwarden/toolwarden/internal/channel"
 )
 
 // Reason codes of an ask the hook settled itself, through the approval
@@ -23,21 +22,9 @@ const (
 	CodeNoAnswer        = "no_answer"
 )
 
-// DefaultApprovalTimeout is how long a hook waits for the approval inbox:
-// under the 60 s agents give a hook command by default, so that the hook
-// answers before the agent gives up on it.
-const DefaultApprovalTimeout = 50 * time.Second
-
-// WebhookGrace is how long a hook's answer may wait, once it is ready, for
-// webhook posts still in flight; posts unfinished then are abandoned
-// (logged and audited). A hook process ends with its answer, so a post
-// cannot outlive it, and an agent gives a hook a fixed time: a slow
-// receiver must cost it at most this, never the webhook's timeout.
-const WebhookGrace = time.Second
-
 // AskOptions are what settling an ask needs besides the decision.
 type AskOptions struct {
-	// Timeout bounds the wait for the inbox; 0: DefaultApprovalTimeout.
+	// Timeout bounds the wait for the inbox; 0: channel.HookTimeout.
 	Timeout time.Duration
 	// Log gets the channels' failures (a webhook that failed, ...).
 	Log *slog.Logger
@@ -59,12 +46,12 @@ type AskOptions struct {
 // the inbox), then allow or block. ok is false for "elicitation": the
 // caller renders the ask as before and the agent asks (Claude Code's
 // dialog; the webhook is told of it first). Webhook posts delay the
-// answer by at most WebhookGrace.
+// answer by at most channel.HookWebhookGrace.
 func Ask(ctx context.Context, h *host.Host, cfg *config.Config, ev *Event, d *host.Decision, o AskOptions) (out Output, ok bool) {
 	set := cfg.ApprovalChannel(d.Server, d.App)
 	timeout := o.Timeout
 	if timeout <= 0 {
-		timeout = DefaultApprovalTimeout
+		timeout = channel.HookTimeout
 	}
 	r := &channel.Runner{
 		Setting: set,
@@ -72,7 +59,7 @@ func Ask(ctx context.Context, h *host.Host, cfg *config.Config, ev *Event, d *ho
 		Log:     o.Log,
 		Record:  func(a host.AskRecord) { h.RecordAsk(ev.Session, a) },
 	}
-	q := approval.NewQuestion(ev.ToolName, d, ev.Input, h.Approvals() != nil)
+	q := channel.NewQuestion(ev.ToolName, d, ev.Input, h.Approvals() != nil)
 	switch set.Effective() {
 	case config.ChannelNone, config.ChannelInbox, config.ChannelBoth:
 	default:
@@ -81,7 +68,7 @@ func Ask(ctx context.Context, h *host.Host, cfg *config.Config, ev *Event, d *ho
 			// webhook hears of it too. Agents that cannot ask get a deny,
 			// which nobody is asked about.
 			r.Tell(channel.Prompt{Origin: "hook", PID: o.PID, Session: ev.Session, Question: &q}, channel.Elicitation)
-			r.FlushWithin(WebhookGrace)
+			r.FlushWithin(channel.HookWebhookGrace)
 		}
 		return Output{}, false
 	}
@@ -89,7 +76,7 @@ func Ask(ctx context.Context, h *host.Host, cfg *config.Config, ev *Event, d *ho
 		o.Release()
 	}
 	ans, err := r.Ask(ctx, channel.Prompt{Origin: "hook", PID: o.PID, Session: ev.Session, Question: &q, Timeout: timeout}, nil)
-	r.FlushWithin(WebhookGrace) // the process ends with its answer
+	r.FlushWithin(channel.HookWebhookGrace) // the process ends with its answer
 	var refusal *channel.RefusedError
 	switch {
 	case errors.As(err, &refusal):
@@ -99,7 +86,7 @@ func Ask(ctx context.Context, h *host.Host, cfg *config.Config, ev *Event, d *ho
 	case err != nil:
 		return RenderRefused(ev.Agent, d, ev.Input, CodeNoAnswer, fmt.Sprintf("asking in the approval inbox failed (%v), so the call is blocked", err)), true
 	}
-	scope, allow := scopeOf(ans.Option)
+	scope, allow := channel.ScopeOf(ans.Option)
 	if !allow {
 		return RenderAnswered(ev.Agent, d, ev.Input, false, "the user denied this call in the approval inbox"), true
 	}
@@ -123,21 +110,6 @@ func remember(h *host.Host, session string, d *host.Decision, scope host.Scope, 
 		return err
 	}
 	return save()
-}
-
-// scopeOf is how long an inbox answer allows the call.
-func scopeOf(option string) (host.Scope, bool) {
-	switch option {
-	case policy.OptionAllowOnce:
-		return host.Once, true
-	case policy.OptionAllowSession:
-		return host.ForSession, true
-	case policy.OptionAllowSessionScoped:
-		return host.ForSessionScoped, true
-	case policy.OptionAlways:
-		return host.Always, true
-	}
-	return host.Once, false
 }
 
 // RenderAnswered is the agent's answer to a before-event whose ask a human

@@ -13,13 +13,11 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/toolwarden/toolwarden/host"
+	"github.com/toolwarden/toolwarden/internal/channel"
 	"github.com/toolwarden/toolwarden/internal/hints"
 	"github.com/toolwarden/toolwarden/internal/policy"
-	"github.com/toolwarden/toolwarden/internal/session"
-	"github.com/toolwarden/toolwarden/internal/approval"
-	"github.com/toolwarden/toolwarden/internal/channel"
-	"github.com/toolwarden/toolwarden/internal/elicit"
 	"github.com/toolwarden/toolwarden/internal/rawjson"
+	"github.com/toolwarden/toolwarden/internal/session"
 	"github.com/toolwarden/toolwarden/internal/toolresult"
 	"github.com/toolwarden/toolwarden/internal/upstream"
 )
@@ -418,7 +416,7 @@ func (p *Proxy) proceed(ctx context.Context, req *callRequest, dc *decided, next
 // earlier clients (within the approval timeout), or, when the client cannot
 // elicit, as a tool error that says how to approve.
 func (p *Proxy) ask(ctx context.Context, rt *route, call host.Call, d *host.Decision, req *callRequest, drifted bool) outcome {
-	q := approval.NewQuestion(rt.name, d, call.Arguments, p.h.Approvals() != nil)
+	q := channel.NewQuestion(rt.name, d, call.Arguments, p.h.Approvals() != nil)
 	q.Drifted = drifted
 	// approval_channel (channels.go): anything but plain elicitation goes
 	// through the channel runner; plain elicitation is asked below, and so
@@ -439,7 +437,7 @@ func (p *Proxy) ask(ctx context.Context, rt *route, call host.Call, d *host.Deci
 			return made(toolError("toolwarden: cannot ask for approval: %v", err))
 		}
 		p.tellInputRequest(chans, &q)
-		return made(server.NewInputRequestBuilder(state).Elicit(approval.ElicitationID, elicit.Params(&q)).ToolResult())
+		return made(server.NewInputRequestBuilder(state).Elicit(channel.ElicitationID, q.Params()).ToolResult())
 	}
 	p.mu.RLock()
 	srv, sess := p.srv, p.sessCtx
@@ -449,7 +447,7 @@ func (p *Proxy) ask(ctx context.Context, rt *route, call host.Call, d *host.Deci
 	defer context.AfterFunc(ctx, cancel)()
 	res, err := srv.RequestElicitation(ectx, mcp.ElicitationRequest{
 		Request: mcp.Request{Method: string(mcp.MethodElicitationCreate)},
-		Params:  elicit.Params(&q),
+		Params:  q.Params(),
 	})
 	if err != nil {
 		if ectx.Err() != nil && ctx.Err() == nil {
@@ -489,7 +487,7 @@ func formMode(c *mcp.ElicitationCapability) bool {
 // unexpired; anything else is refused and the call is not made.
 func (p *Proxy) resume(ctx context.Context, rt *route, call host.Call, d *host.Decision, req *callRequest) outcome {
 	if req.RequestState == "" {
-		return made(refused(rt, approval.ErrForged))
+		return made(refused(rt, channel.ErrForged))
 	}
 	if err := p.signer.Redeem(req.RequestState, p.binding(call, d)); err != nil {
 		return made(refused(rt, err))
@@ -500,7 +498,7 @@ func (p *Proxy) resume(ctx context.Context, rt *route, call host.Call, d *host.D
 			return made(refused(rt, fmt.Errorf("inputResponses: %v", err)))
 		}
 	}
-	res := server.ElicitationResponse(responses, approval.ElicitationID)
+	res := server.ElicitationResponse(responses, channel.ElicitationID)
 	if res == nil {
 		return made(refused(rt, errors.New("the retry carries no answer to the approval question")))
 	}
@@ -512,14 +510,14 @@ func (p *Proxy) resume(ctx context.Context, rt *route, call host.Call, d *host.D
 		// call): nothing left to ask.
 		return p.forward(ctx, rt, call, d)
 	}
-	q := approval.NewQuestion(rt.name, d, call.Arguments, p.h.Approvals() != nil)
+	q := channel.NewQuestion(rt.name, d, call.Arguments, p.h.Approvals() != nil)
 	return p.answer(ctx, rt, call, d, &q, res)
 }
 
 // answer applies the human's answer: deny, or approve with its scope and
 // make the call.
-func (p *Proxy) answer(ctx context.Context, rt *route, call host.Call, d *host.Decision, q *approval.Question, res *mcp.ElicitationResult) outcome {
-	choice, err := elicit.Answer(q, res)
+func (p *Proxy) answer(ctx context.Context, rt *route, call host.Call, d *host.Decision, q *channel.Question, res *mcp.ElicitationResult) outcome {
+	choice, err := q.Elicited(res)
 	if err != nil {
 		return made(refused(rt, err))
 	}
@@ -541,18 +539,9 @@ func ended(res *mcp.ElicitationResult) bool {
 // choose applies the option the human chose, from whichever channel: deny,
 // or approve with its scope and make the call.
 func (p *Proxy) choose(ctx context.Context, rt *route, call host.Call, d *host.Decision, choice string) outcome {
-	var scope host.Scope
-	switch choice {
-	case policy.OptionDeny:
+	scope, allow := channel.ScopeOf(choice)
+	if !allow {
 		return made(toolError("toolwarden: the user denied this call to %s. Do not retry it unless the user asks.", rt.name))
-	case policy.OptionAllowSession:
-		scope = host.ForSession
-	case policy.OptionAlways:
-		scope = host.Always
-	case policy.OptionAllowSessionScoped:
-		scope = host.ForSessionScoped
-	default:
-		scope = host.Once
 	}
 	if err := p.h.Approve(p.session, d, scope); err != nil {
 		return made(toolError("toolwarden: could not record the approval of %s: %v", rt.name, err))
@@ -560,14 +549,14 @@ func (p *Proxy) choose(ctx context.Context, rt *route, call host.Call, d *host.D
 	return p.forward(ctx, rt, call, d)
 }
 
-func (p *Proxy) binding(call host.Call, d *host.Decision) approval.Binding {
-	return approval.Binding{
+func (p *Proxy) binding(call host.Call, d *host.Decision) channel.Binding {
+	return channel.Binding{
 		Session:        call.Session,
 		Server:         call.Server,
 		Tool:           call.Tool.Name,
 		DefinitionHash: d.DefinitionHash,
 		Arguments:      call.Arguments,
-		Scopes:         approval.ScopesText(d.Scopes),
+		Scopes:         channel.ScopesText(d.Scopes),
 	}
 }
 

@@ -7,10 +7,8 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/toolwarden/toolwarden/host"
-	"github.com/toolwarden/toolwarden/internal/config"
-	"github.com/toolwarden/toolwarden/internal/approval"
 	"github.com/toolwarden/toolwarden/internal/channel"
-	"github.com/toolwarden/toolwarden/internal/elicit"
+	"github.com/toolwarden/toolwarden/internal/config"
 	"github.com/toolwarden/toolwarden/internal/toolresult"
 )
 
@@ -38,7 +36,7 @@ func (p *Proxy) origin() string {
 // askChannels puts the question to every configured channel and applies
 // the first answer. canElicit is false when the client cannot (or the
 // channel does not) elicit: the inbox is then waited on alone.
-func (p *Proxy) askChannels(ctx context.Context, rt *route, call host.Call, d *host.Decision, q *approval.Question, r *channel.Runner, canElicit bool) outcome {
+func (p *Proxy) askChannels(ctx context.Context, rt *route, call host.Call, d *host.Decision, q *channel.Question, r *channel.Runner, canElicit bool) outcome {
 	var el channel.Elicit
 	if canElicit {
 		el = func(ctx context.Context) (string, error) {
@@ -51,7 +49,7 @@ func (p *Proxy) askChannels(ctx context.Context, rt *route, call host.Call, d *h
 			defer context.AfterFunc(ctx, cancel)()
 			res, err := srv.RequestElicitation(ectx, mcp.ElicitationRequest{
 				Request: mcp.Request{Method: string(mcp.MethodElicitationCreate)},
-				Params:  elicit.Params(q),
+				Params:  q.Params(),
 			})
 			if err != nil {
 				return "", err
@@ -59,7 +57,7 @@ func (p *Proxy) askChannels(ctx context.Context, rt *route, call host.Call, d *h
 			if ended(res) {
 				return "", &channel.EndedError{Outcome: endedOutcome(res.Action)}
 			}
-			return elicit.Answer(q, res)
+			return q.Elicited(res)
 		}
 	}
 	prompt := channel.Prompt{Origin: p.origin(), Session: p.session, Question: q, Timeout: p.opts.approvalTimeout}
@@ -111,6 +109,6 @@ func endedAction(outcome string) mcp.ElicitationResponseAction {
 // as an input request: the answer comes back on a retry, which the
 // channel runner cannot wait for, so the runner only posts it. The
 // request state keeps its own clock, so no expiry is given.
-func (p *Proxy) tellInputRequest(r *channel.Runner, q *approval.Question) {
+func (p *Proxy) tellInputRequest(r *channel.Runner, q *channel.Question) {
 	r.Tell(channel.Prompt{Origin: p.origin(), Session: p.session, Question: q}, channel.Elicitation)
 }

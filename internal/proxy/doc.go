@@ -10,7 +10,7 @@
 //     an MCP elicitation (multi round-trip input request for 2026-07-28
 //     clients, elicitation/create before), whose answer counts only with a
 //     request state this process minted for exactly this call (see
-//     internal/approval). Observe runs after every call that ran.
+//     internal/channel). Observe runs after every call that ran.
 //   - prompts, resources and completions pass through, undecided by policy
 //     (not tool calls): unchanged in front of one server; in proxy mode
 //     prompts are named <server>__<prompt>, lists merged, and a resource

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/toolwarden/toolwarden/internal/catalog"
+	"github.com/toolwarden/toolwarden/internal/channel"
 	"github.com/toolwarden/toolwarden/internal/upstream"
 )
 
@@ -33,9 +34,6 @@ const (
 	// DefaultMaxResultBytes caps one message from a stdio upstream, a
 	// tool result among them (32 MiB).
 	DefaultMaxResultBytes = upstream.DefaultMaxResultBytes
-	// DefaultApprovalTimeout bounds how long a legacy client's approval
-	// prompt may stay open before the call is denied.
-	DefaultApprovalTimeout = 10 * time.Minute
 	// DefaultStateTTL is how long a multi round-trip approval state stays
 	// valid.
 	DefaultStateTTL = 10 * time.Minute
@@ -50,7 +48,7 @@ func Defaults() Options {
 		version:         "dev",
 		maxArgs:         DefaultMaxArgumentBytes,
 		maxResult:       DefaultMaxResultBytes,
-		approvalTimeout: DefaultApprovalTimeout,
+		approvalTimeout: channel.DefaultTimeout,
 		stateTTL:        DefaultStateTTL,
 		log:             slog.New(slog.NewTextHandler(io.Discard, nil)),
 		workers:         16,

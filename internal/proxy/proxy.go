@@ -19,7 +19,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/toolwarden/toolwarden/host"
-	"github.com/toolwarden/toolwarden/internal/approval"
+	"github.com/toolwarden/toolwarden/internal/channel"
 	"github.com/toolwarden/toolwarden/internal/upstream"
 )
 
@@ -35,7 +35,7 @@ type Proxy struct {
 	h       *host.Host
 	opts    Options
 	session string
-	signer  *approval.Signer
+	signer  *channel.Signer
 	ups     []*upstream.Client
 	log     *slog.Logger
 
@@ -81,7 +81,7 @@ func New(h *host.Host, specs []Upstream, opts Options) *Proxy {
 		h:       h,
 		opts:    opts,
 		session: opts.sessionID,
-		signer:  approval.NewSigner(opts.stateTTL, 1024),
+		signer:  channel.NewSigner(opts.stateTTL, 1024),
 		log:     opts.log,
 		routes:  map[string]*route{},
 		started: make(chan struct{}),

@@ -1,4 +1,4 @@
-package approval
+package channel
 
 import (
 	"crypto/sha256"
@@ -29,20 +29,6 @@ func askDecision(rememberable bool) *policy.Decision {
 	return d
 }
 
-// params and answer are what internal/elicit does with a question
-// (that package imports this one, so its tests cannot be used here).
-func params(q *Question) mcp.ElicitationParams {
-	f := q.Form()
-	return mcp.ElicitationParams{Message: f.Message, RequestedSchema: f.Schema}
-}
-
-func answer(q *Question, r *mcp.ElicitationResult) (string, error) {
-	if r == nil {
-		return policy.OptionDeny, fmt.Errorf("no answer")
-	}
-	return q.Answer(string(r.Action), r.Content)
-}
-
 func accept(content any) *mcp.ElicitationResult {
 	return &mcp.ElicitationResult{ElicitationResponse: mcp.ElicitationResponse{Action: mcp.ElicitationResponseActionAccept, Content: content}}
 }
@@ -70,7 +56,7 @@ func TestAnswer(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			got, err := answer(&q, tc.res)
+			got, err := q.Elicited(tc.res)
 			if got != tc.want || (err != nil) != tc.wantErr {
 				t.Fatalf("got %q, %v; want %q, error %v", got, err, tc.want, tc.wantErr)
 			}
@@ -87,11 +73,11 @@ func TestOptionsFollowTheDecision(t *testing.T) {
 		t.Errorf("no approvals file: %v", q.Options)
 	}
 	q := NewQuestion("w", askDecision(true), nil, true)
-	if _, err := answer(&q, accept(map[string]any{Field: "always"})); err != nil {
+	if _, err := q.Elicited(accept(map[string]any{Field: "always"})); err != nil {
 		t.Errorf("always offered but refused: %v", err)
 	}
 	q = NewQuestion("w", askDecision(false), nil, true)
-	if _, err := answer(&q, accept(map[string]any{Field: "allow_session"})); err == nil {
+	if _, err := q.Elicited(accept(map[string]any{Field: "allow_session"})); err == nil {
 		t.Error("allow_session accepted for a non-rememberable ask")
 	}
 }
@@ -99,7 +85,7 @@ func TestOptionsFollowTheDecision(t *testing.T) {
 func TestParamsIsAValidForm(t *testing.T) {
 	t.Parallel()
 	q := NewQuestion("fs__write_file", askDecision(true), json.RawMessage(`{"path":"/tmp/x"}`), true)
-	p := params(&q)
+	p := q.Params()
 	if err := p.Validate(); err != nil {
 		t.Fatal(err)
 	}
@@ -218,11 +204,11 @@ func TestQuestionOffersOnlyWhatTheHostWillHonour(t *testing.T) {
 		t.Fatalf("options %s", got)
 	}
 	for _, o := range []string{policy.OptionAllowSession, policy.OptionAlways} {
-		if _, err := answer(&q, accept(map[string]any{Field: o})); err == nil {
+		if _, err := q.Elicited(accept(map[string]any{Field: o})); err == nil {
 			t.Errorf("%s accepted", o)
 		}
 	}
-	b, _ := json.Marshal(params(&q).RequestedSchema)
+	b, _ := json.Marshal(q.Params().RequestedSchema)
 	if strings.Contains(string(b), "allow_session") || strings.Contains(string(b), `"always"`) {
 		t.Errorf("schema offers remembering: %s", b)
 	}
@@ -249,7 +235,7 @@ func Example() {
 	signer := NewSigner(10*time.Minute, 1024)
 	state, _ := signer.Mint(b)
 	q := NewQuestion("write_file", d, args, true)
-	form := params(&q) // goes to the client, with state
+	form := q.Params() // goes to the client, with state
 	_ = form
 
 	// The client retries with the same arguments, the state, and the answer.
@@ -257,7 +243,7 @@ func Example() {
 		fmt.Println("refused:", err)
 		return
 	}
-	choice, _ := answer(&q, accept(map[string]any{Field: "allow_session"}))
+	choice, _ := q.Elicited(accept(map[string]any{Field: "allow_session"}))
 	fmt.Println(choice)
 	fmt.Println(signer.Redeem(state, b))
 	// Output:

@@ -1,4 +1,4 @@
-package elicit_test
+package channel_test
 
 import (
 	"encoding/json"
@@ -6,16 +6,15 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/toolwarden/toolwarden/internal/channel"
 	"github.com/toolwarden/toolwarden/internal/policy"
-	"github.com/toolwarden/toolwarden/internal/approval"
-	"github.com/toolwarden/toolwarden/internal/elicit"
 )
 
-func question() *approval.Question {
+func question() *channel.Question {
 	d := &policy.Decision{Decision: policy.Ask, Tool: "write_file", Server: "fs", Rememberable: true,
 		Reasons: []policy.Reason{{Message: "auto: tool is destructive"}}}
 	d.Prompt = &policy.Prompt{Title: "Allow write_file on fs?", Options: []string{policy.OptionAllowOnce, policy.OptionAllowSession, policy.OptionDeny}}
-	q := approval.NewQuestion("fs__write_file", d, json.RawMessage(`{"path":"/tmp/x"}`), false)
+	q := channel.NewQuestion("fs__write_file", d, json.RawMessage(`{"path":"/tmp/x"}`), false)
 	return &q
 }
 
@@ -24,7 +23,7 @@ func question() *approval.Question {
 // answer the question did not offer, is a deny.
 func TestTheQuestionRoundTripsThroughMCPTypes(t *testing.T) {
 	q := question()
-	p := elicit.Params(q)
+	p := q.Params()
 	if err := p.Validate(); err != nil {
 		t.Fatal(err)
 	}
@@ -40,14 +39,14 @@ func TestTheQuestionRoundTripsThroughMCPTypes(t *testing.T) {
 		want    string
 		wantErr bool
 	}{
-		{"an offered option", result(mcp.ElicitationResponseActionAccept, map[string]any{approval.Field: policy.OptionAllowSession}), policy.OptionAllowSession, false},
+		{"an offered option", result(mcp.ElicitationResponseActionAccept, map[string]any{channel.Field: policy.OptionAllowSession}), policy.OptionAllowSession, false},
 		{"a decline", result(mcp.ElicitationResponseActionDecline, nil), policy.OptionDeny, false},
 		{"a cancel", result(mcp.ElicitationResponseActionCancel, nil), policy.OptionDeny, false},
-		{"an option not offered", result(mcp.ElicitationResponseActionAccept, map[string]any{approval.Field: policy.OptionAlways}), policy.OptionDeny, true},
+		{"an option not offered", result(mcp.ElicitationResponseActionAccept, map[string]any{channel.Field: policy.OptionAlways}), policy.OptionDeny, true},
 		{"no result", nil, policy.OptionDeny, true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			got, err := elicit.Answer(q, c.res)
+			got, err := q.Elicited(c.res)
 			if got != c.want || (err != nil) != c.wantErr {
 				t.Fatalf("got %q, %v; want %q (error %v)", got, err, c.want, c.wantErr)
 			}

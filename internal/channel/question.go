@@ -1,10 +1,13 @@
-package approval
+package channel
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/toolwarden/toolwarden/internal/policy"
 )
@@ -140,28 +143,21 @@ func (q *Question) title(o string) string {
 	return optionTitles[o]
 }
 
-// Form is the question as a form-mode elicitation: the message and the
-// requested schema (internal/elicit wraps it in MCP's types, so that
-// the hook, which never elicits, does not link them).
-type Form struct {
-	Message string
-	Schema  map[string]any
-}
-
-// Form renders the question as a form-mode elicitation: one required
-// string property, "decision", whose values are the options. The options
-// are given both as a titled oneOf (MCP 2025-11-25) and as enum with
-// enumNames (2025-06-18), so that older and newer clients can render them.
-func (q *Question) Form() Form {
+// Params renders the question as a form-mode elicitation request: the
+// message and one required string property, "decision", whose values are
+// the options. The options are given both as a titled oneOf (MCP
+// 2025-11-25) and as enum with enumNames (2025-06-18), so that older and
+// newer clients can render them.
+func (q *Question) Params() mcp.ElicitationParams {
 	oneOf := make([]map[string]string, 0, len(q.Options))
 	names := make([]string, 0, len(q.Options))
 	for _, o := range q.Options {
 		oneOf = append(oneOf, map[string]string{"const": o, "title": q.title(o)})
 		names = append(names, q.title(o))
 	}
-	return Form{
+	return mcp.ElicitationParams{
 		Message: q.Message(),
-		Schema: map[string]any{
+		RequestedSchema: map[string]any{
 			"type": "object",
 			"properties": map[string]any{
 				Field: map[string]any{
@@ -176,6 +172,15 @@ func (q *Question) Form() Form {
 			"required": []string{Field},
 		},
 	}
+}
+
+// Elicited reads the option the human chose from an elicitation result
+// (Answer); no result at all is a deny.
+func (q *Question) Elicited(r *mcp.ElicitationResult) (string, error) {
+	if r == nil {
+		return policy.OptionDeny, errors.New("no answer")
+	}
+	return q.Answer(string(r.Action), r.Content)
 }
 
 // The elicitation result's actions (MCP's ElicitationResponseAction).
@@ -220,4 +225,35 @@ func (q *Question) Answer(action string, content any) (string, error) {
 		return policy.OptionDeny, fmt.Errorf("answer %q was not offered (offered: %s)", choice, strings.Join(q.Options, ", "))
 	}
 	return choice, nil
+}
+
+// OptionTitle is how every channel labels option o of this question: the
+// elicitation form, the inbox page and the webhook show the same words.
+func (q *Question) OptionTitle(o string) string {
+	if t := q.title(o); t != "" {
+		return t
+	}
+	return o
+}
+
+// Title is the question's one-line title.
+func (q *Question) Title() string {
+	if d := q.Decision; d.Prompt != nil && d.Prompt.Title != "" {
+		return policy.OneLine(d.Prompt.Title)
+	}
+	return "Allow " + policy.OneLine(q.Tool) + "?"
+}
+
+// Reasons are why the call needs approval, each on one line, as the
+// prompt's "Why:" line words them.
+func (q *Question) Reasons() []string {
+	d := q.Decision
+	if d.Prompt != nil && d.Prompt.Message != "" {
+		return []string{policy.OneLine(d.Prompt.Message)}
+	}
+	out := make([]string, 0, len(d.Reasons))
+	for _, r := range d.Reasons {
+		out = append(out, policy.OneLine(r.Message))
+	}
+	return out
 }

@@ -1,4 +1,4 @@
-package approval
+package channel
 
 import (
 	"encoding/json"
@@ -25,7 +25,7 @@ func TestScopedOptionIsOfferedNamedAndAnswered(t *testing.T) {
 	if strings.Join(q.Options, ",") != "allow_once,allow_session_scoped,deny" {
 		t.Fatalf("options %v", q.Options)
 	}
-	p := params(&q)
+	p := q.Params()
 	field := p.RequestedSchema.(map[string]any)["properties"].(map[string]any)[Field].(map[string]any)
 	titles, _ := json.Marshal(field["oneOf"])
 	if !strings.Contains(string(titles), `"title":"Allow for this session for path under /repo/docs/**"`) {
@@ -34,7 +34,7 @@ func TestScopedOptionIsOfferedNamedAndAnswered(t *testing.T) {
 	if !strings.Contains(p.Message, "remembered only for calls with path under /repo/docs/**") {
 		t.Errorf("the message does not say what is remembered:\n%s", p.Message)
 	}
-	if got, err := answer(&q, accept(map[string]any{Field: policy.OptionAllowSessionScoped})); err != nil || got != policy.OptionAllowSessionScoped {
+	if got, err := q.Elicited(accept(map[string]any{Field: policy.OptionAllowSessionScoped})); err != nil || got != policy.OptionAllowSessionScoped {
 		t.Errorf("Answer = %q, %v", got, err)
 	}
 
@@ -46,7 +46,7 @@ func TestScopedOptionIsOfferedNamedAndAnswered(t *testing.T) {
 	if strings.Contains(strings.Join(q.Options, ","), policy.OptionAllowSessionScoped) {
 		t.Errorf("offered without scopes: %v", q.Options)
 	}
-	if _, err := answer(&q, accept(map[string]any{Field: policy.OptionAllowSessionScoped})); err == nil {
+	if _, err := q.Elicited(accept(map[string]any{Field: policy.OptionAllowSessionScoped})); err == nil {
 		t.Error("an answer of the scoped option is accepted for a question that did not offer it")
 	}
 }
