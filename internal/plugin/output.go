@@ -8,9 +8,10 @@ import (
 	"unicode/utf8"
 
 	"github.com/toolwarden/toolwarden/internal/policy"
+	"github.com/toolwarden/toolwarden/internal/rawjson"
 )
 
-// Output documents (pdk/ABI.md section 5) are read with jreader. Unknown keys
+// Output documents (pdk/ABI.md section 5) are read with rawjson.Reader. Unknown keys
 // are skipped (after validation); null means absent; anything else that does
 // not fit is a bad output.
 
@@ -30,9 +31,7 @@ type Description struct {
 
 // notObject explains output that is not a JSON object at all.
 func notObject(out []byte) error {
-	var r jreader
-	r.b = out
-	if r.peek() == '{' {
+	if r := newReader(out); r.Peek() == '{' {
 		return nil
 	}
 	return fmt.Errorf("not a JSON object: %q", truncate(string(out), 40))
@@ -41,17 +40,17 @@ func notObject(out []byte) error {
 func parseDescribe(out []byte) (Description, error) {
 	var d Description
 	hasEvents := false
-	err := members(out, func(r *jreader, k []byte) (err error) {
+	err := members(out, func(r *rawjson.Reader, k []byte) (err error) {
 		switch string(k) {
 		case "name":
-			d.Name, err = r.stringValue()
+			d.Name, err = r.StringValue()
 		case "version":
-			d.Version, err = r.stringValue()
+			d.Version, err = r.StringValue()
 		case "events":
 			hasEvents = true
-			d.Events, err = r.stringArray(nil, 16, func(s string) error { return nil })
+			d.Events, err = stringArray(r, nil, 16, func(s string) error { return nil })
 		default:
-			err = r.skip()
+			err = r.SkipValue()
 		}
 		return err
 	})
@@ -74,14 +73,14 @@ func parseDescribe(out []byte) (Description, error) {
 func parseCheck(out []byte) (policy.PluginVerdict, error) {
 	v := policy.PluginVerdict{Code: defaultCode}
 	hasDecision := false
-	err := members(out, func(r *jreader, k []byte) (err error) {
+	err := members(out, func(r *rawjson.Reader, k []byte) (err error) {
 		switch string(k) {
 		case "decision":
 			var s []byte
-			if r.peek() != '"' {
+			if r.Peek() != '"' {
 				return errors.New(`"decision" must be a string`)
 			}
-			if s, err = r.str(true); err != nil {
+			if s, err = r.Str(); err != nil {
 				return err
 			}
 			var ok bool
@@ -90,23 +89,23 @@ func parseCheck(out []byte) (policy.PluginVerdict, error) {
 			}
 			hasDecision = true
 		case "code":
-			if v.Code, err = r.stringValue(); err == nil && !validCode(v.Code) {
+			if v.Code, err = r.StringValue(); err == nil && !validCode(v.Code) {
 				err = fmt.Errorf("code %q must match [a-z0-9_.:-]{1,64}", truncate(v.Code, 80))
 			}
 		case "reason":
-			if v.Reason, err = r.stringValue(); err == nil {
+			if v.Reason, err = r.StringValue(); err == nil {
 				v.Reason = cleanText(v.Reason, maxReason)
 			}
 		case "remember":
-			v.Remember, err = r.boolValue()
+			v.Remember, err = r.BoolValue()
 		case "labels":
-			v.Labels, err = r.labels()
+			v.Labels, err = labels(r)
 		case "arguments":
-			v.Arguments, err = r.stringArray(nil, policy.MaxFlagged, checkArgumentName)
+			v.Arguments, err = stringArray(r, nil, policy.MaxFlagged, checkArgumentName)
 		case "scopes":
-			v.Scopes, err = r.scopes() // output_scope.go
+			v.Scopes, err = scopes(r) // output_scope.go
 		default:
-			err = r.skip()
+			err = r.SkipValue()
 		}
 		return err
 	})
@@ -135,14 +134,14 @@ func checkArgumentName(s string) error {
 // {"hide":[..]} (key "hide").
 func parseList(out []byte, key string) ([]string, error) {
 	var list []string
-	err := members(out, func(r *jreader, k []byte) (err error) {
+	err := members(out, func(r *rawjson.Reader, k []byte) (err error) {
 		switch {
 		case string(k) == key && key == "labels":
-			list, err = r.labels()
+			list, err = labels(r)
 		case string(k) == key:
-			list, err = r.stringArray(nil, 1<<16, func(string) error { return nil })
+			list, err = stringArray(r, nil, 1<<16, func(string) error { return nil })
 		default:
-			err = r.skip()
+			err = r.SkipValue()
 		}
 		return err
 	})
@@ -152,32 +151,32 @@ func parseList(out []byte, key string) ([]string, error) {
 // members reads out as one JSON object and calls member for each key whose
 // value is not null, with the reader at the value; member must consume it.
 // Null members are read as absent.
-func members(out []byte, member func(r *jreader, k []byte) error) error {
+func members(out []byte, member func(r *rawjson.Reader, k []byte) error) error {
 	if err := notObject(out); err != nil {
 		return err
 	}
-	r := jreader{b: out}
-	more, err := r.beginObject()
+	r := newReader(out)
+	more, err := r.BeginObject()
 	for err == nil && more {
 		var k []byte
-		if k, err = r.key(); err != nil {
+		if k, err = r.Key(); err != nil {
 			break
 		}
-		if !r.isNull() {
+		if !r.Null() {
 			if err = member(&r, k); err != nil {
 				break
 			}
 		}
-		more, err = r.more('}')
+		more, err = r.More('}')
 	}
 	if err == nil {
-		err = r.end()
+		err = r.End()
 	}
 	return err
 }
 
-func (r *jreader) labels() ([]string, error) {
-	return r.stringArray(nil, maxLabels, func(s string) error {
+func labels(r *rawjson.Reader) ([]string, error) {
+	return stringArray(r, nil, maxLabels, func(s string) error {
 		if !validLabel(s) {
 			return fmt.Errorf("label %q must match [A-Za-z0-9_.:/-]{1,64}", truncate(s, 80))
 		}
@@ -186,18 +185,18 @@ func (r *jreader) labels() ([]string, error) {
 }
 
 // stringArray reads an array of at most max strings.
-func (r *jreader) stringArray(dst []string, max int, check func(string) error) ([]string, error) {
-	if r.peek() != '[' {
-		return nil, r.fail("expected an array of strings")
+func stringArray(r *rawjson.Reader, dst []string, max int, check func(string) error) ([]string, error) {
+	if r.Peek() != '[' {
+		return nil, r.Fail("expected an array of strings")
 	}
-	more, err := r.beginArray()
+	more, err := r.BeginArray()
 	for err == nil && more {
-		if r.peek() != '"' {
-			err = r.fail("expected a string")
+		if r.Peek() != '"' {
+			err = r.Fail("expected a string")
 			break
 		}
 		var s []byte
-		if s, err = r.str(true); err != nil {
+		if s, err = r.Str(); err != nil {
 			break
 		}
 		if len(dst) == max {
@@ -209,9 +208,8 @@ func (r *jreader) stringArray(dst []string, max int, check func(string) error) (
 			break
 		}
 		dst = append(dst, str)
-		more, err = r.more(']')
+		more, err = r.More(']')
 	}
-	r.depth--
 	return dst, err
 }
 

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/toolwarden/toolwarden/internal/policy"
+	"github.com/toolwarden/toolwarden/internal/rawjson"
 )
 
 // scopes reads a check verdict's "scopes": an array of 1 to
@@ -12,12 +13,12 @@ import (
 // valid by policy.CheckScope, with no other key and no key twice. A scope
 // lifts asks later (it is an approval the human grants once), so anything
 // odd is a bad output rather than skipped.
-func (r *jreader) scopes() ([]policy.Scope, error) {
-	if r.peek() != '[' {
-		return nil, r.fail(`"scopes" must be an array of objects`)
+func scopes(r *rawjson.Reader) ([]policy.Scope, error) {
+	if r.Peek() != '[' {
+		return nil, r.Fail(`"scopes" must be an array of objects`)
 	}
 	var out []policy.Scope
-	more, err := r.beginArray()
+	more, err := r.BeginArray()
 	if err == nil && !more {
 		err = errors.New(`"scopes" is empty: leave it out instead`)
 	}
@@ -27,26 +28,25 @@ func (r *jreader) scopes() ([]policy.Scope, error) {
 			break
 		}
 		var s policy.Scope
-		if s, err = r.scope(len(out)); err != nil {
+		if s, err = scope(r, len(out)); err != nil {
 			break
 		}
 		out = append(out, s)
-		more, err = r.more(']')
+		more, err = r.More(']')
 	}
-	r.depth--
 	return out, err
 }
 
-func (r *jreader) scope(n int) (policy.Scope, error) {
+func scope(r *rawjson.Reader, n int) (policy.Scope, error) {
 	var s policy.Scope
-	if r.peek() != '{' {
-		return s, r.fail(fmt.Sprintf("scopes[%d] must be an object", n))
+	if r.Peek() != '{' {
+		return s, r.Fail(fmt.Sprintf("scopes[%d] must be an object", n))
 	}
 	seen := map[string]bool{}
-	more, err := r.beginObject()
+	more, err := r.BeginObject()
 	for err == nil && more {
 		var k []byte
-		if k, err = r.key(); err != nil {
+		if k, err = r.Key(); err != nil {
 			break
 		}
 		key := string(k)
@@ -69,13 +69,12 @@ func (r *jreader) scope(n int) (policy.Scope, error) {
 		if err != nil {
 			break
 		}
-		if *dst, err = r.stringValue(); err != nil {
+		if *dst, err = r.StringValue(); err != nil {
 			err = fmt.Errorf("scopes[%d].%s: %w", n, key, err)
 			break
 		}
-		more, err = r.more('}')
+		more, err = r.More('}')
 	}
-	r.depth--
 	if err == nil {
 		if err = policy.CheckScope(s); err != nil {
 			err = fmt.Errorf("scopes[%d]: %w", n, err)

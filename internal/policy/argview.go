@@ -1,15 +1,15 @@
 package policy
 
 import (
-	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf16"
 	"unicode/utf8"
+
+	"github.com/toolwarden/toolwarden/internal/rawjson"
 )
 
 // What a prompt shows of a call's arguments. Every value gets a line
@@ -231,11 +231,18 @@ type viewer struct {
 // pathSeg is one step of a value's path: an object key (its span inside
 // the quotes) or an array index.
 type pathSeg struct {
-	a, b    int
-	escaped bool
-	index   int // -1 for a key
-	name    string
-	named   bool // a flagged pointer's segment that is not in the arguments
+	a, b  int
+	index int // -1 for a key
+	name  string
+	named bool // a flagged pointer's segment that is not in the arguments
+}
+
+// stepSeg is the path step of the member or element it is at.
+func stepSeg(it *rawjson.Iter) pathSeg {
+	if it.Array {
+		return pathSeg{index: it.Index}
+	}
+	return pathSeg{a: it.KeyStart, b: it.KeyEnd, index: -1}
 }
 
 // subtree is the state of rendering one top-level or flagged value.
@@ -313,10 +320,10 @@ func (w *viewer) resolve(i int, segs []string) (int, bool) {
 		switch w.raw[i] {
 		case '{':
 			found := false
-			for it := w.members(i); it.next(); it.i = w.skip(it.vs) {
-				if w.keyIs(it.seg, seg) {
-					w.path = append(w.path, it.seg)
-					i, found = it.vs, true
+			for it := rawjson.Walk(w.raw, i); it.Next(); {
+				if rawjson.KeyIs(w.raw[it.KeyStart:it.KeyEnd], seg) {
+					w.path = append(w.path, stepSeg(&it))
+					i, found = it.Value, true
 					break
 				}
 			}
@@ -329,10 +336,10 @@ func (w *viewer) resolve(i int, segs []string) (int, bool) {
 				return 0, false
 			}
 			found := false
-			for it := w.members(i); it.next(); it.i = w.skip(it.vs) {
-				if it.seg.index == n {
-					w.path = append(w.path, it.seg)
-					i, found = it.vs, true
+			for it := rawjson.Walk(w.raw, i); it.Next(); {
+				if it.Index == n {
+					w.path = append(w.path, stepSeg(&it))
+					i, found = it.Value, true
 					break
 				}
 			}
@@ -346,39 +353,30 @@ func (w *viewer) resolve(i int, segs []string) (int, bool) {
 	return w.ws(i), true
 }
 
-func (w *viewer) keyIs(s pathSeg, name string) bool {
-	if !s.escaped {
-		return string(w.raw[s.a:s.b]) == name
-	}
-	var k string
-	return json.Unmarshal(w.raw[s.a-1:s.b+1], &k) == nil && k == name
-}
-
 // document shows every value not shown as flagged, in the caller's order.
 func (w *viewer) document(root int) {
-	for it := w.members(root); it.next(); it.i = w.skip(it.vs) {
-		if !w.isFlagged(it.vs) {
+	for it := rawjson.Walk(w.raw, root); it.Next(); {
+		if !w.isFlagged(it.Value) {
 			w.pendingTop++
 		}
 	}
 	w.topOnly = w.pendingTop > MaxLinesShown
 	hiddenTop := 0
-	for it := w.members(root); it.next(); {
-		if w.isFlagged(it.vs) {
-			it.i = w.skip(it.vs)
+	for it := rawjson.Walk(w.raw, root); it.Next(); {
+		if w.isFlagged(it.Value) {
 			continue
 		}
 		w.pendingTop--
 		if w.topOnly && w.docLines >= MaxLinesShown-1 {
 			hiddenTop++
-			var n int
-			n, it.i = w.leaves(it.vs)
+			n, end := w.leaves(it.Value)
+			it.Resume(end)
 			w.v.Hidden += n
 			continue
 		}
-		w.path = append(w.path[:0], it.seg)
+		w.path = append(w.path[:0], stepSeg(&it))
 		st := subtree{depth: 1}
-		it.i = w.value(it.vs, &st)
+		it.Resume(w.value(it.Value, &st))
 		w.close(&st)
 	}
 	if hiddenTop > 0 {
@@ -401,22 +399,21 @@ func (w *viewer) value(i int, st *subtree) int {
 		}
 		return w.leaf(i, st.flagged)
 	}
-	it := w.members(i)
-	for it.next() {
+	it := rawjson.Walk(w.raw, i)
+	for it.Next() {
 		switch {
-		case w.isFlagged(it.vs): // shown among the flagged
-			it.i = w.skip(it.vs)
+		case w.isFlagged(it.Value): // shown among the flagged; Next skips it
 		case st.collapsed:
-			var n int
-			n, it.i = w.leaves(it.vs)
+			n, end := w.leaves(it.Value)
+			it.Resume(end)
 			st.hidden += n
 		default:
-			w.path = append(w.path, it.seg)
-			it.i = w.value(it.vs, st)
+			w.path = append(w.path, stepSeg(&it))
+			it.Resume(w.value(it.Value, st))
 			w.path = w.path[:len(w.path)-1]
 		}
 	}
-	return it.end()
+	return it.End()
 }
 
 // allow says whether one more nested line fits, keeping a line for the
@@ -449,8 +446,8 @@ func (w *viewer) leaf(i int, flagged bool) int {
 	cut, next := 0, 0
 	switch w.raw[i] {
 	case '"':
-		end := w.strEnd(i)
-		next = end + 1
+		next = rawjson.Skip(w.raw, i)
+		end := next - 1 // the closing quote
 		buf = append(buf, '"')
 		var stop int
 		buf, stop = appendJSONString(buf, w.raw, i+1, end, budget)
@@ -464,7 +461,7 @@ func (w *viewer) leaf(i int, flagged bool) int {
 		buf = append(buf, w.raw[i]+2) // '}' and ']' follow their openers by 2
 		next = w.skip(i)
 	default:
-		next = w.tokenEnd(i)
+		next = rawjson.Skip(w.raw, i)
 		n := min(next-i, budget)
 		buf = append(buf, w.raw[i:i+n]...)
 		if cut = next - i - n; cut > 0 {
@@ -558,8 +555,8 @@ func (w *viewer) pointer() string {
 		case s.index >= 0:
 			b.WriteString(strconv.Itoa(s.index))
 		default:
-			var k string
-			if json.Unmarshal(w.raw[s.a-1:s.b+1], &k) != nil {
+			k, ok := rawjson.String(w.raw[s.a-1 : s.b+1])
+			if !ok {
 				k = string(w.raw[s.a:s.b])
 			}
 			b.WriteString(pointerEscaper.Replace(k))
@@ -590,127 +587,19 @@ func (w *viewer) isFlagged(i int) bool {
 	return false
 }
 
-// memberIter walks an object's members or an array's elements.
-type memberIter struct {
-	w     *viewer
-	i     int // next position: after '{'/'[' or after the last value
-	arr   bool
-	n     int
-	seg   pathSeg
-	vs    int // the current value's start
-	ended bool
-}
-
-func (w *viewer) members(i int) memberIter {
-	return memberIter{w: w, i: i + 1, arr: w.raw[i] == '['}
-}
-
-func (it *memberIter) next() bool {
-	w := it.w
-	if it.ended {
-		return false
-	}
-	i := w.ws(it.i)
-	if i < len(w.raw) && w.raw[i] == ',' {
-		i = w.ws(i + 1)
-	}
-	if i >= len(w.raw) || w.raw[i] == '}' || w.raw[i] == ']' {
-		it.ended = true
-		return false
-	}
-	if it.arr {
-		it.seg = pathSeg{index: it.n}
-		it.n++
-		it.vs = i
-		return true
-	}
-	end := w.strEnd(i)
-	it.seg = pathSeg{a: i + 1, b: end, index: -1}
-	for j := i + 1; j < end; j++ {
-		if w.raw[j] == '\\' {
-			it.seg.escaped = true
-			break
-		}
-	}
-	i = w.ws(end + 1)
-	if i < len(w.raw) && w.raw[i] == ':' {
-		i++
-	}
-	it.vs = w.ws(i)
-	return true
-}
-
-// end is the position after the closing bracket, once next said false.
-func (it *memberIter) end() int {
-	return min(it.w.ws(it.i)+1, len(it.w.raw))
-}
-
-func (w *viewer) ws(i int) int {
-	for i < len(w.raw) {
-		switch w.raw[i] {
-		case ' ', '\t', '\n', '\r':
-			i++
-		default:
-			return i
-		}
-	}
-	return i
-}
+func (w *viewer) ws(i int) int { return rawjson.SkipSpace(w.raw, i) }
 
 func (w *viewer) empty(i int) bool {
 	j := w.ws(i + 1)
 	return j < len(w.raw) && (w.raw[j] == '}' || w.raw[j] == ']')
 }
 
-// strEnd is the index of the closing quote of the string opening at i:
-// the first quote after it not escaped by an odd run of backslashes.
-func (w *viewer) strEnd(i int) int {
-	j := i + 1
-	for {
-		k := bytes.IndexByte(w.raw[j:], '"')
-		if k < 0 {
-			return len(w.raw)
-		}
-		j += k
-		n := 0
-		for p := j - 1; p > i && w.raw[p] == '\\'; p-- {
-			n++
-		}
-		if n%2 == 0 {
-			return j
-		}
-		j++
-	}
-}
-
-func (w *viewer) tokenEnd(i int) int {
-	for i < len(w.raw) {
-		switch w.raw[i] {
-		case ',', '}', ']', ' ', '\t', '\n', '\r':
-			return i
-		}
-		i++
-	}
-	return i
-}
-
-// skip returns the end of the value at i.
+// skip returns the end of the value at i (white space skipped).
 func (w *viewer) skip(i int) int {
-	i = w.ws(i)
-	if i >= len(w.raw) {
+	if i = w.ws(i); i >= len(w.raw) {
 		return i
 	}
-	switch w.raw[i] {
-	case '"':
-		return w.strEnd(i) + 1
-	case '{', '[':
-		it := w.members(i)
-		for it.next() {
-			it.i = w.skip(it.vs)
-		}
-		return it.end()
-	}
-	return w.tokenEnd(i)
+	return rawjson.Skip(w.raw, i)
 }
 
 // leaves counts the scalars and empty containers in the value at i, and
@@ -720,13 +609,13 @@ func (w *viewer) leaves(i int) (n, end int) {
 	if c := w.raw[i]; c != '{' && c != '[' || w.empty(i) {
 		return 1, w.skip(i)
 	}
-	it := w.members(i)
-	for it.next() {
-		var k int
-		k, it.i = w.leaves(it.vs)
+	it := rawjson.Walk(w.raw, i)
+	for it.Next() {
+		k, end := w.leaves(it.Value)
+		it.Resume(end)
 		n += k
 	}
-	return n, it.end()
+	return n, it.End()
 }
 
 // appendJSONString appends the display form of the JSON string whose
@@ -749,42 +638,17 @@ func appendJSONString(dst, raw []byte, a, b, budget int) ([]byte, int) {
 			continue
 		}
 		t := tmp[:0]
-		n := 1
-		switch c := raw[i]; {
-		case c == '\\' && i+1 < b:
-			n = 2
-			switch raw[i+1] {
-			case 'u':
-				r, size := decodeU(raw[i:b])
-				n = size
-				if r < 0 { // lone surrogate: show the escape as sent, in one spelling
-					t = appendU(t, -r)
-				} else {
-					t = appendRune(t, r)
-				}
-			case 'n':
-				t = appendRune(t, '\n')
-			case 'r':
-				t = appendRune(t, '\r')
-			case 't':
-				t = appendRune(t, '\t')
-			case 'b':
-				t = appendRune(t, '\b')
-			case 'f':
-				t = appendRune(t, '\f')
-			default: // \" \\ \/
-				t = appendRune(t, rune(raw[i+1]))
-			}
-		case c < utf8.RuneSelf:
-			t = appendRune(t, rune(c))
+		u, n := rawjson.DecodeUnit(raw[:b], i)
+		switch {
+		case u.Malformed: // not in valid JSON: show the byte, go on
+			u.R, n = rune(raw[i]), 1
+			t = appendRune(t, u.R)
+		case u.Invalid:
+			t = append(t, '\\', 'x', hexDigit[u.R>>4], hexDigit[u.R&15])
+		case u.R >= 0xD800 && u.R < 0xE000: // lone surrogate: show the escape as sent, in one spelling
+			t = appendU(t, u.R)
 		default:
-			r, size := utf8.DecodeRune(raw[i:b])
-			n = size
-			if r == utf8.RuneError && size == 1 {
-				t = append(t, '\\', 'x', hexDigit[c>>4], hexDigit[c&15])
-			} else {
-				t = appendRune(t, r)
-			}
+			t = appendRune(t, u.R)
 		}
 		if len(dst)-start+len(t) > budget {
 			return dst, i
@@ -826,40 +690,6 @@ func appendText(dst []byte, s string, budget int) ([]byte, int) {
 		i += n
 	}
 	return dst, len(s)
-}
-
-// decodeU reads a \uXXXX escape (and a second one when the first is a high
-// surrogate and they pair). A lone surrogate comes back negated.
-func decodeU(s []byte) (r rune, size int) {
-	if len(s) < 6 {
-		return utf8.RuneError, len(s)
-	}
-	r1 := hex4(s[2:6])
-	if !utf16.IsSurrogate(r1) {
-		return r1, 6
-	}
-	if r1 < 0xDC00 && len(s) >= 12 && s[6] == '\\' && s[7] == 'u' {
-		if r2 := hex4(s[8:12]); r2 >= 0xDC00 && r2 <= 0xDFFF {
-			return utf16.DecodeRune(r1, r2), 12
-		}
-	}
-	return -r1, 6
-}
-
-func hex4(s []byte) rune {
-	var r rune
-	for _, c := range s {
-		r <<= 4
-		switch {
-		case c >= '0' && c <= '9':
-			r |= rune(c - '0')
-		case c >= 'a' && c <= 'f':
-			r |= rune(c - 'a' + 10)
-		case c >= 'A' && c <= 'F':
-			r |= rune(c - 'A' + 10)
-		}
-	}
-	return r
 }
 
 const hexDigit = "0123456789abcdef"

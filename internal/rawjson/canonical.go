@@ -100,14 +100,14 @@ const hexDigits = "0123456789abcdef"
 // the string whose raw content, between the quotes, is inner.
 func appendCanonicalString(dst, inner []byte) []byte {
 	dst = append(dst, '"')
-	walkString(inner, func(u unit) {
+	walkString(inner, func(u Unit) {
 		switch {
-		case u.invalid:
-			dst = append(dst, '\\', 'x', hexDigits[u.r>>4], hexDigits[u.r&0xF])
-		case u.r >= 0xD800 && u.r < 0xE000:
-			dst = append(dst, '\\', 'u', hexDigits[u.r>>12], hexDigits[u.r>>8&0xF], hexDigits[u.r>>4&0xF], hexDigits[u.r&0xF])
+		case u.Invalid:
+			dst = append(dst, '\\', 'x', hexDigits[u.R>>4], hexDigits[u.R&0xF])
+		case u.R >= 0xD800 && u.R < 0xE000:
+			dst = append(dst, '\\', 'u', hexDigits[u.R>>12], hexDigits[u.R>>8&0xF], hexDigits[u.R>>4&0xF], hexDigits[u.R&0xF])
 		default:
-			dst = appendEscapedRune(dst, u.r)
+			dst = appendEscapedRune(dst, u.R)
 		}
 	})
 	return append(dst, '"')
@@ -146,89 +146,85 @@ func appendEscapedRune(dst []byte, r rune) []byte {
 func decodeString(inner []byte) (out []byte, ok bool) {
 	ok = true
 	out = make([]byte, 0, len(inner))
-	walkString(inner, func(u unit) {
+	walkString(inner, func(u Unit) {
 		switch {
-		case u.malformed:
+		case u.Malformed:
 			ok = false
-		case u.invalid:
-			out = append(out, byte(u.r))
-		case u.r >= 0xD800 && u.r < 0xE000:
-			out = append(out, 0xE0|byte(u.r>>12), 0x80|byte(u.r>>6&0x3F), 0x80|byte(u.r&0x3F))
+		case u.Invalid:
+			out = append(out, byte(u.R))
+		case u.R >= 0xD800 && u.R < 0xE000:
+			out = append(out, 0xE0|byte(u.R>>12), 0x80|byte(u.R>>6&0x3F), 0x80|byte(u.R&0x3F))
 		default:
-			out = utf8.AppendRune(out, u.r)
+			out = utf8.AppendRune(out, u.R)
 		}
 	})
 	return out, ok
 }
 
-// unit is one element of a decoded string: a Unicode scalar value, a lone
-// surrogate (r in D800-DFFF), or an invalid byte (invalid, r the byte).
-type unit struct {
-	r                  rune
-	invalid, malformed bool
+// Unit is one element of a JSON string's content once its escapes are
+// decoded: a Unicode scalar value, a lone surrogate (R in D800-DFFF, from
+// an escape), or a byte that is not UTF-8 (Invalid, R the byte).
+// Malformed marks what no valid string holds (a bad or cut escape).
+type Unit struct {
+	R                  rune
+	Invalid, Malformed bool
+}
+
+// DecodeUnit decodes the unit at s[i], where s is a string's content
+// between its quotes, and returns it with the bytes it takes in s: an
+// escaped surrogate pair is one unit. A Malformed unit takes the rest.
+func DecodeUnit(s []byte, i int) (Unit, int) {
+	c := s[i]
+	switch {
+	case c < utf8.RuneSelf && c != '\\':
+		return Unit{R: rune(c)}, 1
+	case c != '\\':
+		r, size := utf8.DecodeRune(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			return Unit{R: rune(c), Invalid: true}, 1
+		}
+		return Unit{R: r}, size
+	case i+1 >= len(s):
+		return Unit{Malformed: true}, len(s) - i
+	}
+	switch e := s[i+1]; e {
+	case '"', '\\', '/':
+		return Unit{R: rune(e)}, 2
+	case 'b':
+		return Unit{R: '\b'}, 2
+	case 'f':
+		return Unit{R: '\f'}, 2
+	case 'n':
+		return Unit{R: '\n'}, 2
+	case 'r':
+		return Unit{R: '\r'}, 2
+	case 't':
+		return Unit{R: '\t'}, 2
+	case 'u':
+		u, ok := hex4(s, i+2)
+		if !ok {
+			return Unit{Malformed: true}, len(s) - i
+		}
+		if u >= 0xD800 && u < 0xDC00 && i+7 < len(s) && s[i+6] == '\\' && s[i+7] == 'u' {
+			if lo, ok := hex4(s, i+8); ok && lo >= 0xDC00 && lo < 0xE000 {
+				return Unit{R: 0x10000 + (u-0xD800)<<10 + (lo - 0xDC00)}, 12
+			}
+		}
+		return Unit{R: u}, 6 // a scalar value, or a lone surrogate
+	}
+	return Unit{Malformed: true}, len(s) - i
 }
 
 // walkString calls fn with each unit of a string's raw content, escapes
-// decoded and surrogate pairs joined.
-func walkString(inner []byte, fn func(unit)) {
+// decoded and surrogate pairs joined, up to the first malformed one.
+func walkString(inner []byte, fn func(Unit)) {
 	for i := 0; i < len(inner); {
-		c := inner[i]
-		switch {
-		case c == '\\':
-			if i+1 >= len(inner) {
-				fn(unit{malformed: true})
-				return
-			}
-			switch e := inner[i+1]; e {
-			case '"', '\\', '/':
-				fn(unit{r: rune(e)})
-				i += 2
-			case 'b':
-				fn(unit{r: '\b'})
-				i += 2
-			case 'f':
-				fn(unit{r: '\f'})
-				i += 2
-			case 'n':
-				fn(unit{r: '\n'})
-				i += 2
-			case 'r':
-				fn(unit{r: '\r'})
-				i += 2
-			case 't':
-				fn(unit{r: '\t'})
-				i += 2
-			case 'u':
-				u, ok := hex4(inner, i+2)
-				if !ok {
-					fn(unit{malformed: true})
-					return
-				}
-				i += 6
-				if u >= 0xD800 && u < 0xDC00 && i+1 < len(inner) && inner[i] == '\\' && inner[i+1] == 'u' {
-					if lo, ok := hex4(inner, i+2); ok && lo >= 0xDC00 && lo < 0xE000 {
-						fn(unit{r: 0x10000 + (u-0xD800)<<10 + (lo - 0xDC00)})
-						i += 6
-						continue
-					}
-				}
-				fn(unit{r: u}) // a scalar value, or a lone surrogate
-			default:
-				fn(unit{malformed: true})
-				return
-			}
-		case c < utf8.RuneSelf:
-			fn(unit{r: rune(c)})
-			i++
-		default:
-			r, size := utf8.DecodeRune(inner[i:])
-			if r == utf8.RuneError && size == 1 {
-				fn(unit{r: rune(c), invalid: true})
-			} else {
-				fn(unit{r: r})
-			}
-			i += size
+		u, n := DecodeUnit(inner, i)
+		fn(u)
+		if u.Malformed {
+			return
 		}
+		i += n
 	}
 }
 

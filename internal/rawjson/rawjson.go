@@ -1,108 +1,10 @@
-// Package rawjson reads the few fields the proxy needs from JSON-RPC
-// messages without decoding them: one strict validation pass over a
-// message (Check, which never recurses), then cheap walks over the members
-// of the objects it needs, handing out the raw bytes of each value. Values
-// the proxy relays (tool arguments, tool results) are never decoded or
-// re-encoded.
-//
-// Keys match exactly, after unescaping ("n\u0061me" is "name", "NAME" is
-// not), as the JavaScript and Python SDKs read them. encoding/json folds
-// case when it matches a struct field; KeyFolds finds the keys on which the
-// two readings differ, so that a message carrying one can be refused
-// before any reader disagrees about it.
-//
-// Strings are compared and hashed without the lossy step of decoding them
-// into Go strings (which turns every lone surrogate and invalid byte into
-// U+FFFD): see Canonical and IDKey.
 package rawjson
 
 import (
 	"bytes"
 	"encoding/json"
 	"unicode/utf8"
-	"unsafe"
 )
-
-// skip returns the index just past the value at b[i], which must be valid
-// JSON: it only follows strings and brackets.
-func skip(b []byte, i int) int {
-	switch b[i] {
-	case '"':
-		return skipString(b, i)
-	case '{', '[':
-		depth := 0
-		for i < len(b) {
-			switch b[i] {
-			case '"':
-				i = skipString(b, i)
-				continue
-			case '{', '[':
-				depth++
-			case '}', ']':
-				depth--
-				if depth == 0 {
-					return i + 1
-				}
-			}
-			i++
-		}
-		return i
-	}
-	for i < len(b) {
-		switch b[i] {
-		case ',', '}', ']', ' ', '\t', '\n', '\r':
-			return i
-		}
-		i++
-	}
-	return i
-}
-
-func skipString(b []byte, i int) int {
-	i++
-	for i < len(b) {
-		switch b[i] {
-		case '"':
-			return i + 1
-		case '\\':
-			i += 2
-			continue
-		}
-		i++
-	}
-	return i
-}
-
-// Members calls fn with the key and the raw value of each member of the
-// object obj, in order, until fn returns false. obj must be well-formed
-// JSON (see Check; any depth: Members does not recurse); surrounding
-// whitespace is allowed. The key is the raw
-// content between the quotes (escapes not decoded: match it with KeyIs).
-// Members reports whether obj is an object.
-func Members(obj []byte, fn func(key, val []byte) bool) bool {
-	i := SkipSpace(obj, 0)
-	if i >= len(obj) || obj[i] != '{' {
-		return false
-	}
-	i = SkipSpace(obj, i+1)
-	for i < len(obj) && obj[i] == '"' {
-		ks := i + 1
-		i = skipString(obj, i)
-		key := obj[ks : i-1]
-		i = SkipSpace(obj, i)
-		i = SkipSpace(obj, i+1) // past ':'
-		vs := i
-		i = skip(obj, i)
-		if !fn(key, obj[vs:i]) {
-			return true
-		}
-		i = SkipSpace(obj, i)
-		if i < len(obj) && obj[i] == ',' {
-			i = SkipSpace(obj, i+1)
-		}
-	}
-	return true
-}
 
 // Message is the top-level members of a JSON-RPC message, raw: nil when
 // absent, and ID, Params and Error nil too when null.
@@ -142,35 +44,11 @@ func ReadMessage(obj []byte) (m Message, ok bool) {
 	return m, ok
 }
 
-// Elements calls fn with each element of the array arr, in order, until fn
-// returns false. arr must be valid JSON. Elements reports whether arr is
-// an array.
-func Elements(arr []byte, fn func(val []byte) bool) bool {
-	i := SkipSpace(arr, 0)
-	if i >= len(arr) || arr[i] != '[' {
-		return false
-	}
-	i = SkipSpace(arr, i+1)
-	for i < len(arr) && arr[i] != ']' {
-		vs := i
-		i = skip(arr, i)
-		if !fn(arr[vs:i]) {
-			return true
-		}
-		i = SkipSpace(arr, i)
-		if i < len(arr) && arr[i] == ',' {
-			i = SkipSpace(arr, i+1)
-		}
-	}
-	return true
-}
-
 // KeyIs reports whether a raw key (as Members gives it) is field: the
 // same characters once escapes are decoded, case included.
 func KeyIs(key []byte, field string) bool {
 	if bytes.IndexByte(key, '\\') < 0 {
-		// A view of key, not a copy: nothing keeps it.
-		return unsafe.String(unsafe.SliceData(key), len(key)) == field
+		return string(key) == field // compared in place: Go does not copy key
 	}
 	d, ok := decodeString(key)
 	return ok && string(d) == field
