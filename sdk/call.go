@@ -12,7 +12,6 @@ import (
 	"github.com/toolwarden/toolwarden/host"
 	"github.com/toolwarden/toolwarden/internal/channel"
 	"github.com/toolwarden/toolwarden/internal/policy"
-	"github.com/toolwarden/toolwarden/internal/proxy"
 	"github.com/toolwarden/toolwarden/internal/toolresult"
 )
 
@@ -64,7 +63,7 @@ func (c *guarded) CallTool(ctx context.Context, req mcp.CallToolRequest) (*mcp.C
 
 	switch d.Decision {
 	case policy.Deny:
-		return proxy.DeniedResult(name, &d), nil
+		return toolresult.Denied(name, &d), nil
 	case policy.Ask:
 		// The question keeps the decision: a copy, so that d itself stays
 		// off the heap on the calls that are not asked about.

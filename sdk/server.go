@@ -12,7 +12,6 @@ import (
 	"github.com/toolwarden/toolwarden/host"
 	"github.com/toolwarden/toolwarden/internal/channel"
 	"github.com/toolwarden/toolwarden/internal/policy"
-	"github.com/toolwarden/toolwarden/internal/proxy"
 	"github.com/toolwarden/toolwarden/internal/toolresult"
 )
 
@@ -150,7 +149,7 @@ func (p *serverPolicy) middleware(next server.ToolHandlerFunc) server.ToolHandle
 		answer := server.ElicitationResponse(req.Params.InputResponses, channel.ElicitationID)
 		switch {
 		case d.Decision == policy.Deny:
-			return proxy.DeniedResult(name, &d), nil
+			return toolresult.Denied(name, &d), nil
 		case answer != nil:
 			// An answer on the call must be to a question we asked, about
 			// this call: any client can attach one to any call.
@@ -227,8 +226,8 @@ func (p *serverPolicy) apply(call host.Call, d *host.Decision, q *channel.Questi
 	p.g.mu.RLock()
 	always := p.g.h.Approvals()
 	p.g.mu.RUnlock()
-	if ended := proxy.UnansweredResult(name, d, res, always); ended != nil {
-		return ended
+	if toolresult.Ended(res) {
+		return toolresult.Unanswered(name, d, res.Action, always, false)
 	}
 	scope, allow := Answer(choice).scope()
 	if !allow {

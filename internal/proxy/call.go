@@ -17,14 +17,13 @@ import (
 	"github.com/toolwarden/toolwarden/internal/hints"
 	"github.com/toolwarden/toolwarden/internal/policy"
 	"github.com/toolwarden/toolwarden/internal/rawjson"
-	"github.com/toolwarden/toolwarden/internal/session"
 	"github.com/toolwarden/toolwarden/internal/toolresult"
 	"github.com/toolwarden/toolwarden/internal/upstream"
 )
 
-// callRequest is a tools/call as the proxy reads it off the wire: one
-// decode of the message, arguments kept raw (they are forwarded and hashed
-// as sent, never re-encoded).
+// callRequest is a tools/call as the intake's reader read it (see
+// message.call): arguments kept raw (they are forwarded and hashed as
+// sent, never re-encoded).
 type callRequest struct {
 	ID        json.RawMessage
 	Name      string
@@ -39,183 +38,6 @@ type callRequest struct {
 	// Progress is _meta.progressToken, raw: the upstream gets it, and its
 	// progress notifications for it are relayed.
 	Progress json.RawMessage
-}
-
-// parseCall reads a tools/call request. ok is false for anything else,
-// or for a malformed or ambiguous one, which is then left to the intake's
-// screen (strict.go) to refuse, or to mcp-go to answer. It reads the
-// message as encoding/json would decode it into
-//
-//	struct {
-//		ID     json.RawMessage `json:"id"`
-//		Method string          `json:"method"`
-//		Params *struct {
-//			Name           string          `json:"name"`
-//			Arguments      json.RawMessage `json:"arguments"`
-//			RequestState   string          `json:"requestState"`
-//			InputResponses json.RawMessage `json:"inputResponses"`
-//			Meta           struct {
-//				ProgressToken   json.RawMessage `json:"progressToken"`
-//				ProtocolVersion string `json:"io.modelcontextprotocol/protocolVersion"`
-//				Capabilities    *struct {
-//					Elicitation json.RawMessage `json:"elicitation"`
-//				} `json:"io.modelcontextprotocol/clientCapabilities"`
-//			} `json:"_meta"`
-//		} `json:"params"`
-//	}
-//
-// (null leaving a string as it was, any type mismatch failing the whole
-// message), in one validation pass and a walk over the members it needs,
-// with three differences that make it read what the upstream reads: keys
-// match exactly; a message with a key encoding/json would fold into a
-// protocol key ("NAME"), or a protocol key twice, is not taken (mcp-go
-// would read it otherwise: the screen refuses it); and the id must be a
-// string or an integer (rawjson.IsID).
-func parseCall(line []byte) (*callRequest, bool) {
-	r := new(callRequest)
-	if !parseCallInto(line, r) {
-		return nil, false
-	}
-	return r, true
-}
-
-// parseCallInto is parseCall into r.
-func parseCallInto(line []byte, r *callRequest) bool {
-	if !rawjson.Valid(line) {
-		return false
-	}
-	var (
-		id, method              []byte
-		hasParams, bad          bool
-		name, state, pv         string
-		args, responses, elicit []byte
-		progress                []byte
-		hasCaps                 bool
-	)
-	setString := func(dst *string, v []byte) {
-		switch rawjson.Kind(v) {
-		case 'n':
-		case '"':
-			*dst, _ = rawjson.String(v)
-		default:
-			bad = true
-		}
-	}
-	caps := func(v []byte) {
-		switch rawjson.Kind(v) {
-		case 'n':
-			hasCaps, elicit = false, nil
-		case '{':
-			if !hasCaps {
-				hasCaps, elicit = true, nil
-			}
-			rawjson.Members(v, func(k, v []byte) bool {
-				if rawjson.KeyIs(k, "elicitation") {
-					elicit = v
-				}
-				return true
-			})
-		default:
-			bad = true
-		}
-	}
-	meta := func(v []byte) {
-		switch rawjson.Kind(v) {
-		case 'n':
-		case '{':
-			mc := keyCheck{set: metaKeys}
-			rawjson.Members(v, func(k, v []byte) bool {
-				switch mc.key(k) { // indexes in metaKeys
-				case 0:
-					progress = v
-				case 1:
-					setString(&pv, v)
-				case 2:
-					caps(v)
-				}
-				return true
-			})
-			bad = bad || mc.bad != nil
-		default:
-			bad = true
-		}
-	}
-	params := func(v []byte) {
-		switch rawjson.Kind(v) {
-		case 'n':
-			hasParams = false
-			name, state, pv, args, responses, elicit, progress, hasCaps = "", "", "", nil, nil, nil, nil, false
-		case '{':
-			hasParams = true
-			pc := keyCheck{set: paramKeys}
-			rawjson.Members(v, func(k, v []byte) bool {
-				switch pc.key(k) { // indexes in paramKeys
-				case 0:
-					setString(&name, v)
-				case 1:
-					args = v
-				case 2:
-					meta(v)
-				case 3:
-					setString(&state, v)
-				case 4:
-					responses = v
-				}
-				return true
-			})
-			bad = bad || pc.bad != nil
-		default:
-			bad = true
-		}
-	}
-	top := keyCheck{set: envelopeKeys}
-	if !rawjson.Members(line, func(k, v []byte) bool {
-		switch top.key(k) { // indexes in envelopeKeys
-		case 0:
-			bad = bad || rawjson.Kind(v) != '"' // as the screen refuses it
-		case 1:
-			id = v
-		case 2:
-			if rawjson.Kind(v) != 'n' {
-				method = v
-			}
-		case 3:
-			params(v)
-		}
-		return true
-	}) {
-		return false
-	}
-	if bad || top.bad != nil || !isCallMethod(method) || !rawjson.IsID(id) || !hasParams || name == "" {
-		return false
-	}
-	*r = callRequest{ID: json.RawMessage(id), Name: name, Arguments: args, RequestState: state, InputResponses: responses}
-	if len(progress) > 0 && string(progress) != "null" {
-		r.Progress = progress
-	}
-	if mcp.IsModernProtocol(pv) {
-		r.Modern = true
-		if hasCaps && len(elicit) > 0 && string(elicit) != "null" {
-			var ec mcp.ElicitationCapability
-			r.Elicit = json.Unmarshal(elicit, &ec) == nil && formMode(&ec)
-		}
-	}
-	if string(r.InputResponses) == "null" {
-		r.InputResponses = nil
-	}
-	return true
-}
-
-// isCallMethod reports whether a raw method is the string "tools/call".
-func isCallMethod(method []byte) bool {
-	if string(method) == `"`+string(mcp.MethodToolsCall)+`"` {
-		return true
-	}
-	if bytes.IndexByte(method, '\\') < 0 {
-		return false
-	}
-	m, ok := rawjson.String(method)
-	return ok && m == string(mcp.MethodToolsCall)
 }
 
 // outcome is a call's result: the upstream's, as it wrote it, or one the
@@ -307,23 +129,11 @@ func resultTypeLead(raw json.RawMessage) (lead, rest []byte) {
 	return lead, inner
 }
 
-// callTool is what mcp-go holds as every tool's handler. Calls normally
-// never reach it (intake serves them); it is here so that a call mcp-go
-// does see is decided the same way.
-func (p *Proxy) callTool(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-	cr := &callRequest{Name: req.Params.Name, Arguments: req.Params.RawArguments, RequestState: req.Params.RequestState}
-	if len(req.Params.InputResponses) > 0 {
-		cr.InputResponses, _ = json.Marshal(req.Params.InputResponses)
-	}
-	if info := server.RequestProtocolInfoFromContext(ctx); info != nil && info.Modern {
-		cr.Modern = true
-		cr.Elicit = info.ClientCapabilities != nil && formMode(info.ClientCapabilities.Elicitation)
-	}
-	out := p.run(ctx, cr)
-	if out.res != nil {
-		return out.res, nil
-	}
-	return mcp.ParseCallToolResult(&out.raw)
+// callTool is what mcp-go holds as every tool's handler, which it needs
+// to list the tool. It never runs: the intake serves every tools/call
+// request, and mcp-go is handed none (see intake.take).
+func (p *Proxy) callTool(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	return toolError("toolwarden: internal error: a tool call reached mcp-go, which decides nothing; the call was not made."), nil
 }
 
 // step is what deciding a call leaves to do.
@@ -342,16 +152,6 @@ type decided struct {
 	call    host.Call
 	d       host.Decision
 	drifted bool
-}
-
-// run decides a call, maybe asks, then forwards and observes.
-func (p *Proxy) run(ctx context.Context, req *callRequest) outcome {
-	var dc decided
-	next, out := p.decide(ctx, req, &dc)
-	if next == stepDone {
-		return out
-	}
-	return p.proceed(ctx, req, &dc, next)
 }
 
 // decide is the part of a call that never waits: the route, the argument
@@ -521,19 +321,13 @@ func (p *Proxy) answer(ctx context.Context, rt *route, call host.Call, d *host.D
 	if err != nil {
 		return made(refused(rt, err))
 	}
-	if ended(res) {
+	if toolresult.Ended(res) {
 		// No option was chosen: the audit says what the client did.
 		p.h.RecordAsk(p.session, host.AskRecord{Server: d.Server, Tool: d.Tool, App: d.App, Channel: channel.Elicitation, Outcome: endedOutcome(res.Action)})
 		return made(p.unanswered(rt, d, res.Action))
 	}
 	p.h.RecordAsk(p.session, host.AskRecord{Server: d.Server, Tool: d.Tool, App: d.App, Channel: channel.Elicitation, Outcome: "answered", Option: choice})
 	return p.choose(ctx, rt, call, d, choice)
-}
-
-// ended reports whether the client ended the prompt without choosing an
-// option (decline or cancel), which denies the call (see unanswered).
-func ended(res *mcp.ElicitationResult) bool {
-	return res != nil && (res.Action == mcp.ElicitationResponseActionDecline || res.Action == mcp.ElicitationResponseActionCancel)
 }
 
 // choose applies the option the human chose, from whichever channel: deny,
@@ -779,21 +573,9 @@ func toolError(format string, args ...any) *mcp.CallToolResult {
 	return toolresult.Error(format, args...)
 }
 
+// denied is toolresult.Denied for the tool as the client knows it.
 func denied(rt *route, d *host.Decision) *mcp.CallToolResult {
-	if d.Hidden {
-		// Codex's words for a config hide; a plugin's list event is not
-		// app configuration, and the reason names the plugin.
-		if len(d.Reasons) > 0 && d.Reasons[0].Code == policy.CodeBlockedByAppConfig {
-			return toolError("toolwarden: MCP tool call blocked by app configuration: %s is not available (%s).", rt.name, toolresult.Reasons(d))
-		}
-		return toolError("toolwarden: %s is hidden from this session, so the call was not made (%s).", rt.name, toolresult.Reasons(d))
-	}
-	// The model, and the person reading its transcript, learn which rule
-	// denied the call and what would allow it, as the hooks say it.
-	if advice := policy.DenyAdvice(d); advice != "" {
-		return toolError("toolwarden denied this call to %s: %s; %s", rt.name, toolresult.Reasons(d), advice)
-	}
-	return toolError("toolwarden denied this call to %s: %s", rt.name, toolresult.Reasons(d))
+	return toolresult.Denied(rt.name, d)
 }
 
 func refused(rt *route, err error) *mcp.CallToolResult {
@@ -804,80 +586,14 @@ func refused(rt *route, err error) *mcp.CallToolResult {
 func (p *Proxy) needsApproval(rt *route, d *host.Decision) *mcp.CallToolResult {
 	var b strings.Builder
 	fmt.Fprintf(&b, "toolwarden: this call to %s needs the user's approval, but this MCP client cannot show approval prompts (it did not declare the elicitation capability). The call was not made.\n", rt.name)
-	howToAllow(&b, d, p.h.Approvals(), "use an MCP client that supports elicitation", true)
+	toolresult.HowToAllow(&b, d, p.h.Approvals(), "use an MCP client that supports elicitation", true)
 	return mcp.NewToolResultError(b.String())
 }
 
 // unanswered is the refusal of a call whose approval prompt the client
-// ended without choosing an option: MCP's decline or cancel. Agents do
-// that on their own (Claude Code -p cancels every elicitation, codex exec
-// declines it), so the model must not read that a person refused: it is
-// told what the client did and how the call can be allowed.
+// ended without choosing an option (see toolresult.Unanswered).
 func (p *Proxy) unanswered(rt *route, d *host.Decision, action mcp.ElicitationResponseAction) *mcp.CallToolResult {
-	return unansweredResult(rt.name, d, action, p.h.Approvals(), true)
-}
-
-// UnansweredResult is the tool error for a call to tool whose approval
-// prompt the client ended without choosing an option (res's action is
-// decline or cancel), or nil when res is anything else. The sdk package's
-// MCP server answers with it, so that a model reads one account of an
-// unanswered prompt whichever way toolwarden sits in front of a tool.
-// always is the approvals file (nil: none), named in the advice. The
-// advice leaves out approval_channel = "inbox": the sdk's server asks an
-// elicitation-capable client itself, whatever the channel says.
-func UnansweredResult(tool string, d *host.Decision, res *mcp.ElicitationResult, always *session.Persistent) *mcp.CallToolResult {
-	if !ended(res) {
-		return nil
-	}
-	return unansweredResult(tool, d, res.Action, always, false)
-}
-
-// unansweredResult is what unanswered and UnansweredResult say; inbox
-// says whether approval_channel = "inbox" would ask elsewhere.
-func unansweredResult(tool string, d *host.Decision, action mcp.ElicitationResponseAction, always *session.Persistent, inbox bool) *mcp.CallToolResult {
-	var b strings.Builder
-	b.WriteString(unansweredWhat(tool, action))
-	howToAllow(&b, d, always, "run the agent interactively and choose an allow option in the prompt", inbox)
-	return mcp.NewToolResultError(b.String())
-}
-
-// unansweredWhat says what happened to a prompt the client ended with
-// action (decline or cancel), never that a person refused: the spec means
-// decline for an explicit refusal, but a non-interactive client declines
-// or cancels with no one there.
-func unansweredWhat(tool string, action mcp.ElicitationResponseAction) string {
-	if action == mcp.ElicitationResponseActionDecline {
-		return fmt.Sprintf("toolwarden: this call to %s needs the user's approval, and the client declined the approval prompt (MCP elicitation action \"decline\") without choosing an option. "+
-			"A non-interactive run (codex exec, for one) declines every prompt itself: then no one saw it. toolwarden denied the call: it was not made.\n", tool)
-	}
-	return fmt.Sprintf("toolwarden: this call to %s needs the user's approval, and the client cancelled the approval prompt (MCP elicitation action \"cancel\") without an answer. "+
-		"A non-interactive run (claude -p, for one) cancels every prompt: then no one saw it. toolwarden denied the call: it was not made.\n", tool)
-}
-
-// howToAllow writes why the call was asked about and the ways the user can
-// allow it, first among them first; always is the approvals file (nil:
-// none), inbox whether the approval inbox is a way.
-func howToAllow(b *strings.Builder, d *host.Decision, always *session.Persistent, first string, inbox bool) {
-	fmt.Fprintf(b, "Why: %s\n", toolresult.Reasons(d))
-	if hs := d.Hints.String(); hs != "" {
-		fmt.Fprintf(b, "Hints: %s\n", hs)
-	}
-	b.WriteString("To allow it, the user can:\n")
-	fmt.Fprintf(b, "  - %s;\n", first)
-	fmt.Fprintf(b, "  - or %s", policy.ApproveAdvice(d))
-	if d.Rememberable && always != nil {
-		fmt.Fprintf(b, ";\n  - or approve this exact definition permanently: toolwarden approvals add --approvals %q --server %s --tool %s --hash %s", always.Path(), d.Server, d.Tool, d.DefinitionHash)
-		if d.App != d.Server {
-			fmt.Fprintf(b, " --app %s", d.App)
-		}
-		if d.Connector != "" {
-			fmt.Fprintf(b, " --connector %s", d.Connector)
-		}
-	}
-	if inbox {
-		b.WriteString(";\n  - or set approval_channel = \"inbox\" for this server and answer in the approval inbox (toolwarden inbox)")
-	}
-	b.WriteString(".")
+	return toolresult.Unanswered(rt.name, d, action, p.h.Approvals(), true)
 }
 
 // upstreamError turns a failed upstream call into a tool error.

@@ -54,7 +54,7 @@ func (p *Proxy) askChannels(ctx context.Context, rt *route, call host.Call, d *h
 			if err != nil {
 				return "", err
 			}
-			if ended(res) {
+			if toolresult.Ended(res) {
 				return "", &channel.EndedError{Outcome: endedOutcome(res.Action)}
 			}
 			return q.Elicited(res)

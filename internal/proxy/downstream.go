@@ -1,7 +1,6 @@
 package proxy
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -48,11 +47,6 @@ const notifyTimeout = 10 * time.Second
 // client.
 const relayIDPrefix = "toolwarden-relay-"
 
-var (
-	setLevelMarker     = []byte(`"logging/setLevel"`)
-	rootsChangedMarker = []byte(`"notifications/roots/list_changed"`)
-)
-
 // downstream is the state of what the proxy relays to its client.
 type downstream struct {
 	helloOnce sync.Once
@@ -81,23 +75,31 @@ type relayAnswer struct {
 // client can do. A 2026-07-28 client sends no initialize, and its
 // upstreams are told nothing: such a client answers a server's questions
 // in the tools/call round trip, which the proxy does not relay.
-func (p *Proxy) heard(first []byte) {
+func (p *Proxy) heard(first *message) {
 	p.down.helloOnce.Do(func() {
-		var m struct {
-			Method string `json:"method"`
-			Params struct {
-				Capabilities mcp.ClientCapabilities `json:"capabilities"`
-			} `json:"params"`
-		}
-		if first != nil && json.Unmarshal(first, &m) == nil && m.Method == string(mcp.MethodInitialize) {
+		var caps mcp.ClientCapabilities
+		if first != nil && first.method == string(mcp.MethodInitialize) && first.readCapabilities(&caps) {
 			for _, u := range p.ups {
-				u.SetClientCapabilities(m.Params.Capabilities)
+				u.SetClientCapabilities(caps)
 			}
 		} else {
 			p.clientOperating() // no handshake to wait for
 		}
 		close(p.down.hello)
 	})
+}
+
+// readCapabilities decodes an initialize request's params.capabilities
+// (absent or null: none), as mcp-go decodes them from the same bytes; it
+// reports false when they are not capabilities.
+func (m *message) readCapabilities(caps *mcp.ClientCapabilities) bool {
+	if m.status != rawjson.OK || !m.object || m.typeFault != "" || m.keyProblem("the message") != "" || m.keyProblem("params") != "" {
+		return false // refused (see intake.refuse): it says nothing
+	}
+	if k := rawjson.Kind(m.capabilities); k == 0 || k == 'n' {
+		return true
+	}
+	return json.Unmarshal(m.capabilities, caps) == nil
 }
 
 // awaitHello waits for the client's first message (see heard), at most
@@ -127,18 +129,19 @@ func (p *Proxy) clientOperating() {
 // noteLifecycle ends the hold (see clientOperating) on the client's
 // notifications/initialized or on a request that is neither initialize
 // nor ping. It reports whether the hold has ended.
-func (p *Proxy) noteLifecycle(line []byte) bool {
-	msg, ok := rawjson.ReadMessage(bytes.TrimSpace(line))
-	if !ok || msg.Method == nil {
+func (p *Proxy) noteLifecycle(m *message) bool {
+	method := m.members[keyMethod]
+	if !m.object || method == nil {
 		return false
 	}
-	m, ok := rawjson.String(msg.Method)
-	switch {
-	case !ok:
+	name := m.method
+	hasID := m.id() != nil && rawjson.Kind(m.id()) != 'n'
+	switch k := rawjson.Kind(method); {
+	case k != '"' && k != 'n':
 		return false
-	case msg.ID == nil && m != string(mcp.MethodNotificationInitialized):
+	case !hasID && name != string(mcp.MethodNotificationInitialized):
 		return false
-	case msg.ID != nil && (m == string(mcp.MethodInitialize) || m == string(mcp.MethodPing)):
+	case hasID && (name == string(mcp.MethodInitialize) || name == string(mcp.MethodPing)):
 		return false
 	}
 	p.clientOperating()
@@ -288,35 +291,29 @@ func (p *Proxy) relayAnswered(key string, result, rpcErr []byte) bool {
 
 // setLevel serves logging/setLevel: the level applies to what the proxy
 // relays, and goes to every upstream that offers logging. It reports false
-// for a line that is not such a request (left to mcp-go).
-func (p *Proxy) setLevel(line []byte) bool {
-	var m struct {
-		ID     json.RawMessage `json:"id"`
-		Method string          `json:"method"`
-		Params struct {
-			Level mcp.LoggingLevel `json:"level"`
-			Meta  struct {
-				ProtocolVersion string `json:"io.modelcontextprotocol/protocolVersion"`
-			} `json:"_meta"`
-		} `json:"params"`
-	}
-	if json.Unmarshal(line, &m) != nil || m.Method != string(mcp.MethodSetLogLevel) || len(m.ID) == 0 || string(m.ID) == "null" || mcp.IsModernProtocol(m.Params.Meta.ProtocolVersion) {
+// for a request it leaves to mcp-go: one whose level is not a string, or
+// a 2026-07-28 request.
+func (p *Proxy) setLevel(m *message) bool {
+	lk := rawjson.Kind(m.level)
+	if m.id() == nil || m.typeFault != "" || (lk != 0 && lk != 'n' && lk != '"') || mcp.IsModernProtocol(m.protocolVersion) {
 		return false
 	}
-	r := &passRequest{id: m.ID, method: m.Method}
-	if !validLevel(m.Params.Level) {
-		p.replyError(r, &upstream.RPCError{Code: mcp.INVALID_PARAMS, Message: fmt.Sprintf("logging/setLevel: %q is not a log level (debug, info, notice, warning, error, critical, alert, emergency)", m.Params.Level)})
+	s, _ := rawjson.String(m.level)
+	level := mcp.LoggingLevel(s)
+	r := &passRequest{id: append(json.RawMessage(nil), m.id()...), method: m.method}
+	if !validLevel(level) {
+		p.replyError(r, &upstream.RPCError{Code: mcp.INVALID_PARAMS, Message: fmt.Sprintf("logging/setLevel: %q is not a log level (debug, info, notice, warning, error, critical, alert, emergency)", level)})
 		return true
 	}
 	d := &p.down
 	d.mu.Lock()
-	d.level, d.leveled = m.Params.Level, true
+	d.level, d.leveled = level, true
 	d.mu.Unlock()
 	for _, u := range p.ups {
 		go func() {
 			ctx, cancel := context.WithTimeout(p.runCtx, notifyTimeout)
 			defer cancel()
-			if err := u.SetLogLevel(ctx, m.Params.Level); err != nil {
+			if err := u.SetLogLevel(ctx, level); err != nil {
 				p.log.Warn("setting an upstream's log level failed", "server", u.Name(), "err", err)
 			}
 		}()
@@ -353,18 +350,12 @@ func (p *Proxy) relayLog(u *upstream.Client, params map[string]any) map[string]a
 
 // rootsChanged forwards the client's notifications/roots/list_changed to
 // every upstream (each was told of the client's roots capability).
-func (p *Proxy) rootsChanged(line []byte) {
-	var m struct {
-		Method string `json:"method"`
-	}
-	if json.Unmarshal(line, &m) != nil || m.Method != mcp.MethodNotificationRootsListChanged {
-		return
-	}
+func (p *Proxy) rootsChanged() {
 	for _, u := range p.ups {
 		go func() {
 			ctx, cancel := context.WithTimeout(p.runCtx, notifyTimeout)
 			defer cancel()
-			if err := u.NotifyServer(ctx, m.Method); err != nil {
+			if err := u.NotifyServer(ctx, mcp.MethodNotificationRootsListChanged); err != nil {
 				p.log.Warn("forwarding roots/list_changed failed", "server", u.Name(), "err", err)
 			}
 		}()

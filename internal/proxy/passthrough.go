@@ -29,14 +29,6 @@ import (
 // merged (every page of every server, no cursor), and a URI goes only to
 // the server that listed it (see resourceRoutes).
 
-// Markers of the methods that pass through (a line without one is not
-// looked at further).
-var (
-	promptsMarker    = []byte(`"prompts/`)
-	resourcesMarker  = []byte(`"resources/`)
-	completionMarker = []byte(`"completion/complete"`)
-)
-
 // passedMethods are the requests that pass through.
 var passedMethods = map[string]bool{
 	string(mcp.MethodPromptsList):            true,
@@ -61,32 +53,18 @@ type passRequest struct {
 	modern bool            // a 2026-07-28 request
 }
 
-// parsePassRequest reads a request for one of passedMethods. ok is false
-// for anything else (a notification, a response, another method, a
-// malformed message), which is then left to mcp-go.
-func parsePassRequest(line []byte) (*passRequest, bool) {
-	if !bytes.Contains(line, promptsMarker) && !bytes.Contains(line, resourcesMarker) && !bytes.Contains(line, completionMarker) {
+// passRequestOf is the request to pass through, when the message (which
+// refuse found well-formed) is a request for one of passedMethods. Its id
+// and params are copies: the request outlives the intake's reading.
+func passRequestOf(m *message) (*passRequest, bool) {
+	id := m.id()
+	if !passedMethods[m.method] || id == nil || rawjson.Kind(id) == 'n' {
 		return nil, false
 	}
-	var m struct {
-		ID     json.RawMessage `json:"id"`
-		Method string          `json:"method"`
-		Params json.RawMessage `json:"params"`
-	}
-	if json.Unmarshal(line, &m) != nil || !passedMethods[m.Method] || len(m.ID) == 0 || string(m.ID) == "null" {
-		return nil, false
-	}
-	r := &passRequest{id: m.ID, method: m.Method}
-	if len(m.Params) > 0 && string(m.Params) != "null" {
-		r.params = m.Params
-		var meta struct {
-			Meta struct {
-				ProtocolVersion string `json:"io.modelcontextprotocol/protocolVersion"`
-			} `json:"_meta"`
-		}
-		if json.Unmarshal(m.Params, &meta) == nil {
-			r.modern = mcp.IsModernProtocol(meta.Meta.ProtocolVersion)
-		}
+	r := &passRequest{id: append(json.RawMessage(nil), id...), method: m.method}
+	if params := m.members[keyParams]; params != nil && rawjson.Kind(params) != 'n' {
+		r.params = append(json.RawMessage(nil), params...)
+		r.modern = mcp.IsModernProtocol(m.protocolVersion)
 		if r.modern {
 			r.params = withoutProtocolMeta(r.params)
 		}

@@ -135,7 +135,7 @@ func TestReplaceMember(t *testing.T) {
 	}
 }
 
-// parsePassRequest reads untrusted client lines: on any input it returns
+// The intake reads untrusted client lines: on any input it returns
 // without panicking, and what it accepts is a request for one of the
 // passed methods with a usable id, whose params (rewritten for a
 // 2026-07-28 client) are still valid JSON.

@@ -34,7 +34,7 @@ type answer struct {
 	} `json:"error"`
 }
 
-func TestTheScreenAnswersEveryRequestAParserGivesUpOn(t *testing.T) {
+func TestTheIntakeAnswersEveryRequestItCannotServe(t *testing.T) {
 	t.Parallel()
 	deep := strings.Repeat(`{"a":`, rawjson.MaxDepth) + "1" + strings.Repeat("}", rawjson.MaxDepth)
 	call := func(id, params string) string {
@@ -64,6 +64,11 @@ func TestTheScreenAnswersEveryRequestAParserGivesUpOn(t *testing.T) {
 		{"a call whose name is also spelled NAME", call("8", `{"name":"echo","NAME":"get-sum"}`), `8`, -32600},
 		{"a call that names its tool twice", call("9", `{"name":"echo","name":"get-sum"}`), `9`, -32600},
 		{"a call with its arguments twice", call("10", `{"name":"echo","arguments":{},"arguments":{"x":1}}`), `10`, -32600},
+		{"a call whose name is a number", call("17", `{"name":5}`), `17`, -32600},
+		{"a call whose params are a string", call("18", `"echo"`), `18`, -32600},
+		{"a call whose _meta is a list", call("19", `{"name":"echo","_meta":[]}`), `19`, -32600},
+		{"a call that names no tool", call("20", `{"arguments":{}}`), `20`, -32602},
+		{"a call without params", `{"jsonrpc":"2.0","id":21,"method":"tools/call"}`, `21`, -32602},
 		{"a METHOD beside the method", `{"jsonrpc":"2.0","id":11,"method":"tools/list","METHOD":"tools/call","params":{"name":"e"}}`, `11`, -32600},
 		{"an ID beside the id", `{"jsonrpc":"2.0","id":12,"ID":13,"method":"ping"}`, `null`, -32600},
 		{"a case-folded progress token", call("14", `{"name":"echo","_meta":{"progressToken":1,"PROGRESSTOKEN":2}}`), `14`, -32600},
@@ -87,14 +92,11 @@ func TestTheScreenAnswersEveryRequestAParserGivesUpOn(t *testing.T) {
 			p, buf := screenProxy()
 			in := &intake{p: p, out: p.out}
 			line := []byte(tc.line + "\n")
-			var c callRequest
-			if parseCallInto(line, &c) {
-				t.Fatalf("parseCall took it")
-			}
-			got := in.screen(line)
+			m := readMessage(line)
+			got := in.refuse(m)
 			if tc.id == pass {
-				if got != passOn || buf.Len() > 0 {
-					t.Fatalf("screen = %v, wrote %q; want it passed on", got, buf)
+				if got != passOn || buf.Len() > 0 || m.isCall() {
+					t.Fatalf("refuse = %v, wrote %q; want it passed on", got, buf)
 				}
 				return
 			}
@@ -132,11 +134,11 @@ func TestAnAnswerReachesOnlyTheRelayedRequestWithItsID(t *testing.T) {
 	ch := make(chan relayAnswer, 1)
 	p.down.waits = map[string]chan relayAnswer{key: ch}
 	for _, other := range []string{`"toolwarden-relay-1 "`, `"toolwarden-relay-10"`, `"Toolwarden-relay-1"`} {
-		if in.screen([]byte(`{"jsonrpc":"2.0","id":`+other+`,"result":{"x":1}}`)) != consumed || len(ch) > 0 {
+		if in.refuse(readMessage([]byte(`{"jsonrpc":"2.0","id":`+other+`,"result":{"x":1}}`))) != consumed || len(ch) > 0 {
 			t.Fatalf("the answer with id %s was taken for toolwarden-relay-1", other)
 		}
 	}
-	if in.screen([]byte(`{"jsonrpc":"2.0","id":"toolwarden\u002drelay-1","result":{"x":2}}`)) != consumed {
+	if in.refuse(readMessage([]byte(`{"jsonrpc":"2.0","id":"toolwarden\u002drelay-1","result":{"x":2}}`))) != consumed {
 		t.Fatal("not consumed")
 	}
 	select {
@@ -173,10 +175,10 @@ func TestParseCallReadsKeysExactly(t *testing.T) {
 	}
 }
 
-// Whatever the client sends, the screen never panics, answers at most
-// once, with an id that is null or allowed, and passes on every call the
-// call path would take.
-func FuzzScreen(f *testing.F) {
+// Whatever the client sends, the intake never panics, answers at most
+// once, with an id that is null or allowed, and takes every tools/call it
+// does not answer.
+func FuzzRefuse(f *testing.F) {
 	for _, s := range append(callSeeds,
 		`{"jsonrpc":"2.0","id":null,"method":"tools/call","params":{"name":"e"}}`,
 		`{"jsonrpc":"2.0","id":"2","result":{}}`, `{"jsonrpc":"2.0","id":2,"result":{}}`,
@@ -187,22 +189,25 @@ func FuzzScreen(f *testing.F) {
 	f.Fuzz(func(t *testing.T, line []byte) {
 		p, buf := screenProxy()
 		in := &intake{p: p, out: p.out}
-		got := in.screen(line)
-		if _, ok := parseCall(line); ok && (got != passOn || buf.Len() > 0) {
-			t.Fatalf("screen refused a call parseCall takes: %q -> %q", line, buf)
+		m := readMessage(line)
+		got := in.refuse(m)
+		if got == passOn && m.isCall() {
+			if !m.call(new(callRequest)) {
+				t.Fatalf("a call passed on that the call path cannot take: %q", line)
+			}
 		}
 		if buf.Len() == 0 {
 			return
 		}
 		if got != consumed || bytes.Count(buf.Bytes(), []byte("\n")) != 1 {
-			t.Fatalf("screen(%q) = %v wrote %q", line, got, buf)
+			t.Fatalf("refuse(%q) = %v wrote %q", line, got, buf)
 		}
 		var a answer
 		if err := json.Unmarshal(buf.Bytes(), &a); err != nil {
-			t.Fatalf("screen(%q) wrote %q: %v", line, buf, err)
+			t.Fatalf("refuse(%q) wrote %q: %v", line, buf, err)
 		}
 		if string(a.ID) != "null" && !rawjson.IsID(a.ID) {
-			t.Fatalf("screen(%q) answered with id %s", line, a.ID)
+			t.Fatalf("refuse(%q) answered with id %s", line, a.ID)
 		}
 	})
 }
@@ -256,14 +261,19 @@ func TestResultTypeIsLookedForByItsExactKey(t *testing.T) {
 	}
 }
 
-// BenchmarkParseCall reads a typical call; encoding/json's validation of
-// the same line is the baseline of the same run.
+// BenchmarkParseCall reads a typical call as the intake does (read, then
+// take the call); encoding/json's validation of the same line is the
+// baseline of the same run.
 func BenchmarkParseCall(b *testing.B) {
 	line := []byte(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"echo","arguments":{"message":"hello world, this is a message","n":[1,2,3,{"a":"b"}]},"_meta":{"progressToken":"t"}}}` + "\n")
 	b.Run("parseCall", func(b *testing.B) {
-		var r callRequest
+		var (
+			m message
+			r callRequest
+		)
 		for b.Loop() {
-			if !parseCallInto(line, &r) {
+			m.read(line)
+			if m.keyProblem("the message") != "" || m.keyProblem("params") != "" || !m.call(&r) {
 				b.Fatal("not a call")
 			}
 		}

@@ -64,18 +64,3 @@ func TestEachEndOfAnApprovalPromptSaysWhatHappened(t *testing.T) {
 		}
 	}
 }
-
-// ended tells an answer from a prompt the client closed without one.
-func TestOnlyDeclineAndCancelEndAPromptWithoutAnAnswer(t *testing.T) {
-	t.Parallel()
-	for action, want := range map[mcp.ElicitationResponseAction]bool{
-		mcp.ElicitationResponseActionAccept: false, mcp.ElicitationResponseActionDecline: true, mcp.ElicitationResponseActionCancel: true, "other": false,
-	} {
-		if got := ended(&mcp.ElicitationResult{ElicitationResponse: mcp.ElicitationResponse{Action: action}}); got != want {
-			t.Errorf("ended(%q) = %v, want %v", action, got, want)
-		}
-	}
-	if ended(nil) {
-		t.Error("ended(nil) = true")
-	}
-}

@@ -9,6 +9,7 @@ import (
 	"io"
 	"regexp"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 
@@ -19,15 +20,16 @@ import (
 
 // The proxy's stdio wire sits between the client and mcp-go's stdio server:
 //
-//   - intake reads the client's messages. It bounds their size (answering
-//     an oversized message itself, so a huge call never reaches mcp-go or
-//     policy), serves tools/call itself (read without decoding, see
-//     parseCall; arguments and results relayed raw; mcp-go's path decodes a
-//     call five times and re-encodes the result, which costs more than
-//     policy does), hands the requests for prompts, resources and
-//     completions to goroutines that forward them (see passthrough.go),
-//     and notes the IDs of tools/list requests. Everything else goes to
-//     mcp-go: the handshake, ping, server/discover, the answers to our
+//   - intake is the one reader of the client's messages (message.go). It
+//     bounds their size (answering an oversized message itself, so a huge
+//     call never reaches mcp-go or policy), reads each message once, and
+//     serves tools/call itself (read without decoding; arguments and
+//     results relayed raw; mcp-go's path decodes a call five times and
+//     re-encodes the result, which costs more than policy does), hands the
+//     requests for prompts, resources and completions to goroutines that
+//     forward them (see passthrough.go), and notes the IDs of tools/list
+//     requests. Everything else goes to mcp-go, as the reader read it: the
+//     handshake, ping, server/discover, the answers to our
 //     elicitation/create requests.
 //   - output serialises everything written to the client and, for those
 //     IDs, replaces the "tools" of mcp-go's answer with the visible tools'
@@ -49,6 +51,7 @@ type intake struct {
 	p       *Proxy
 	lineCap int
 	waited  bool
+	msg     message // the message being read (see message.read)
 	// operating: the client has said it is initialized (see
 	// Proxy.noteLifecycle); only until then is each message looked at for it.
 	operating bool
@@ -59,16 +62,18 @@ func newIntake(r io.Reader, out *output, p *Proxy) *intake {
 }
 
 // pump reads the client's messages until its input ends, serving what the
-// proxy serves and writing the rest to mcp-go's side of the pipe. The
-// first message is read at once (see Proxy.heard); it is served once
-// listening is closed.
+// proxy serves and writing the rest to mcp-go's side of the pipe, as the
+// reader read it (see message.forMCPGo). The first message is read at
+// once (see Proxy.heard); it is served once listening is closed.
 func (in *intake) pump(pw *io.PipeWriter, listening <-chan struct{}) {
 	first := true
 	for {
 		line, err := in.next()
+		m := &in.msg
+		m.read(line)
 		if first {
 			first = false
-			in.p.heard(line)
+			in.p.heard(m)
 			select {
 			case <-listening:
 			case <-in.p.runCtx.Done():
@@ -83,10 +88,10 @@ func (in *intake) pump(pw *io.PipeWriter, listening <-chan struct{}) {
 			pw.CloseWithError(err)
 			return
 		}
-		if in.take(line) {
+		if in.take(m) {
 			continue
 		}
-		if _, err := pw.Write(line); err != nil {
+		if _, err := pw.Write(m.forMCPGo()); err != nil {
 			return // mcp-go stopped reading
 		}
 	}
@@ -144,64 +149,52 @@ func (in *intake) next() ([]byte, error) {
 	}
 }
 
-// take looks at a message before mcp-go does. tools/call is served by the
-// proxy itself and not passed on (see Proxy.dispatch). Every other message
-// is screened first (see strict.go): what is malformed, too deep or
-// ambiguous is answered there, and the client's answers are routed by id
-// (to the requests the proxy relayed, Proxy.relayAnswered, or on to
-// mcp-go). After the call's path (they cost a call nothing), the proxy
-// also serves the requests for prompts,
-// resources and completions (Proxy.pass) and logging/setLevel
-// (Proxy.setLevel); for tools/list the id is noted so that output can
-// rewrite the answer; notifications/roots/list_changed goes to the
-// upstreams too; notifications/cancelled also cancels the proxy's call or
-// request.
-func (in *intake) take(line []byte) bool {
+// take serves a message the proxy serves, and reports false for one it
+// leaves to mcp-go. What is malformed, too deep or ambiguous is answered
+// first (refuse, strict.go), and the client's answers are routed by id (to
+// the requests the proxy relayed, Proxy.relayAnswered, or on to mcp-go).
+// tools/call is served by the proxy itself (see Proxy.dispatch), and so
+// are the requests for prompts, resources and completions (Proxy.pass) and
+// logging/setLevel (Proxy.setLevel); for tools/list the id is noted so
+// that output can rewrite the answer; notifications/roots/list_changed
+// goes to the upstreams too; notifications/cancelled also cancels the
+// proxy's call or request.
+func (in *intake) take(m *message) bool {
 	if !in.operating {
-		in.operating = in.p.noteLifecycle(line)
+		in.operating = in.p.noteLifecycle(m)
 	}
-	if bytes.Contains(line, callMarker) {
-		c := &call{p: in.p}
-		if parseCallInto(line, &c.req) {
-			in.waitForUpstreams()
-			in.p.dispatch(c)
-			return true
-		}
-	}
-	if in.screen(line) == consumed {
+	if in.refuse(m) == consumed {
 		return true
 	}
-	if r, ok := parsePassRequest(line); ok {
+	if m.isCall() {
+		c := &call{p: in.p}
+		m.call(&c.req) // refuse answered every call it cannot take
+		in.waitForUpstreams()
+		in.p.dispatch(c)
+		return true
+	}
+	if r, ok := passRequestOf(m); ok {
 		in.p.pass(r)
 		return true
 	}
-	if bytes.Contains(line, setLevelMarker) && in.p.setLevel(line) {
-		return true
-	}
-	if bytes.Contains(line, rootsChangedMarker) {
-		in.p.rootsChanged(line)
-	}
-	in.note(line)
-	if bytes.Contains(line, cancelMarker) {
-		var n struct {
-			Method string `json:"method"`
-			Params struct {
-				RequestID json.RawMessage `json:"requestId"`
-			} `json:"params"`
+	switch m.method {
+	case string(mcp.MethodSetLogLevel):
+		if in.p.setLevel(m) {
+			return true
 		}
-		if json.Unmarshal(line, &n) == nil && n.Method == string(mcp.MethodNotificationCancelled) && len(n.Params.RequestID) > 0 {
-			in.p.cancelCall(n.Params.RequestID)
-			in.p.cancelRequest(n.Params.RequestID)
+	case mcp.MethodNotificationRootsListChanged:
+		in.p.rootsChanged()
+	case string(mcp.MethodNotificationCancelled):
+		if len(m.requestID) > 0 {
+			in.p.cancelCall(m.requestID)
+			in.p.cancelRequest(m.requestID)
 		}
 	}
+	in.note(m)
 	return false
 }
 
 var (
-	callMarker   = []byte(`"tools/call"`)
-	cancelMarker = []byte(`"notifications/cancelled"`)
-	listMarker   = []byte(`"tools/list"`)
-	toolsMarker  = []byte(`"tools/`)
 	// idPattern finds an id at an end of an oversized message: a string or
 	// an integer followed by the end of its member (so 1.5 is no id 1).
 	idPattern  = regexp.MustCompile(`"id"\s*:\s*("(?:[^"\\]|\\.)*"|-?[0-9]+)\s*[,}]`)
@@ -211,21 +204,13 @@ var (
 // note records a tools/list request's id, so output can rewrite the
 // answer. The first tools/list or tools/call waits (up to listWait) for the
 // upstreams to start, so that neither sees a partial list.
-func (in *intake) note(line []byte) {
-	if bytes.Contains(line, toolsMarker) {
+func (in *intake) note(m *message) {
+	if strings.HasPrefix(m.method, "tools/") {
 		in.waitForUpstreams()
 	}
-	if !bytes.Contains(line, listMarker) {
-		return
+	if m.method == string(mcp.MethodToolsList) && m.id() != nil {
+		in.out.expectList(idKey(m.id()))
 	}
-	var m struct {
-		ID     json.RawMessage `json:"id"`
-		Method string          `json:"method"`
-	}
-	if json.Unmarshal(line, &m) != nil || m.Method != string(mcp.MethodToolsList) || len(m.ID) == 0 {
-		return
-	}
-	in.out.expectList(idKey(m.ID))
 }
 
 // waitForUpstreams waits, once, for the upstreams to start (see note).

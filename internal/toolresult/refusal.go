@@ -1,0 +1,93 @@
+package toolresult
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/toolwarden/toolwarden/host"
+	"github.com/toolwarden/toolwarden/internal/policy"
+	"github.com/toolwarden/toolwarden/internal/session"
+)
+
+// Denied is the tool error a denied call to tool is answered with (a
+// hidden tool's included), by the proxy and by the sdk's guard alike, so
+// that an agent reads one refusal whichever way toolwarden sits in front
+// of its servers.
+func Denied(tool string, d *host.Decision) *mcp.CallToolResult {
+	if d.Hidden {
+		// Codex's words for a config hide; a plugin's list event is not
+		// app configuration, and the reason names the plugin.
+		if len(d.Reasons) > 0 && d.Reasons[0].Code == policy.CodeBlockedByAppConfig {
+			return Error("toolwarden: MCP tool call blocked by app configuration: %s is not available (%s).", tool, Reasons(d))
+		}
+		return Error("toolwarden: %s is hidden from this session, so the call was not made (%s).", tool, Reasons(d))
+	}
+	// The model, and the person reading its transcript, learn which rule
+	// denied the call and what would allow it, as the hooks say it.
+	if advice := policy.DenyAdvice(d); advice != "" {
+		return Error("toolwarden denied this call to %s: %s; %s", tool, Reasons(d), advice)
+	}
+	return Error("toolwarden denied this call to %s: %s", tool, Reasons(d))
+}
+
+// Ended reports whether the client ended an approval prompt without
+// choosing an option (decline or cancel), which denies the call.
+func Ended(res *mcp.ElicitationResult) bool {
+	return res != nil && (res.Action == mcp.ElicitationResponseActionDecline || res.Action == mcp.ElicitationResponseActionCancel)
+}
+
+// Unanswered is the tool error for a call to tool whose approval prompt
+// the client ended with action (decline or cancel). Agents do that on
+// their own (Claude Code -p cancels every elicitation, codex exec declines
+// it), so the model must not read that a person refused: it is told what
+// the client did and how the call can be allowed. always is the approvals
+// file (nil: none), named in the advice; inbox says whether
+// approval_channel = "inbox" would ask elsewhere (not so for the sdk's
+// server, which asks an elicitation-capable client itself).
+func Unanswered(tool string, d *host.Decision, action mcp.ElicitationResponseAction, always *session.Persistent, inbox bool) *mcp.CallToolResult {
+	var b strings.Builder
+	b.WriteString(unansweredWhat(tool, action))
+	HowToAllow(&b, d, always, "run the agent interactively and choose an allow option in the prompt", inbox)
+	return mcp.NewToolResultError(b.String())
+}
+
+// unansweredWhat says what happened to a prompt the client ended with
+// action (decline or cancel), never that a person refused: the spec means
+// decline for an explicit refusal, but a non-interactive client declines
+// or cancels with no one there.
+func unansweredWhat(tool string, action mcp.ElicitationResponseAction) string {
+	if action == mcp.ElicitationResponseActionDecline {
+		return fmt.Sprintf("toolwarden: this call to %s needs the user's approval, and the client declined the approval prompt (MCP elicitation action \"decline\") without choosing an option. "+
+			"A non-interactive run (codex exec, for one) declines every prompt itself: then no one saw it. toolwarden denied the call: it was not made.\n", tool)
+	}
+	return fmt.Sprintf("toolwarden: this call to %s needs the user's approval, and the client cancelled the approval prompt (MCP elicitation action \"cancel\") without an answer. "+
+		"A non-interactive run (claude -p, for one) cancels every prompt: then no one saw it. toolwarden denied the call: it was not made.\n", tool)
+}
+
+// HowToAllow writes why the call was asked about and the ways the user can
+// allow it, first among them first; always is the approvals file (nil:
+// none), inbox whether the approval inbox is a way.
+func HowToAllow(b *strings.Builder, d *host.Decision, always *session.Persistent, first string, inbox bool) {
+	fmt.Fprintf(b, "Why: %s\n", Reasons(d))
+	if hs := d.Hints.String(); hs != "" {
+		fmt.Fprintf(b, "Hints: %s\n", hs)
+	}
+	b.WriteString("To allow it, the user can:\n")
+	fmt.Fprintf(b, "  - %s;\n", first)
+	fmt.Fprintf(b, "  - or %s", policy.ApproveAdvice(d))
+	if d.Rememberable && always != nil {
+		fmt.Fprintf(b, ";\n  - or approve this exact definition permanently: toolwarden approvals add --approvals %q --server %s --tool %s --hash %s", always.Path(), d.Server, d.Tool, d.DefinitionHash)
+		if d.App != d.Server {
+			fmt.Fprintf(b, " --app %s", d.App)
+		}
+		if d.Connector != "" {
+			fmt.Fprintf(b, " --connector %s", d.Connector)
+		}
+	}
+	if inbox {
+		b.WriteString(";\n  - or set approval_channel = \"inbox\" for this server and answer in the approval inbox (toolwarden inbox)")
+	}
+	b.WriteString(".")
+}
