@@ -11,16 +11,19 @@ import (
 // exported fields and methods are part of this package's promise
 // (docs/stability.md).
 
-// Config is a loaded configuration: the embedded defaults, the files given
-// and the admin requirements, merged, each setting with the file:line:col it
-// came from. Load one with LoadConfig; New and Reload take it.
+// Config is a loaded configuration: its layers merged, each setting with
+// the file:line:col it came from. Load one with LoadConfig; New and Reload take it.
 type Config = config.Config
 
-// LoadConfig loads the embedded defaults, then each file in order (later
-// files override earlier ones, as Codex layers them), then the admin
-// requirements, which no file can loosen. An error names the file, line and
-// column, and says what to write instead.
+// LoadConfig reads TOML files as layers, later files overriding earlier
+// ones key by key as Codex merges them; with no files it returns the
+// embedded defaults. An error names the file, line and column of every
+// problem, and says what to write instead.
 func LoadConfig(files ...string) (*Config, error) { return config.Load(files...) }
+
+// ParseConfig is LoadConfig for one file's contents held in memory; name is
+// what errors call the file.
+func ParseConfig(name string, data []byte) (*Config, error) { return config.LoadBytes(name, data) }
 
 // Verdict is Allow, Ask or Deny.
 type Verdict = policy.Verdict

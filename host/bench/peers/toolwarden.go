@@ -7,7 +7,7 @@ import (
 	"os"
 
 	"github.com/toolwarden/toolwarden/host"
-	"github.com/toolwarden/toolwarden/internal/config"
+	"github.com/toolwarden/toolwarden/plugins"
 )
 
 // writeFile is the definition the call's tool has in tools/list. The proxy
@@ -52,7 +52,7 @@ type Toolwarden struct {
 // NewToolwarden builds the host (plugins compiled into a private cache
 // dir), pins the tool and labels session "s" with one observed call.
 func NewToolwarden(ctx context.Context, toml string, s host.Settings) (*Toolwarden, error) {
-	cfg, err := config.LoadBytes("peers.toml", []byte(toml))
+	cfg, err := host.ParseConfig("peers.toml", []byte(toml))
 	if err != nil {
 		return nil, err
 	}
@@ -60,7 +60,7 @@ func NewToolwarden(ctx context.Context, toml string, s host.Settings) (*Toolward
 	if err != nil {
 		return nil, err
 	}
-	h, err := host.New(ctx, cfg, s.WithPluginCacheDir(dir))
+	h, err := host.New(ctx, cfg, s.WithPluginCacheDir(dir).WithBuiltins(plugins.Modules()))
 	if err != nil {
 		os.RemoveAll(dir)
 		return nil, err
