@@ -370,25 +370,6 @@ type observed struct {
 	State []stateChange `json:"state,omitempty"`
 }
 
-// Relay is a request a server made of the client that a proxy relayed
-// (sampling, elicitation, roots), and how it ended: "answered", "error"
-// (the client answered with one), "withdrawn" (by the server) or "refused"
-// (by the proxy).
-type Relay struct {
-	Server  string `json:"server"`
-	Method  string `json:"method"`
-	Outcome string `json:"outcome"`
-}
-
-// Relayed records a relayed request in the audit log (event "relay"): a
-// server that asks the client's model or human something is part of what a
-// session did. Policy does not decide these requests.
-func (h *Host) Relayed(sessionID string, r Relay) {
-	if h.audit != nil {
-		h.audit.Write(audit.Record{Time: h.now(), Event: "relay", Session: sessionID, Decision: r})
-	}
-}
-
 // Approve records the human's answer to an ask. Every scope accepts the
 // decision's definition as the tool's new pin (after drift); ForSession and
 // Always also remember it, which only a rememberable ask allows: ForSession
