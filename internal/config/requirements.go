@@ -298,156 +298,195 @@ func (c *Config) apply(reqs []*Requirements) (*Config, error) {
 		c.required = map[string]Position{}
 	}
 	var errs []Diagnostic
-	user := func(path string) Position { return c.keys[path] }
 	overrideAt := func(path string, at, req Position, msg string) {
 		c.required[path] = req
 		c.Overrides = append(c.Overrides, Override{Path: path, User: at, Required: req, Message: msg})
 	}
-	override := func(path string, req Position, msg string) { overrideAt(path, user(path), req, msg) }
 	userFiles := len(c.Files)
 	for _, r := range reqs {
 		c.Files = append(c.Files, r.File)
 		c.requirementsFiles = append(c.requirementsFiles, r.File)
-		if len(r.AllowedApprovalPolicies) > 0 {
-			req := r.at("allowed_approval_policies")
-			v, path := c.ApprovalPolicy.Value, "approval_policy"
-			if c.ApprovalPolicy.Pos.File != "" && c.ApprovalPolicy.Pos.Line > 0 {
-				if _, ok := c.keys[path]; !ok {
-					path = "profiles." + quoteKey(c.Profile) + ".approval_policy"
-				}
-			}
-			switch {
-			case v == "" && !slices.Contains(r.AllowedApprovalPolicies, "on-request"):
-				// Unset means on-request. Picking an allowed value for the
-				// user could pick a looser one (never), so ask them to.
-				at := Position{File: r.File}
-				if userFiles > 0 {
-					at = Position{File: c.Files[userFiles-1]}
-				}
-				errs = append(errs, Diagnostic{Pos: at, Path: "approval_policy",
-					Message: fmt.Sprintf("unset (on-request), which allowed_approval_policies = [%s] required by %s does not allow; set approval_policy to one of those",
-						quotedList(r.AllowedApprovalPolicies), req)})
-			case v != "" && !slices.Contains(r.AllowedApprovalPolicies, v):
-				errs = append(errs, Diagnostic{Pos: c.ApprovalPolicy.Pos, Path: path,
-					Message: fmt.Sprintf("%s is not allowed: allowed_approval_policies = [%s] required by %s; choose one of those or remove the key",
-						quote(v), quotedList(r.AllowedApprovalPolicies), req)})
-			}
-		}
-		if len(r.AllowedSandboxModes) > 0 && c.SandboxMode.Value != "" && !slices.Contains(r.AllowedSandboxModes, c.SandboxMode.Value) {
-			req := r.at("allowed_sandbox_modes")
-			errs = append(errs, Diagnostic{Pos: c.SandboxMode.Pos, Path: "sandbox_mode",
-				Message: fmt.Sprintf("%s is not allowed: allowed_sandbox_modes = [%s] required by %s; choose one of those or remove the key",
-					quote(c.SandboxMode.Value), quotedList(r.AllowedSandboxModes), req)})
-		}
-		for _, id := range sortedAppIDs(r.apps) {
-			ra := r.apps[id]
-			p := "apps." + quoteKey(id)
-			a := c.Apps[id]
-			if ra.Enabled != nil && !*ra.Enabled {
-				existed := a != nil
-				if a == nil {
-					// A managed disable is enforced even for an app the user
-					// never configured; the rest of the app falls back to
-					// _default as before.
-					a = &App{ID: id, Pos: r.at(p)}
-					c.Apps[id] = a
-				}
-				if existed && Bool(a.Enabled, true) {
-					override(p+".enabled", r.at(p+".enabled"), "app disabled by requirements")
-				}
-				c.required[p+".enabled"] = r.at(p + ".enabled")
-				f := false
-				a.Enabled = &f
-			}
-			for _, tn := range sortedToolNames(ra.Tools) {
-				rt := ra.Tools[tn]
-				if rt.Enabled != nil && !*rt.Enabled {
-					// Ours: a managed tool disable, enforced like the app's.
-					a = c.requiredApp(id, a, r.at(p))
-					t := a.tool(tn, r.at(p))
-					ep := p + ".tools." + quoteKey(tn) + ".enabled"
-					if t.Enabled != nil && *t.Enabled {
-						override(ep, r.at(ep), "tool disabled by requirements")
-					}
-					f := false
-					t.Enabled = &f
-					c.required[ep] = r.at(ep)
-				}
-				if rt.ApprovalMode == ModeUnset {
-					continue
-				}
-				a = c.requiredApp(id, a, r.at(p))
-				tp := p + ".tools." + quoteKey(tn) + ".approval_mode"
-				// The managed mode restricts whatever the user's layers
-				// resolve to for the tool (at decision time, where every
-				// level is known), as Codex's restrict_to does. It is kept
-				// apart from Tools so that it does not shadow a user table
-				// keyed by the tool's title.
-				if t := a.Tools[tn]; t != nil && t.ApprovalMode != ModeUnset {
-					if m := RestrictMode(rt.ApprovalMode, t.ApprovalMode); m != t.ApprovalMode {
-						override(tp, r.at(tp), fmt.Sprintf("approval mode %s restricted to %s", quote(string(t.ApprovalMode)), quote(string(m))))
-					}
-				}
-				if a.RequiredModes == nil {
-					a.RequiredModes = map[string]Mode{}
-				}
-				if m, ok := a.RequiredModes[tn]; ok {
-					a.RequiredModes[tn] = RestrictMode(m, rt.ApprovalMode)
-				} else {
-					a.RequiredModes[tn] = rt.ApprovalMode
-				}
-				c.required[tp] = r.at(tp)
-			}
-		}
+		errs = append(errs, c.checkAllowedModes(r, userFiles)...)
+		c.applyAppRequirements(r, overrideAt)
 		c.applyServerRequirements(r, overrideAt)
-		if r.MaxTrust != "" {
-			max := trustRank[r.MaxTrust]
-			req := r.at("max_trust")
-			clamp := func(path string, t *string) {
-				if *t != "" && trustRank[*t] > max {
-					override(path, req, fmt.Sprintf("trust %s lowered to %s", quote(*t), quote(r.MaxTrust)))
-					c.Warnings = append(c.Warnings, Diagnostic{Pos: user(path), Path: path, Severity: SeverityWarning,
-						Message: fmt.Sprintf("trust %s lowered to %s: max_trust required by %s", quote(*t), quote(r.MaxTrust), req)})
-					*t = r.MaxTrust
-				}
-			}
-			clamp("apps._default.trust", &c.Default.Trust)
-			for _, id := range sortedAppIDs(c.Apps) {
-				clamp("apps."+quoteKey(id)+".trust", &c.Apps[id].Trust)
-			}
-			for _, name := range sortedServerNames(c.Servers) {
-				clamp("mcp_servers."+quoteKey(name)+".trust", &c.Servers[name].Trust)
-			}
-		}
+		c.clampTrust(r, overrideAt)
 		c.pinChannels(r, overrideAt)
-		for _, rp := range r.policies {
-			pp := "policies." + quoteKey(rp.Name)
-			required := slices.Contains(r.RequiredPolicies, rp.Name)
-			i := slices.IndexFunc(c.Policies, func(p *Policy) bool { return p.Name == rp.Name })
-			if !required {
-				if i < 0 {
-					c.Policies = append(c.Policies, rp)
-				}
-				continue
-			}
-			// A required policy runs as the requirements file defines it:
-			// a user table of the same name neither disables nor amends it.
-			cp := *rp
-			t := true
-			cp.Enabled = &t
-			if i >= 0 {
-				override(pp, r.at(pp), "policy replaced by the required one")
-				c.Policies[i] = &cp
-			} else {
-				c.Policies = append(c.Policies, &cp)
-			}
-			c.required[pp] = r.at(pp)
-		}
+		c.applyRequiredPolicies(r, overrideAt)
 	}
 	if len(errs) > 0 {
 		return nil, &LoadError{Diagnostics: errs}
 	}
 	return c, nil
+}
+
+// checkAllowedModes reports an approval_policy or sandbox_mode that r's
+// allowed lists refuse; userFiles is how many of c.Files are the user's.
+func (c *Config) checkAllowedModes(r *Requirements, userFiles int) []Diagnostic {
+	var errs []Diagnostic
+	if len(r.AllowedApprovalPolicies) > 0 {
+		req := r.at("allowed_approval_policies")
+		v, path := c.ApprovalPolicy.Value, "approval_policy"
+		if c.ApprovalPolicy.Pos.File != "" && c.ApprovalPolicy.Pos.Line > 0 {
+			if _, ok := c.keys[path]; !ok {
+				path = "profiles." + quoteKey(c.Profile) + ".approval_policy"
+			}
+		}
+		switch {
+		case v == "" && !slices.Contains(r.AllowedApprovalPolicies, "on-request"):
+			// Unset means on-request. Picking an allowed value for the
+			// user could pick a looser one (never), so ask them to.
+			at := Position{File: r.File}
+			if userFiles > 0 {
+				at = Position{File: c.Files[userFiles-1]}
+			}
+			errs = append(errs, Diagnostic{Pos: at, Path: "approval_policy",
+				Message: fmt.Sprintf("unset (on-request), which allowed_approval_policies = [%s] required by %s does not allow; set approval_policy to one of those",
+					quotedList(r.AllowedApprovalPolicies), req)})
+		case v != "" && !slices.Contains(r.AllowedApprovalPolicies, v):
+			errs = append(errs, Diagnostic{Pos: c.ApprovalPolicy.Pos, Path: path,
+				Message: fmt.Sprintf("%s is not allowed: allowed_approval_policies = [%s] required by %s; choose one of those or remove the key",
+					quote(v), quotedList(r.AllowedApprovalPolicies), req)})
+		}
+	}
+	if len(r.AllowedSandboxModes) > 0 && c.SandboxMode.Value != "" && !slices.Contains(r.AllowedSandboxModes, c.SandboxMode.Value) {
+		req := r.at("allowed_sandbox_modes")
+		errs = append(errs, Diagnostic{Pos: c.SandboxMode.Pos, Path: "sandbox_mode",
+			Message: fmt.Sprintf("%s is not allowed: allowed_sandbox_modes = [%s] required by %s; choose one of those or remove the key",
+				quote(c.SandboxMode.Value), quotedList(r.AllowedSandboxModes), req)})
+	}
+	return errs
+}
+
+// applyAppRequirements enforces r's [apps.*] tables: managed disables of
+// apps and tools, and managed tool approval modes.
+func (c *Config) applyAppRequirements(r *Requirements, overrideAt func(path string, at, req Position, msg string)) {
+	for _, id := range sortedAppIDs(r.apps) {
+		ra := r.apps[id]
+		a := c.Apps[id]
+		if ra.Enabled != nil && !*ra.Enabled {
+			a = c.disableApp(r, id, a, overrideAt)
+		}
+		for _, tn := range sortedToolNames(ra.Tools) {
+			a = c.applyToolRequirement(r, id, a, tn, ra.Tools[tn], overrideAt)
+		}
+	}
+}
+
+// disableApp enforces a managed disable of app id (a, nil when the user
+// never configured it) and returns the app.
+func (c *Config) disableApp(r *Requirements, id string, a *App, overrideAt func(path string, at, req Position, msg string)) *App {
+	p := "apps." + quoteKey(id)
+	existed := a != nil
+	if a == nil {
+		// A managed disable is enforced even for an app the user
+		// never configured; the rest of the app falls back to
+		// _default as before.
+		a = &App{ID: id, Pos: r.at(p)}
+		c.Apps[id] = a
+	}
+	if existed && Bool(a.Enabled, true) {
+		overrideAt(p+".enabled", c.keys[p+".enabled"], r.at(p+".enabled"), "app disabled by requirements")
+	}
+	c.required[p+".enabled"] = r.at(p + ".enabled")
+	f := false
+	a.Enabled = &f
+	return a
+}
+
+// applyToolRequirement enforces r's table for tool tn of app id (a, nil
+// when neither the user nor an earlier requirement made it) and returns
+// the app.
+func (c *Config) applyToolRequirement(r *Requirements, id string, a *App, tn string, rt *AppTool, overrideAt func(path string, at, req Position, msg string)) *App {
+	p := "apps." + quoteKey(id)
+	if rt.Enabled != nil && !*rt.Enabled {
+		// Ours: a managed tool disable, enforced like the app's.
+		a = c.requiredApp(id, a, r.at(p))
+		t := a.tool(tn, r.at(p))
+		ep := p + ".tools." + quoteKey(tn) + ".enabled"
+		if t.Enabled != nil && *t.Enabled {
+			overrideAt(ep, c.keys[ep], r.at(ep), "tool disabled by requirements")
+		}
+		f := false
+		t.Enabled = &f
+		c.required[ep] = r.at(ep)
+	}
+	if rt.ApprovalMode == ModeUnset {
+		return a
+	}
+	a = c.requiredApp(id, a, r.at(p))
+	tp := p + ".tools." + quoteKey(tn) + ".approval_mode"
+	// The managed mode restricts whatever the user's layers
+	// resolve to for the tool (at decision time, where every
+	// level is known), as Codex's restrict_to does. It is kept
+	// apart from Tools so that it does not shadow a user table
+	// keyed by the tool's title.
+	if t := a.Tools[tn]; t != nil && t.ApprovalMode != ModeUnset {
+		if m := RestrictMode(rt.ApprovalMode, t.ApprovalMode); m != t.ApprovalMode {
+			overrideAt(tp, c.keys[tp], r.at(tp), fmt.Sprintf("approval mode %s restricted to %s", quote(string(t.ApprovalMode)), quote(string(m))))
+		}
+	}
+	if a.RequiredModes == nil {
+		a.RequiredModes = map[string]Mode{}
+	}
+	if m, ok := a.RequiredModes[tn]; ok {
+		a.RequiredModes[tn] = RestrictMode(m, rt.ApprovalMode)
+	} else {
+		a.RequiredModes[tn] = rt.ApprovalMode
+	}
+	c.required[tp] = r.at(tp)
+	return a
+}
+
+// clampTrust lowers every trust above r's max_trust to it, with a warning.
+func (c *Config) clampTrust(r *Requirements, overrideAt func(path string, at, req Position, msg string)) {
+	if r.MaxTrust == "" {
+		return
+	}
+	max := trustRank[r.MaxTrust]
+	req := r.at("max_trust")
+	clamp := func(path string, t *string) {
+		if *t != "" && trustRank[*t] > max {
+			overrideAt(path, c.keys[path], req, fmt.Sprintf("trust %s lowered to %s", quote(*t), quote(r.MaxTrust)))
+			c.Warnings = append(c.Warnings, Diagnostic{Pos: c.keys[path], Path: path, Severity: SeverityWarning,
+				Message: fmt.Sprintf("trust %s lowered to %s: max_trust required by %s", quote(*t), quote(r.MaxTrust), req)})
+			*t = r.MaxTrust
+		}
+	}
+	clamp("apps._default.trust", &c.Default.Trust)
+	for _, id := range sortedAppIDs(c.Apps) {
+		clamp("apps."+quoteKey(id)+".trust", &c.Apps[id].Trust)
+	}
+	for _, name := range sortedServerNames(c.Servers) {
+		clamp("mcp_servers."+quoteKey(name)+".trust", &c.Servers[name].Trust)
+	}
+}
+
+// applyRequiredPolicies adds r's [policies.*] tables: one the user has
+// not defined is added; a required one replaces the user's of its name.
+func (c *Config) applyRequiredPolicies(r *Requirements, overrideAt func(path string, at, req Position, msg string)) {
+	for _, rp := range r.policies {
+		pp := "policies." + quoteKey(rp.Name)
+		required := slices.Contains(r.RequiredPolicies, rp.Name)
+		i := slices.IndexFunc(c.Policies, func(p *Policy) bool { return p.Name == rp.Name })
+		if !required {
+			if i < 0 {
+				c.Policies = append(c.Policies, rp)
+			}
+			continue
+		}
+		// A required policy runs as the requirements file defines it:
+		// a user table of the same name neither disables nor amends it.
+		cp := *rp
+		t := true
+		cp.Enabled = &t
+		if i >= 0 {
+			overrideAt(pp, c.keys[pp], r.at(pp), "policy replaced by the required one")
+			c.Policies[i] = &cp
+		} else {
+			c.Policies = append(c.Policies, &cp)
+		}
+		c.required[pp] = r.at(pp)
+	}
 }
 
 // RestrictMode combines a managed approval mode with a requested one as
