@@ -326,82 +326,105 @@ func runCase(ctx context.Context, p *plugin.Plugin, tc *Case, pluginJSON []byte)
 // checkExpect compares an event's outcome with what is expected of it.
 // session is the session's labels after the event (nil: not tracked).
 func checkExpect(ev plugin.Event, x *Expect, res plugin.Result, err error, session []string) []string {
-	var problems []string
-	bad := func(format string, args ...any) { problems = append(problems, fmt.Sprintf(format, args...)) }
-
 	if len(x.Error) > 0 && string(x.Error) != "false" {
-		if err == nil {
-			bad("want a plugin failure, got output %s", res.Output)
-		} else if sub := ""; json.Unmarshal(x.Error, &sub) == nil && !strings.Contains(err.Error(), sub) {
-			bad("want a failure containing %q, got %v", sub, err)
-		}
-		return problems
+		return checkFailure(x.Error, res, err)
 	}
 	if err != nil {
 		return []string{"plugin failed: " + err.Error()}
 	}
-	if x.NotHandled {
-		if res.Code != plugin.CodeNotHandled && !(res.Code == plugin.CodeOK && len(res.Output) == 0) {
-			bad("want not handled (code 1 or empty output), got code %d output %s", res.Code, res.Output)
-		}
+	if x.Describe != nil && res.Description == nil {
+		return []string{"want a describe answer"}
 	}
-	if d := x.Describe; d != nil {
-		got := res.Description
-		if got == nil {
-			return []string{"want a describe answer"}
-		}
-		if d.Name != nil && got.Name != *d.Name {
-			bad("describe name: want %q, got %q", *d.Name, got.Name)
-		}
-		if d.Version != nil && got.Version != *d.Version {
-			bad("describe version: want %q, got %q", *d.Version, got.Version)
-		}
-		if d.Events != nil && !sameSet(*d.Events, got.Events) {
-			bad("describe events: want %v, got %v", *d.Events, got.Events)
-		}
+	var p problems
+	if x.NotHandled && res.Code != plugin.CodeNotHandled && !(res.Code == plugin.CodeOK && len(res.Output) == 0) {
+		p.add("want not handled (code 1 or empty output), got code %d output %s", res.Code, res.Output)
 	}
-	v := res.Verdict
+	p.checkDescribe(x, res.Description)
+	p.checkVerdict(x, res.Verdict)
+	p.checkLabels(ev, x, res, session)
+	return p
+}
+
+// problems collects what an outcome got wrong, one sentence each.
+type problems []string
+
+func (p *problems) add(format string, args ...any) { *p = append(*p, fmt.Sprintf(format, args...)) }
+
+// checkFailure compares an outcome with an expected plugin failure: any
+// failure, or one whose message contains the expected string.
+func checkFailure(want json.RawMessage, res plugin.Result, err error) []string {
+	var p problems
+	if err == nil {
+		p.add("want a plugin failure, got output %s", res.Output)
+	} else if sub := ""; json.Unmarshal(want, &sub) == nil && !strings.Contains(err.Error(), sub) {
+		p.add("want a failure containing %q, got %v", sub, err)
+	}
+	return p
+}
+
+// checkDescribe compares a describe answer (got is set when x.Describe is).
+func (p *problems) checkDescribe(x *Expect, got *plugin.Description) {
+	d := x.Describe
+	if d == nil {
+		return
+	}
+	if d.Name != nil && got.Name != *d.Name {
+		p.add("describe name: want %q, got %q", *d.Name, got.Name)
+	}
+	if d.Version != nil && got.Version != *d.Version {
+		p.add("describe version: want %q, got %q", *d.Version, got.Version)
+	}
+	if d.Events != nil && !sameSet(*d.Events, got.Events) {
+		p.add("describe events: want %v, got %v", *d.Events, got.Events)
+	}
+}
+
+func (p *problems) checkVerdict(x *Expect, v policy.PluginVerdict) {
 	if x.Decision != nil && v.Verdict.String() != *x.Decision {
-		bad("decision: want %s, got %s (code %q, reason %q)", *x.Decision, v.Verdict, v.Code, v.Reason)
+		p.add("decision: want %s, got %s (code %q, reason %q)", *x.Decision, v.Verdict, v.Code, v.Reason)
 	}
 	if x.Code != nil && v.Code != *x.Code {
-		bad("code: want %q, got %q", *x.Code, v.Code)
+		p.add("code: want %q, got %q", *x.Code, v.Code)
 	}
 	if x.Remember != nil && v.Remember != *x.Remember {
-		bad("remember: want %v, got %v", *x.Remember, v.Remember)
+		p.add("remember: want %v, got %v", *x.Remember, v.Remember)
 	}
 	if x.ReasonContains != nil && !strings.Contains(v.Reason, *x.ReasonContains) {
-		bad("reason: want it to contain %q, got %q", *x.ReasonContains, v.Reason)
+		p.add("reason: want it to contain %q, got %q", *x.ReasonContains, v.Reason)
 	}
 	if x.Reason != nil && v.Reason != *x.Reason {
-		bad("reason: want %q, got %q", *x.Reason, v.Reason)
+		p.add("reason: want %q, got %q", *x.Reason, v.Reason)
 	}
 	if x.Arguments != nil && !slices.Equal(*x.Arguments, v.Arguments) {
-		bad("arguments: want %q, got %q", *x.Arguments, v.Arguments)
+		p.add("arguments: want %q, got %q", *x.Arguments, v.Arguments)
 	}
 	if x.Scopes != nil && !slices.Equal(*x.Scopes, v.Scopes) {
-		bad("scopes: want %+v, got %+v", *x.Scopes, v.Scopes)
+		p.add("scopes: want %+v, got %+v", *x.Scopes, v.Scopes)
 	}
+}
+
+// checkLabels compares the labels an event set, the tools it hid and the
+// session's labels after it.
+func (p *problems) checkLabels(ev plugin.Event, x *Expect, res plugin.Result, session []string) {
 	if x.Labels != nil {
 		got := res.Labels
 		if ev == plugin.EventCheck {
-			got = v.Labels
+			got = res.Verdict.Labels
 		}
 		if !sameSet(*x.Labels, got) {
-			bad("labels: want %v, got %v", *x.Labels, got)
+			p.add("labels: want %v, got %v", *x.Labels, got)
 		}
 	}
 	if x.Hide != nil && !sameSet(*x.Hide, res.Hide) {
-		bad("hide: want %v, got %v", *x.Hide, res.Hide)
+		p.add("hide: want %v, got %v", *x.Hide, res.Hide)
 	}
 	if x.SessionLabels != nil {
 		if session == nil {
-			bad("session_labels: only a step of a scenario (\"steps\") carries a session")
+			p.add("session_labels: only a step of a scenario (\"steps\") carries a session")
 		} else if !sameSet(*x.SessionLabels, session) {
-			bad("session_labels: want %v, got %v", *x.SessionLabels, session)
+			p.add("session_labels: want %v, got %v", *x.SessionLabels, session)
 		}
 	}
-	return problems
 }
 
 func sameSet(a, b []string) bool {
