@@ -227,8 +227,6 @@ func (in *instrumenter) scan(d *decoder) (calls, loops, bulk bool) {
 			} else {
 				in.open = append(in.open, -1)
 			}
-		case immU32:
-			d.u32()
 		case immCall:
 			if d.u32() >= in.importedFuncs {
 				calls = true
@@ -237,46 +235,58 @@ func (in *instrumenter) scan(d *decoder) (calls, loops, bulk bool) {
 			d.u32()
 			d.u32()
 			calls = true
-		case immBrTable:
-			targets := d.count()
-			for j := uint32(0); j < targets; j++ {
-				d.u32()
-			}
-			d.u32()
-		case immSelectT:
-			if d.byte() != 1 {
-				fail(d.pos-1, "select: want exactly one type")
-			}
-			d.valType()
-		case immMemarg:
-			d.memarg()
-		case immZeroByte:
-			d.zeroByte("memory.size/grow")
-		case immS32:
-			d.signed(32)
-		case immS64:
-			d.signed(64)
-		case immF32:
-			d.skip(4)
-		case immF64:
-			d.skip(8)
-		case immRefNull:
-			d.refType()
 		case immMisc:
 			if d.misc(at) {
 				in.marks = append(in.marks, mark{pos: at, kind: markBulkBefore}, mark{pos: d.pos, kind: markBulkAfter})
 				bulk = true
 			}
-		case immSIMD:
-			d.simd(at)
 		default:
-			fail(at, "unsupported opcode 0x"+strconv.FormatUint(uint64(op), 16))
+			d.operands(op, at)
 		}
 	}
 	if d.pos != len(d.b) {
 		fail(d.pos, "function body continues after its end")
 	}
 	return calls, loops, bulk
+}
+
+// operands skips the immediates of an instruction that neither opens or
+// closes a block, calls, nor is a 0xFC one (scan handles those), failing on
+// an opcode the instrumenter does not know.
+func (d *decoder) operands(op byte, at int) {
+	switch immediates[op] {
+	case immU32:
+		d.u32()
+	case immBrTable:
+		targets := d.count()
+		for j := uint32(0); j < targets; j++ {
+			d.u32()
+		}
+		d.u32()
+	case immSelectT:
+		if d.byte() != 1 {
+			fail(d.pos-1, "select: want exactly one type")
+		}
+		d.valType()
+	case immMemarg:
+		d.memarg()
+	case immZeroByte:
+		d.zeroByte("memory.size/grow")
+	case immS32:
+		d.signed(32)
+	case immS64:
+		d.signed(64)
+	case immF32:
+		d.skip(4)
+	case immF64:
+		d.skip(8)
+	case immRefNull:
+		d.refType()
+	case immSIMD:
+		d.simd(at)
+	default:
+		fail(at, "unsupported opcode 0x"+strconv.FormatUint(uint64(op), 16))
+	}
 }
 
 // misc skips the 0xFC instructions: saturating truncation, bulk memory and
