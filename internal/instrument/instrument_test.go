@@ -13,6 +13,8 @@ import (
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/api"
 	"github.com/toolwarden/toolwarden/plugins"
+
+	"github.com/toolwarden/toolwarden/internal/testkit"
 )
 
 // corpus lists every module the instrumenter must handle: the hostile
@@ -20,8 +22,8 @@ import (
 // Go plugins.
 func corpus(t testing.TB) map[string][]byte {
 	t.Helper()
-	files, _ := filepath.Glob(filepath.Join("..", "..", "testdata", "*", "*.wasm"))
-	files = append(files, filepath.Join("..", "..", "..", "..", "pdk", "testdata", "conformance", "example.wasm"))
+	files, _ := filepath.Glob(testkit.Path("internal", "plugin", "testdata", "*", "*.wasm"))
+	files = append(files, testkit.Path("pdk", "testdata", "conformance", "example.wasm"))
 	out := map[string][]byte{}
 	for _, f := range files {
 		out[f] = readFile(t, f)
@@ -167,7 +169,7 @@ func instantiateFeatures(t *testing.T, r wazero.Runtime, cm wazero.CompiledModul
 // its checks once the stop flag is set.
 func TestInstrumentKeepsBehaviour(t *testing.T) {
 	ctx := context.Background()
-	bin := readFile(t, filepath.Join("..", "..", "testdata", "wat", "features.wasm"))
+	bin := readFile(t, testkit.Path("internal", "plugin", "testdata", "wat", "features.wasm"))
 	out, err := Module(bin)
 	if err != nil {
 		t.Fatal(err)
@@ -225,7 +227,7 @@ func equalU64(a, b []uint64) bool {
 // code: wazero's compiler reloads the global at every loop header.
 func TestInstrumentStopFromAnotherGoroutine(t *testing.T) {
 	ctx := context.Background()
-	out, err := Module(readFile(t, filepath.Join("..", "..", "testdata", "wat", "features.wasm")))
+	out, err := Module(readFile(t, testkit.Path("internal", "plugin", "testdata", "wat", "features.wasm")))
 	if err != nil {
 		t.Fatal(err)
 	}

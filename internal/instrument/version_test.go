@@ -3,8 +3,9 @@ package instrument
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"path/filepath"
 	"testing"
+
+	"github.com/toolwarden/toolwarden/internal/testkit"
 )
 
 // versionOutput is the digest of Module's output for versionInputs, as
@@ -14,10 +15,10 @@ import (
 const versionOutput = "a8d0a337cba55e9fb48f93717278a215c6a4ab38a78d52ebff7c4246b5e94899"
 
 var versionInputs = []string{
-	filepath.Join("..", "..", "testdata", "wat", "features.wasm"),
-	filepath.Join("..", "..", "testdata", "hostile", "loop.wasm"),
-	filepath.Join("..", "..", "testdata", "hostile", "calltree.wasm"),
-	filepath.Join("..", "..", "testdata", "hostile", "bulkloop.wasm"),
+	testkit.Path("internal", "plugin", "testdata", "wat", "features.wasm"),
+	testkit.Path("internal", "plugin", "testdata", "hostile", "loop.wasm"),
+	testkit.Path("internal", "plugin", "testdata", "hostile", "calltree.wasm"),
+	testkit.Path("internal", "plugin", "testdata", "hostile", "bulkloop.wasm"),
 }
 
 func TestVersionNamesTheOutput(t *testing.T) {
