@@ -143,9 +143,7 @@ func newQuestion(call host.Call, d *host.Decision, drifted, always bool) *Questi
 	if !q.Offers(Deny) {
 		q.Options = append(q.Options, Deny)
 	}
-	if q.Offers(AllowSessionScoped) {
-		q.Scope = d.Prompt.Scope // NewQuestion offers it only with a scope
-	}
+	q.Scope = aq.Scope()
 	return q
 }
 

@@ -153,7 +153,7 @@ func (p *serverPolicy) middleware(next server.ToolHandlerFunc) server.ToolHandle
 		case answer != nil:
 			// An answer on the call must be to a question we asked, about
 			// this call: any client can attach one to any call.
-			if err := p.signer.Redeem(req.Params.RequestState, p.binding(call, &d)); err != nil {
+			if err := p.signer.Redeem(req.Params.RequestState, channel.BindingFor(call, &d)); err != nil {
 				return refusedAnswer(name, err), nil
 			}
 			delete(req.Params.InputResponses, channel.ElicitationID)
@@ -183,7 +183,7 @@ func (p *serverPolicy) ask(ctx context.Context, call host.Call, d *host.Decision
 		if info.ClientCapabilities == nil || !formMode(info.ClientCapabilities.Elicitation) {
 			return p.askApprover(ctx, call, d, always)
 		}
-		state, err := p.signer.Mint(p.binding(call, d))
+		state, err := p.signer.Mint(channel.BindingFor(call, d))
 		if err != nil {
 			return toolresult.Error("toolwarden: cannot ask for approval: %v", err)
 		}
@@ -258,16 +258,6 @@ func (p *serverPolicy) run(ctx context.Context, next server.ToolHandlerFunc, req
 		p.g.h.Observe(ctx, call, d, r)
 	}
 	return res, err
-}
-
-func (p *serverPolicy) binding(call host.Call, d *host.Decision) channel.Binding {
-	return channel.Binding{
-		Session:        call.Session,
-		Server:         call.Server,
-		Tool:           call.Tool.Name,
-		DefinitionHash: d.DefinitionHash,
-		Arguments:      call.Arguments,
-	}
 }
 
 // canElicit reports whether a pre-2026-07-28 client can be asked: it

@@ -1,7 +1,6 @@
 package channel
 
 import (
-	"slices"
 	"time"
 
 	"github.com/toolwarden/toolwarden/internal/hints"
@@ -36,9 +35,7 @@ func inboxAsk(p Prompt, expires time.Time) inbox.Ask {
 	for _, o := range q.Options {
 		a.Options = append(a.Options, inbox.Option{ID: o, Title: q.OptionTitle(o)})
 	}
-	if slices.Contains(q.Options, policy.OptionAllowSessionScoped) && d.Prompt != nil {
-		a.Scope = d.Prompt.Scope
-	}
+	a.Scope = q.Scope()
 	return a
 }
 

@@ -109,9 +109,9 @@ func (q *Question) Message() string {
 		b.WriteString("\nThis approval cannot be remembered: the prompt cannot show everything it decides on (")
 		b.WriteString(policy.OneLine(d.Prompt.Incomplete))
 		b.WriteString("), so it applies to this call only.")
-	case slices.Contains(q.Options, policy.OptionAllowSessionScoped):
+	case q.Scope() != "":
 		b.WriteString("\nThis approval can be remembered only for calls with ")
-		b.WriteString(policy.OneLine(d.Prompt.Scope))
+		b.WriteString(policy.OneLine(q.Scope()))
 		b.WriteString(" (this tool, this exact definition, this session); any other call is asked again.")
 	case !d.Rememberable:
 		b.WriteString("\nThis approval cannot be remembered: it applies to this call only.")
@@ -133,12 +133,22 @@ func reasons(d *policy.Decision) string {
 	return strings.Join(msgs, "; ")
 }
 
+// Scope describes what the scoped option remembers ("path under
+// /repo/docs/**"), as every channel shows it, or "" when the question does
+// not offer it.
+func (q *Question) Scope() string {
+	if !slices.Contains(q.Options, policy.OptionAllowSessionScoped) || q.Decision.Prompt == nil {
+		return ""
+	}
+	return q.Decision.Prompt.Scope
+}
+
 // title is how the form labels an option. The scoped option names its
 // scopes ("Allow for this session for path under /repo/docs/**"), so the
 // human sees what a later call must match to run unasked.
 func (q *Question) title(o string) string {
-	if o == policy.OptionAllowSessionScoped && q.Decision.Prompt != nil {
-		return optionTitles[o] + " " + policy.OneLine(q.Decision.Prompt.Scope)
+	if o == policy.OptionAllowSessionScoped && q.Scope() != "" {
+		return optionTitles[o] + " " + policy.OneLine(q.Scope())
 	}
 	return optionTitles[o]
 }

@@ -11,11 +11,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/toolwarden/toolwarden/host"
 	"github.com/toolwarden/toolwarden/internal/policy"
 	"github.com/toolwarden/toolwarden/internal/rawjson"
 )
@@ -35,8 +35,9 @@ type Binding struct {
 	// lone surrogate.
 	Arguments json.RawMessage
 	// Scopes are the scopes the question's scoped option remembers
-	// (ScopesText of the decision's), "" when it offers none: an answer
-	// cannot remember a scope other than the one the human was shown.
+	// (policy.ScopesText of the decision's), "" when it offers none: an
+	// answer cannot remember a scope other than the one the human was
+	// shown.
 	Scopes string
 }
 
@@ -314,15 +315,17 @@ func ArgumentsHashHex(args json.RawMessage) string {
 	return hex.EncodeToString(h[:])
 }
 
-// ScopesText spells the scopes a decision offers to remember, one field
-// per line in a fixed order, for Binding.Scopes.
-func ScopesText(scopes []policy.ProposedScope) string {
-	var b strings.Builder
-	for _, s := range scopes {
-		for _, f := range [...]string{s.Plugin, s.Code, s.Arg, s.Glob, s.Regex} {
-			b.WriteString(strconv.Quote(f))
-			b.WriteByte('\n')
-		}
+// BindingFor is what an answer to the ask about call is bound to: the
+// call's session, server, tool definition and exact arguments, and the
+// scopes its decision offers to remember. Every front end that mints or
+// redeems a request state binds it with this, so that none forgets a part.
+func BindingFor(call host.Call, d *host.Decision) Binding {
+	return Binding{
+		Session:        call.Session,
+		Server:         call.Server,
+		Tool:           call.Tool.Name,
+		DefinitionHash: d.DefinitionHash,
+		Arguments:      call.Arguments,
+		Scopes:         policy.ScopesText(d.Scopes),
 	}
-	return b.String()
 }

@@ -140,6 +140,22 @@ func DescribeScopes(scopes []ProposedScope) string {
 	return b.String()
 }
 
+// ScopesText spells scopes one field per line in a fixed order, every
+// field of each: two lists have the same text only when they would
+// remember the same calls. A request state binds it (channel.Binding), so
+// an answer cannot remember scopes other than the ones the human was
+// shown. It lives beside Scope so that a field added there is added here.
+func ScopesText(scopes []ProposedScope) string {
+	var b strings.Builder
+	for _, s := range scopes {
+		for _, f := range [...]string{s.Plugin, s.Code, s.Arg, s.Glob, s.Regex} {
+			b.WriteString(strconv.Quote(f))
+			b.WriteByte('\n')
+		}
+	}
+	return b.String()
+}
+
 func absOrEmpty(p string) string {
 	if strings.HasPrefix(p, "/") {
 		return p

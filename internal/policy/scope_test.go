@@ -223,3 +223,40 @@ func TestScopedApprovalLiftsOnlyTheAsksItCovers(t *testing.T) {
 		})
 	}
 }
+
+// ScopesText is what a request state binds: two lists that would remember
+// different calls never spell the same, whichever field differs, and
+// moving text from one field to the next is a difference too.
+func TestScopesTextTellsApartEveryFieldOfEveryScope(t *testing.T) {
+	t.Parallel()
+	base := func() []policy.ProposedScope {
+		return []policy.ProposedScope{
+			{Plugin: "argguard", Code: "arg_needs_approval", Scope: policy.Scope{Arg: "/path", Glob: "/repo/docs/**"}},
+			{Plugin: "shell", Code: "command", Scope: policy.Scope{Arg: "/command", Regex: "^git push"}},
+		}
+	}
+	want := policy.ScopesText(base())
+	if policy.ScopesText(nil) != "" || want == "" {
+		t.Fatalf("ScopesText(nil) = %q, ScopesText(two) = %q", policy.ScopesText(nil), want)
+	}
+	changes := map[string]func(s []policy.ProposedScope) []policy.ProposedScope{
+		"plugin":            func(s []policy.ProposedScope) []policy.ProposedScope { s[0].Plugin = "other"; return s },
+		"code":              func(s []policy.ProposedScope) []policy.ProposedScope { s[1].Code = "other"; return s },
+		"arg":               func(s []policy.ProposedScope) []policy.ProposedScope { s[0].Arg = "/file"; return s },
+		"a wider glob":      func(s []policy.ProposedScope) []policy.ProposedScope { s[0].Glob = "/repo/**"; return s },
+		"regex":             func(s []policy.ProposedScope) []policy.ProposedScope { s[1].Regex = "^git"; return s },
+		"glob made a regex": func(s []policy.ProposedScope) []policy.ProposedScope { s[0].Regex, s[0].Glob = s[0].Glob, ""; return s },
+		"text moved a field": func(s []policy.ProposedScope) []policy.ProposedScope {
+			s[0].Plugin, s[0].Code = "argguardarg", "_needs_approval"
+			return s
+		},
+		"one scope left out":  func(s []policy.ProposedScope) []policy.ProposedScope { return s[:1] },
+		"the order swapped":   func(s []policy.ProposedScope) []policy.ProposedScope { s[0], s[1] = s[1], s[0]; return s },
+		"a newline in a code": func(s []policy.ProposedScope) []policy.ProposedScope { s[0].Code = "arg\n\"/path\""; return s },
+	}
+	for name, change := range changes {
+		if got := policy.ScopesText(change(base())); got == want {
+			t.Errorf("%s: spelled the same as the original: %q", name, got)
+		}
+	}
+}

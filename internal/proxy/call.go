@@ -232,7 +232,7 @@ func (p *Proxy) ask(ctx context.Context, rt *route, call host.Call, d *host.Deci
 		return made(p.needsApproval(rt, d))
 	}
 	if req.Modern {
-		state, err := p.signer.Mint(p.binding(call, d))
+		state, err := p.signer.Mint(channel.BindingFor(call, d))
 		if err != nil {
 			return made(toolError("toolwarden: cannot ask for approval: %v", err))
 		}
@@ -289,7 +289,7 @@ func (p *Proxy) resume(ctx context.Context, rt *route, call host.Call, d *host.D
 	if req.RequestState == "" {
 		return made(refused(rt, channel.ErrForged))
 	}
-	if err := p.signer.Redeem(req.RequestState, p.binding(call, d)); err != nil {
+	if err := p.signer.Redeem(req.RequestState, channel.BindingFor(call, d)); err != nil {
 		return made(refused(rt, err))
 	}
 	var responses mcp.InputResponses
@@ -341,17 +341,6 @@ func (p *Proxy) choose(ctx context.Context, rt *route, call host.Call, d *host.D
 		return made(toolError("toolwarden: could not record the approval of %s: %v", rt.name, err))
 	}
 	return p.forward(ctx, rt, call, d)
-}
-
-func (p *Proxy) binding(call host.Call, d *host.Decision) channel.Binding {
-	return channel.Binding{
-		Session:        call.Session,
-		Server:         call.Server,
-		Tool:           call.Tool.Name,
-		DefinitionHash: d.DefinitionHash,
-		Arguments:      call.Arguments,
-		Scopes:         channel.ScopesText(d.Scopes),
-	}
 }
 
 // forward makes the call upstream, retries it once after a transport
