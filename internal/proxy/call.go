@@ -420,8 +420,24 @@ func summarize(raw json.RawMessage, withText bool) (text string, isError, ok boo
 	default:
 		return "", false, false
 	}
-	bad := false
-	var content, structured []byte
+	content, structured, isError, ok := resultMembers(raw)
+	if !ok {
+		return "", false, false
+	}
+	if !withText {
+		return "", isError, true
+	}
+	text = contentText(content)
+	if text == "" && len(structured) > 0 && string(structured) != "null" {
+		return string(structured[:min(len(structured), maxObservedText)]), isError, true
+	}
+	return text, isError, true
+}
+
+// resultMembers reads the members summarize needs of a raw result object;
+// ok is false when one has a type the result struct cannot take.
+func resultMembers(raw json.RawMessage) (content, structured []byte, isError, ok bool) {
+	ok = true
 	rawjson.Members(raw, func(k, v []byte) bool {
 		switch {
 		case rawjson.KeyIs(k, "content"):
@@ -430,31 +446,28 @@ func summarize(raw json.RawMessage, withText bool) (text string, isError, ok boo
 				content = nil
 			case '[':
 				content = v
-				if !contentShape(v) {
-					bad = true
-				}
+				ok = ok && contentShape(v)
 			default:
-				bad = true
+				ok = false
 			}
 		case rawjson.KeyIs(k, "structuredContent"):
 			structured = v
 		case rawjson.KeyIs(k, "isError"):
-			if b, ok := rawjson.Bool(v); ok {
-				if rawjson.Kind(v) != 'n' {
-					isError = b
-				}
-			} else {
-				bad = true
+			b, isBool := rawjson.Bool(v)
+			if !isBool {
+				ok = false
+			} else if rawjson.Kind(v) != 'n' {
+				isError = b
 			}
 		}
 		return true
 	})
-	if bad {
-		return "", false, false
-	}
-	if !withText {
-		return "", isError, true
-	}
+	return content, structured, isError, ok
+}
+
+// contentText joins the text of a content array's text items, at most
+// maxObservedText bytes of it.
+func contentText(content []byte) string {
 	var b strings.Builder
 	rawjson.Elements(content, func(el []byte) bool {
 		if b.Len() >= maxObservedText {
@@ -485,10 +498,7 @@ func summarize(raw json.RawMessage, withText bool) (text string, isError, ok boo
 		}
 		return true
 	})
-	if b.Len() == 0 && len(structured) > 0 && string(structured) != "null" {
-		return string(structured[:min(len(structured), maxObservedText)]), isError, true
-	}
-	return b.String(), isError, true
+	return b.String()
 }
 
 // maxObservedText is how much of a result's text summarize reads for
