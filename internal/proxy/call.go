@@ -410,7 +410,7 @@ func (p *Proxy) settle(ctx context.Context, rt *route, call host.Call, d *host.D
 //	}
 //
 // which it reads the same way, except that keys match exactly, as the
-// client reading the result matches them (see parseCall), and without
+// client reading the result matches them (see message.go), and without
 // decoding anything it does not need.
 func summarize(raw json.RawMessage, withText bool) (text string, isError, ok bool) {
 	switch rawjson.Kind(raw) {

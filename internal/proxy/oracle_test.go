@@ -15,8 +15,9 @@ import (
 // The proxy reads calls and results without decoding them (rawjson); these
 // are the encoding/json readers it replaced, kept as oracles: the fuzzers
 // check both read every input the same way, except where encoding/json
-// folds case (rawjson matches keys exactly, as the upstream does, and
-// parseCall refuses a message on which the two readings differ).
+// folds case (the intake's one reader matches keys exactly, as the upstream
+// does, and refuses a message on which the two readings differ; parseCall,
+// in reader_test.go, is the call the intake serves for a line).
 
 type wireCall struct {
 	JSONRPC json.RawMessage `json:"jsonrpc"`
