@@ -37,6 +37,7 @@ type checkOptions struct {
 	audit     string
 	files     []string
 	observe   observeResultFlag
+	cwd, home pathFlag // check_context.go
 }
 
 func runCheck(e *env, name string, args []string) int {
@@ -74,7 +75,12 @@ func parseCheckFlags(e *env, name string, args []string) (*checkOptions, int, bo
 "-" or no file reads stdin. Calls in one invocation share a session. An empty file,
 an unknown key or bad JSON is an error at file:line:col.
 Each call sends plugins check (and list first, when a policy handles list); observe
-only for an allowed call with a "result", or with --observe-result.`
+only for an allowed call with a "result", or with --observe-result.
+Paths resolve as the running proxy would resolve them: against the server's
+directory and home as the proxy starts it ([mcp_servers.<server>] of the config,
+else a server you start here: your working directory and home). --cwd and --home
+replace those; each field of a call's "server_context" replaces both. A path that
+still cannot be resolved is named in the trace with why.`
 	if name == "check" {
 		about += "\nPrints each decision as a JSON line.\nExit: 0 allow, 10 ask, 20 deny (the strictest decision), 1 bad input or config, 2 bad usage."
 	} else {
@@ -90,6 +96,8 @@ only for an allowed call with a "result", or with --observe-result.`
 	fs.StringVar(&o.approvals, "approvals", "", "persistent approvals file (for --approve=always)")
 	fs.StringVar(&o.audit, "audit", "", "append a JSON Lines record per decision to this file")
 	fs.Var(&o.observe, "observe-result", observeResultUsage)
+	fs.Var(&o.cwd, "cwd", "the server's working directory to resolve paths against (default: as the proxy would start the server; \"\": unknown)")
+	fs.Var(&o.home, "home", "the server's home directory, for \"~\" (default: as the proxy would start the server; \"\": unknown)")
 	files, code, ok := fs.parseInterleaved(args)
 	if !ok {
 		return nil, code, false
@@ -151,6 +159,8 @@ func (o *checkOptions) decide(ctx context.Context, e *env, h *host.Host, i int, 
 	if err != nil {
 		return 0, err
 	}
+	var from string
+	call.Context, from = o.callContext(e, h.Config(), call.Server, c.file.ServerContext)
 	d := h.Check(ctx, call)
 	approved := ""
 	if d.Decision == policy.Ask && o.approve != "" && (d.Rememberable || o.scope == host.Once) {
@@ -163,11 +173,12 @@ func (o *checkOptions) decide(ctx context.Context, e *env, h *host.Host, i int, 
 	if r, ok := o.observe.resultFor(&c.file); ok && (d.Decision == policy.Allow || approved != "") {
 		added = h.Observe(ctx, call, &d, r)
 	}
+	d.Trace = withSteps(d.Trace, unresolvedSteps(call.Arguments, d.Flagged, call.Context))
 	if o.name == "explain" {
 		if i > 0 {
 			fmt.Fprintln(e.stdout)
 		}
-		writeExplain(e.stdout, c.where, call, &d, approved, added)
+		writeExplain(e.stdout, c.where, call, &d, approved, added, from)
 		return d.Decision, nil
 	}
 	b, err := json.Marshal(d)
@@ -193,15 +204,22 @@ func (o *checkOptions) exitCode(worst policy.Verdict) int {
 	return exitOK
 }
 
-// loadConfig loads the given layers, or the embedded default, under the
-// requirements in force: the system files, $TOOLWARDEN_REQUIREMENTS and
-// reqs (the --requirements files).
+// loadConfig loads the --config layers given, else the system and user
+// files that exist, else the embedded default, under the requirements in
+// force: the system files, $TOOLWARDEN_REQUIREMENTS and reqs (the
+// --requirements files). See cli.LoadConfig.
 func loadConfig(e *env, paths, reqs []string) (*config.Config, error) {
 	return cli.LoadConfig(e.getenv, paths, reqs)
 }
 
+// configPaths are the layers loadConfig reads for the --config files
+// given: those, or the discovered ones.
+func configPaths(e *env, given []string) []string {
+	return cli.ConfigPaths(e.getenv, given)
+}
+
 // writeExplain prints a decision as a human reads it: one line per step.
-func writeExplain(w io.Writer, where string, c host.Call, d *policy.Decision, approved string, added []string) {
+func writeExplain(w io.Writer, where string, c host.Call, d *policy.Decision, approved string, added []string, from string) {
 	app := d.App
 	if d.Connector != "" {
 		app += " (connector)"
@@ -215,6 +233,9 @@ func writeExplain(w io.Writer, where string, c host.Call, d *policy.Decision, ap
 		fmt.Fprintf(w, "  malformed  %s (counted at their strict value)\n", strings.Join(c.Tool.Malformed, ", "))
 	}
 	fmt.Fprintf(w, "  effective  %s\n", orNone(d.Hints.String()))
+	if c.Context != nil {
+		fmt.Fprintf(w, "  paths      %s (%s)\n", describeContext(c.Context), from)
+	}
 	var table bytes.Buffer
 	tw := tabwriter.NewWriter(&table, 0, 0, 2, ' ', 0)
 	for i, s := range d.Trace {

@@ -78,8 +78,8 @@ func serveInbox(ctx context.Context, e *env, args []string) int {
 		return exitError
 	}
 	opts := web.Defaults()
-	if len(c.configs) > 0 {
-		cfg, err := loadConfig(e, c.configs, c.requirements)
+	if configs := configPaths(e, c.configs); len(configs) > 0 {
+		cfg, err := loadConfig(e, configs, c.requirements)
 		if err != nil {
 			return fail(err)
 		}

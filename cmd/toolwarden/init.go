@@ -8,7 +8,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strconv"
 	"strings"
 	"time"
@@ -113,6 +112,9 @@ func (f *initFlags) run(e *env) int {
 		fmt.Fprintf(e.stdout, "  toolwarden wrap --app NAME --config %s -- COMMAND ARGS...\n", shellQuote(f.config))
 	}
 	tw := toolwardenCommand(e)
+	if len(found) > 0 && filepath.IsAbs(tw) {
+		fmt.Fprintf(e.stdout, "\nThe wrapped entries run %s: a full path, since an agent started from a desktop launcher may not have your terminal's PATH.\n", shellQuote(tw))
+	}
 	pending := false
 	for _, af := range found {
 		fmt.Fprintf(e.stdout, "\n%s: %s\n", af.agent, af.path)
@@ -138,6 +140,10 @@ func (f *initFlags) run(e *env) int {
 			continue
 		}
 		fmt.Fprint(e.stdout, unifiedDiff(af.path, af.src, out))
+		if cs := af.wrapConfigs(f.config); len(cs) > 1 {
+			fmt.Fprintf(e.stdout, "%s's servers read both %s and %s, in that order: the [apps.*] and [mcp_servers.*] rules you keep in %s still apply, and win where both files set a key.\n",
+				af.agent, shellQuote(cs[0]), shellQuote(cs[1]), shellQuote(cs[1]))
+		}
 		if !f.writeAgents || f.dryRun {
 			pending = true
 			continue
@@ -202,7 +208,11 @@ func (f *initFlags) writeConfig(e *env, found []*agentFile) error {
 	} else {
 		fmt.Fprintf(e.stdout, "config: wrote %s\n", f.config)
 	}
-	fmt.Fprintf(e.stdout, "  check it with: toolwarden validate --config %s\n", shellQuote(f.config))
+	if discovered, err := initConfigPath(e); err == nil && discovered == f.config {
+		fmt.Fprintln(e.stdout, "  every command reads it when given no --config; check it with: toolwarden validate")
+	} else {
+		fmt.Fprintf(e.stdout, "  check it with: toolwarden validate --config %s\n", shellQuote(f.config))
+	}
 	return nil
 }
 
@@ -277,7 +287,7 @@ func writeWithBackup(path string, old, data []byte, mode fs.FileMode) (string, e
 // initConfigPath is where init writes the config by default: the user
 // config folder that also holds approvals.json.
 func initConfigPath(e *env) (string, error) {
-	dir, err := userConfigDir(e.getenv)
+	dir, err := config.UserConfigDir(e.getenv)
 	if err != nil {
 		return "", fmt.Errorf("no user config folder (%w); pass --config", err)
 	}
@@ -292,30 +302,6 @@ func displayInitConfigPath(e *env) string {
 	return p
 }
 
-// userConfigDir is os.UserConfigDir read through the command's env, so
-// tests can give init a home of its own.
-func userConfigDir(getenv func(string) string) (string, error) {
-	switch runtime.GOOS {
-	case "windows":
-		if d := getenv("AppData"); d != "" {
-			return d, nil
-		}
-		return "", errors.New("%AppData% is not set")
-	case "darwin", "ios":
-		if h := getenv("HOME"); h != "" {
-			return filepath.Join(h, "Library", "Application Support"), nil
-		}
-		return "", errors.New("$HOME is not set")
-	}
-	if d := getenv("XDG_CONFIG_HOME"); d != "" && filepath.IsAbs(d) {
-		return d, nil
-	}
-	if h := getenv("HOME"); h != "" {
-		return filepath.Join(h, ".config"), nil
-	}
-	return "", errors.New("neither $XDG_CONFIG_HOME nor $HOME is set")
-}
-
 func expandHome(e *env, p string) string {
 	if p == "~" || strings.HasPrefix(p, "~/") {
 		if h := e.getenv("HOME"); h != "" {
@@ -325,20 +311,30 @@ func expandHome(e *env, p string) string {
 	return p
 }
 
-// toolwardenCommand is what the rewritten entries run: "toolwarden" when
-// that is this binary on PATH (the entry survives reinstalls), else this
-// binary's absolute path, unless that is a "go run" build that will vanish.
+// toolwardenCommand is what the rewritten entries run: an absolute path,
+// since an agent started from a desktop launcher may not have the
+// terminal's PATH (~/go/bin, /opt/homebrew/bin). When "toolwarden" on
+// PATH is this binary, that PATH entry (not the file it links to), so
+// that an upgrade that replaces the file or moves the link still runs;
+// else this executable's own path, symlinks resolved. A "go run" build
+// vanishes when it exits, so then the bare name, with a warning.
 func toolwardenCommand(e *env) string {
 	self, err := os.Executable()
 	if err != nil {
+		fmt.Fprintf(e.stderr, "toolwarden init: cannot tell where this program is (%v); the entries name \"toolwarden\", which an agent finds only on its PATH\n", err)
 		return "toolwarden"
 	}
 	if onPath, err := lookPath(e, "toolwarden"); err == nil && sameFile(onPath, self) {
-		return "toolwarden"
+		if abs, err := filepath.Abs(onPath); err == nil {
+			return abs
+		}
 	}
 	if strings.Contains(self, string(filepath.Separator)+"go-build") {
 		fmt.Fprintln(e.stderr, "toolwarden init: running from \"go run\"; the entries name \"toolwarden\", so install it on PATH (go install ./cmd/toolwarden)")
 		return "toolwarden"
+	}
+	if real, err := filepath.EvalSymlinks(self); err == nil {
+		self = real
 	}
 	return self
 }

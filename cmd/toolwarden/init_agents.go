@@ -239,9 +239,25 @@ func isWrapped(command string, args []string) bool {
 	return base == "toolwarden" && len(args) > 0 && (args[0] == "wrap" || args[0] == "proxy")
 }
 
-// wrapArgs are the args of an entry rewritten to run through wrap.
-func wrapArgs(app, configPath, command string, args []string) []string {
-	return append([]string{"wrap", "--app", app, "--config", configPath, "--", command}, args...)
+// wrapArgs are the args of an entry rewritten to run through wrap with
+// the config layers configs.
+func wrapArgs(app string, configs []string, command string, args []string) []string {
+	out := []string{"wrap", "--app", app}
+	for _, c := range configs {
+		out = append(out, "--config", c)
+	}
+	return append(append(out, "--", command), args...)
+}
+
+// wrapConfigs are the config layers the file's wrapped servers read:
+// toolwarden's config, and for Codex its own config.toml after it, so that
+// the [apps.*] and [mcp_servers.*] rules a Codex user keeps there go on
+// counting (and win where both files set a key, as they do for Codex).
+func (f *agentFile) wrapConfigs(configPath string) []string {
+	if f.agent == "Codex" && f.format == "toml" && f.path != configPath {
+		return []string{configPath, f.path}
+	}
+	return []string{configPath}
 }
 
 // edit replaces src[start:end] with text.
@@ -273,7 +289,7 @@ func (f *agentFile) rewrite(twCommand, configPath string) ([]byte, []string, err
 		if s.remote || s.wrapped || s.unknown != "" || s.command == "" {
 			continue
 		}
-		newArgs := wrapArgs(s.name, configPath, s.command, s.args)
+		newArgs := wrapArgs(s.name, f.wrapConfigs(configPath), s.command, s.args)
 		var es []edit
 		var err error
 		if f.format == "toml" {
@@ -384,7 +400,7 @@ func (f *agentFile) checkRewrite(out []byte, twCommand, configPath string) error
 		entry := m.(map[string]any)
 		entry["command"] = twCommand
 		var args []any
-		for _, a := range wrapArgs(s.name, configPath, s.command, s.args) {
+		for _, a := range wrapArgs(s.name, f.wrapConfigs(configPath), s.command, s.args) {
 			args = append(args, a)
 		}
 		entry["args"] = args

@@ -64,6 +64,12 @@ func (h *initHome) wrapped(name string, command string, args ...string) []string
 	return append([]string{"wrap", "--app", name, "--config", h.configPath(), "--", command}, args...)
 }
 
+// wrappedCodex is a Codex entry as init rewrites it: toolwarden's config,
+// then Codex's own, so that the rules kept there still count.
+func (h *initHome) wrappedCodex(name string, command string, args ...string) []string {
+	return append([]string{"wrap", "--app", name, "--config", h.configPath(), "--config", filepath.Join(h.home, ".codex", "config.toml"), "--", command}, args...)
+}
+
 // jsonEntry decodes the command and args of the server at keys.
 func jsonEntry(t *testing.T, src string, keys ...string) (string, []string) {
 	t.Helper()
@@ -138,7 +144,7 @@ func TestInitFindsAndWrapsEachAgentsServers(t *testing.T) {
 			src:  "model = \"o3\"\n\n[mcp_servers.fs]\ncommand = \"npx\"\nargs = [\"-y\", \"@modelcontextprotocol/server-filesystem\", \"/src\"]\nstartup_timeout_sec = 20\n",
 			check: func(t *testing.T, h *initHome, out string) {
 				cmd, args := tomlEntry(t, out, "fs")
-				if want := h.wrapped("fs", "npx", "-y", "@modelcontextprotocol/server-filesystem", "/src"); cmd != "toolwarden" || !reflect.DeepEqual(args, want) {
+				if want := h.wrappedCodex("fs", "npx", "-y", "@modelcontextprotocol/server-filesystem", "/src"); cmd != "toolwarden" || !reflect.DeepEqual(args, want) {
 					t.Fatalf("got %s %q, want toolwarden %q", cmd, args, want)
 				}
 				initMustContain(t, out, "startup_timeout_sec = 20\n")
@@ -335,12 +341,12 @@ destructive_enabled = false
 			"env = { TOKEN = \"x\" }\n\n[mcp_servers.docs]\nurl = \"https://example.com/mcp\"\n", "[apps.fs]\ndestructive_enabled = false\n"} {
 			initMustContain(t, out, keep)
 		}
-		if cmd, args := tomlEntry(t, out, "fs"); cmd != "toolwarden" || !reflect.DeepEqual(args, h.wrapped("fs", "npx", "-y", "@modelcontextprotocol/server-filesystem", "/src")) {
+		if cmd, args := tomlEntry(t, out, "fs"); cmd != "toolwarden" || !reflect.DeepEqual(args, h.wrappedCodex("fs", "npx", "-y", "@modelcontextprotocol/server-filesystem", "/src")) {
 			t.Fatalf("fs: %s %q", cmd, args)
 		}
 		// mcp_servers.inline is a table whose only key is "sqlite": it
 		// is not a server; "dotted" is one, written as a dotted key.
-		if cmd, args := tomlEntry(t, out, "dotted"); cmd != "toolwarden" || !reflect.DeepEqual(args, h.wrapped("dotted", "uvx")) {
+		if cmd, args := tomlEntry(t, out, "dotted"); cmd != "toolwarden" || !reflect.DeepEqual(args, h.wrappedCodex("dotted", "uvx")) {
 			t.Fatalf("dotted: %s %q\n%s", cmd, args, out)
 		}
 		initMustContain(t, out, "dotted.command = \"toolwarden\"\ndotted.args = [")

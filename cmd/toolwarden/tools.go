@@ -71,7 +71,7 @@ func runToolsSync(e *env, args []string) int {
 	fs := newCmdFlags(e, "tools sync", toolsSyncSynopsis, toolsAbout)
 	fs.Summary = "start the MCP servers the agents' configs name and write their tool lists to the catalog"
 	var configs cli.StringList
-	fs.Var(&configs, "config", "also list the [mcp_servers.*] of this toolwarden config (repeatable)")
+	fs.Var(&configs, "config", "also list the [mcp_servers.*] of this toolwarden config (repeatable; default: the system and user config files that exist)")
 	agents := fs.String("agent", "claude,gemini,codex", "whose MCP configs to read: claude, gemini, codex, comma separated")
 	project := fs.String("project", "", "the project folder whose .mcp.json and .gemini/settings.json count (default: the current folder)")
 	timeout := fs.Duration("timeout", 30*time.Second, "how long one server may take to start and list its tools")
@@ -95,7 +95,7 @@ func runToolsSync(e *env, args []string) int {
 	}
 	places.TrustProject = *trustProject
 
-	servers, failed := syncServers(e, places, *agents, configs)
+	servers, failed := syncServers(e, places, *agents, configPaths(e, configs))
 	if failed < 0 {
 		return exitUsage
 	}

@@ -33,7 +33,11 @@ warnings as file:line:col, errors first, on stderr; "ok: ..." on stdout when the
 config is usable. A plugin that does not load is an error: the others would answer
 every call with its on_error verdict (deny unless set).
 
-With no --config, checks the embedded default.
+With no --config, checks what every command reads then: the system file
+($TOOLWARDEN_SYSTEM_CONFIG_DIR or /etc/toolwarden, config.toml) and the user file
+(<user config dir>/toolwarden/config.toml, the one init writes), each when it
+exists, or else the embedded default; it first lists each file looked for and
+whether it is present.
 Exit: 0 valid (warnings alone included), 1 errors, 2 bad usage.`)
 	var configs stringList
 	fs.Var(&configs, "config", "config file (repeatable; later files override earlier)")
@@ -46,6 +50,9 @@ Exit: 0 valid (warnings alone included), 1 errors, 2 bad usage.`)
 		return code
 	}
 
+	if len(configs) == 0 {
+		configs = listDiscovered(e, reqs)
+	}
 	cfg, err := config.LoadWithRequirements(config.RequirementsPaths(e.getenv, reqs...), configs...)
 	if err != nil {
 		var le *config.LoadError
@@ -91,6 +98,32 @@ Exit: 0 valid (warnings alone included), 1 errors, 2 bad usage.`)
 	fmt.Fprintf(e.stdout, "ok: %d file(s), %d apps, %d servers, %d policies\n",
 		len(configs), len(cfg.Apps), len(cfg.Servers), len(cfg.Policies))
 	return exitOK
+}
+
+// listDiscovered prints the files read without --config (each one looked
+// for, present or not, and the requirements in force) and returns the
+// present ones, in layer order.
+func listDiscovered(e *env, reqs []string) []string {
+	fmt.Fprintln(e.stdout, "config files (no --config given; later ones override earlier):")
+	var present []string
+	for _, p := range config.Discover(e.getenv) {
+		switch {
+		case p.Path == "":
+			fmt.Fprintf(e.stdout, "  %-12s  unknown: %s\n", p.Role, p.Why)
+		case p.Present:
+			fmt.Fprintf(e.stdout, "  %-12s  %s\n", p.Role, p.Path)
+			present = append(present, p.Path)
+		default:
+			fmt.Fprintf(e.stdout, "  %-12s  %s (not present)\n", p.Role, p.Path)
+		}
+	}
+	if len(present) == 0 {
+		fmt.Fprintln(e.stdout, "  none is present: the embedded default is in force (\"toolwarden init\" writes the user file)")
+	}
+	for _, r := range config.RequirementsPaths(e.getenv, reqs...) {
+		fmt.Fprintf(e.stdout, "  %-12s  %s\n", "requirements", r)
+	}
+	return present
 }
 
 // loadPolicies loads every enabled [policies.*] plugin as a host would

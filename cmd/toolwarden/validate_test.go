@@ -8,6 +8,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/toolwarden/toolwarden/internal/config"
 )
 
 // runValidateCLI runs "toolwarden validate args..." in-process.
@@ -63,10 +65,6 @@ builtin = "trifecta"
 			name:       "layers are counted and merged",
 			args:       []string{"--config", good, "--config", project},
 			wantStdout: "ok: 2 file(s), 1 apps, 2 servers, 1 policies\n",
-		},
-		{
-			name:       "no config checks the embedded default",
-			wantStdout: "ok: 0 file(s), 0 apps, 0 servers, 0 policies\n",
 		},
 		{
 			name:       "warnings are printed but do not fail",
@@ -216,5 +214,21 @@ func TestExplainSaysWhichRequirementDecided(t *testing.T) {
 	want := "tool is disabled (required by " + filepath.Join(dir, "requirements.toml") + ":12:1)"
 	if code != exitOK || !strings.Contains(out.String(), "=> DENY") || strings.Count(out.String(), want) != 2 {
 		t.Errorf("exit %d, stdout:\n%s\nstderr: %s\nwant a deny saying %q in the trace and the reason", code, out.String(), errOut.String(), want)
+	}
+}
+
+// With no --config and neither discovered file present, validate says so
+// and checks the embedded default.
+func TestValidateWithNoConfigFileListsWhatItLookedForAndChecksTheDefault(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	vars := map[string]string{"HOME": filepath.Join(dir, "home"), config.SystemConfigDirEnv: filepath.Join(dir, "sys")}
+	code, stdout, stderr := runCLIEnv(t, vars, "", "validate")
+	want := "config files (no --config given; later ones override earlier):\n" +
+		"  system        " + filepath.Join(dir, "sys", "config.toml") + " (not present)\n" +
+		"  user          " + filepath.Join(dir, "home", ".config", "toolwarden", "config.toml") + " (not present)\n" +
+		"  none is present: the embedded default is in force (\"toolwarden init\" writes the user file)\n"
+	if code != exitOK || !strings.HasPrefix(stdout, want) || !strings.HasSuffix(stdout, "ok: 0 file(s), 0 apps, 0 servers, 0 policies\n") {
+		t.Fatalf("exit %d\n%s%s\nwant it to start with\n%s", code, stdout, stderr, want)
 	}
 }

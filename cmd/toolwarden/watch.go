@@ -34,7 +34,7 @@ const settle = 150 * time.Millisecond
 // liveConfig reloads a running wrap or proxy's policy.
 type liveConfig struct {
 	cmd     string   // "wrap" or "proxy", for messages
-	configs []string // the --config files, as given
+	configs []string // the config layers in force (cli.ConfigPaths)
 	reqs    []string // every requirements file in force (RequirementsPaths)
 	h       *host.Host
 	apply   func(context.Context, *config.Config) error // proxy.Reload
@@ -219,7 +219,7 @@ func digestFiles(files []string) [sha256.Size]byte {
 func watchFlag(fs *cli.Flags) func(ctx context.Context, e *env, f *serveFlags, h *host.Host, p *proxy.Proxy) (stop func()) {
 	return func(ctx context.Context, e *env, f *serveFlags, h *host.Host, p *proxy.Proxy) func() {
 		return watchConfig(ctx, &liveConfig{
-			cmd: fs.Name, configs: f.Configs, reqs: config.RequirementsPaths(e.getenv, f.Requirements...), h: h, apply: p.Reload, stderr: e.stderr, log: f.logger(e),
+			cmd: fs.Name, configs: cli.ConfigPaths(e.getenv, f.Configs), reqs: config.RequirementsPaths(e.getenv, f.Requirements...), h: h, apply: p.Reload, stderr: e.stderr, log: f.logger(e),
 		}, !f.NoWatch)
 	}
 }

@@ -111,6 +111,10 @@ func LoadLayers(layers ...Layer) (*Config, error) {
 	for i, ly := range layers {
 		raw := map[string]any{}
 		if _, err := toml.Decode(string(ly.Data), &raw); err != nil {
+			if d, ok := jsonFileDiagnostic(ly.Name, ly.Data); ok {
+				l.diags = append(l.diags, d) // one error, not ten TOML ones
+				continue
+			}
 			l.diags = append(l.diags, syntaxDiagnostics(ly.Name, ly.Data, err)...)
 			continue
 		}

@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 
+	"github.com/toolwarden/toolwarden/internal/config"
 	"github.com/toolwarden/toolwarden/internal/hook"
 	"github.com/toolwarden/toolwarden/internal/policy"
 )
@@ -37,7 +38,9 @@ func SyncAgentServers(w io.Writer, places hook.Places, agent hook.Agent) ([]hook
 // them all (fail closed). A server whose config cannot be read (Err) is
 // passed on: it is never started either, and tools sync reports it.
 func AdmitToSync(w io.Writer, getenv func(string) string, project string, servers []hook.Server) ([]hook.Server, error) {
-	cfg, err := LoadConfig(getenv, nil, nil)
+	// The requirements alone: the allow-lists live there, and a user
+	// config that does not load must not stop tools sync.
+	cfg, err := config.LoadWithRequirements(config.RequirementsPaths(getenv))
 	if err != nil {
 		return nil, fmt.Errorf("no server started: the requirements cannot be read (%v); fix them, since their server allow-lists decide which servers may run", err)
 	}
