@@ -9,7 +9,6 @@ import (
 
 	"github.com/toolwarden/toolwarden/host"
 	"github.com/toolwarden/toolwarden/internal/policy"
-	"github.com/toolwarden/toolwarden/plugins/trifecta"
 )
 
 // benchCall is a realistic call as it arrives: a filesystem write with its
@@ -144,20 +143,20 @@ func (nativeTrifecta) Matches(app, tool string) bool { return true }
 func (nativeTrifecta) CanApprove() bool              { return false }
 
 func (nativeTrifecta) Check(_ context.Context, in *policy.CheckInput) policy.PluginVerdict {
-	if !in.Caps.CanExfiltrate || !slices.Contains(in.Labels, trifecta.LabelPrivate) || !slices.Contains(in.Labels, trifecta.LabelUntrusted) {
+	if !in.Caps.CanExfiltrate || !slices.Contains(in.Labels, "private_data_seen") || !slices.Contains(in.Labels, "untrusted_content_seen") {
 		return policy.PluginVerdict{Verdict: policy.Abstain}
 	}
-	return policy.PluginVerdict{Verdict: policy.Ask, Code: trifecta.Code,
+	return policy.PluginVerdict{Verdict: policy.Ask, Code: "lethal_trifecta",
 		Reason: "this session has read private data and untrusted content, and " + strconv.Quote(in.Tool.Name) + " can send data out (lethal trifecta)"}
 }
 
 func (nativeTrifecta) Observe(_ context.Context, in *policy.ObserveInput) policy.ObserveResult {
 	var labels []string
 	if in.Caps.ReadsPrivateData {
-		labels = append(labels, trifecta.LabelPrivate)
+		labels = append(labels, "private_data_seen")
 	}
 	if in.Caps.SeesUntrustedContent {
-		labels = append(labels, trifecta.LabelUntrusted)
+		labels = append(labels, "untrusted_content_seen")
 	}
 	return policy.ObserveResult{Labels: labels}
 }

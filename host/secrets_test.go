@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/toolwarden/toolwarden/host"
-	"github.com/toolwarden/toolwarden/plugins/secrets/fake"
+	"github.com/toolwarden/toolwarden/internal/fakesecrets"
 )
 
 // The secrets plugin sees the result text the host passes to observe: the
@@ -16,7 +16,7 @@ import (
 // the host is given a larger limit or the policy its own result_limit_kb.
 func TestSecretsSeeTheResultTheHostPasses(t *testing.T) {
 	t.Parallel()
-	tok := fake.New(5).GitHub().Token
+	tok := fakesecrets.New(5).GitHub().Token
 	padding := strings.Repeat("ordinary line of a long file\n", 200) // 5800 bytes
 	read := tool(t, `{"name":"read_file","annotations":{"readOnlyHint":true,"openWorldHint":false}}`)
 	send := tool(t, `{"name":"send_email","annotations":{"destructiveHint":false,"openWorldHint":true}}`)

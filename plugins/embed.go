@@ -1,8 +1,9 @@
 // Package plugins holds toolwarden's first-party policy plugins: their
-// sources (one folder each: the shipped module's Rust source in rust/,
-// written with pdk/rust, beside the rule's Go reference implementation)
-// and the WebAssembly modules built from them, which are embedded in the
-// binary and selected with builtin = "<name>" in a [policies.<name>] table.
+// sources (one folder each: the module's Rust source in rust/, written
+// with pdk/rust, and its case files in cases/, which `toolwarden plugin
+// test` runs and go test ./plugins runs against these modules) and the
+// WebAssembly modules built from them, which are embedded in the binary
+// and selected with builtin = "<name>" in a [policies.<name>] table.
 //
 // The .wasm files are committed and rebuilt reproducibly by
 // scripts/build-plugins.sh; CI rebuilds them and fails if they differ.

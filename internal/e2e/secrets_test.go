@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/toolwarden/toolwarden/internal/fakesecrets"
 	"github.com/toolwarden/toolwarden/plugins"
-	"github.com/toolwarden/toolwarden/plugins/secrets/fake"
 )
 
 // The secrets plugin through the real proxy, in front of server-filesystem
@@ -26,7 +26,7 @@ func TestProxySecretsKeepSecretsIn(t *testing.T) {
 	fsBin := npmServer(t, "mcp-server-filesystem")
 	everyBin := npmServer(t, "mcp-server-everything")
 	dir, _ := filepath.EvalSymlinks(t.TempDir())
-	g := fake.New(99)
+	g := fakesecrets.New(99)
 	gh, aws := g.GitHub(), g.AWSAccessKey()
 	env := filepath.Join(dir, ".env")
 	if err := os.WriteFile(env, []byte("APP_ENV=production\nGITHUB_TOKEN="+gh.Token+"\nAWS_ACCESS_KEY_ID="+aws.Token+"\n"), 0o600); err != nil {

@@ -10,28 +10,27 @@ import (
 	"github.com/toolwarden/toolwarden/internal/config"
 	"github.com/toolwarden/toolwarden/internal/hints"
 	"github.com/toolwarden/toolwarden/internal/policy"
-	pdk "github.com/toolwarden/toolwarden/pdk/go"
 	"github.com/toolwarden/toolwarden/plugins"
-	"github.com/toolwarden/toolwarden/plugins/argguard"
-	"github.com/toolwarden/toolwarden/plugins/trifecta"
 )
 
-// Benchmarks put every plugin call beside its native-Go twin in the same
-// run; docs/plugins.md quotes them as ratios. Run with -benchmem.
+// Benchmarks put every first-party plugin call beside the noop module in
+// the same run; docs/performance.md quotes them as ratios. Run with
+// -benchmem.
 //
 //   wasm            Plugin.Check: envelope, one guest call under a deadline,
 //                   output parse.
 //   wasm-nodeadline the same without deadlines: the module as built, no
 //                   timer (a measurement only; the host always enforces them).
-//   native          the same pipeline with the guest's Go code run natively:
-//                   the same envelope, the same pdk.Plugin.Handle, the same
-//                   output parse.
+//   noop            the same pipeline and the same input with the noop module
+//                   (testdata/wat/noop.wasm: no output): what any plugin
+//                   call costs, so wasm/noop is what the plugin's own work
+//                   costs on top.
 //   struct          the rule itself on already-decoded Go values (the floor).
 
 // trifectaCall is the trifecta ask path: both labels, an exfiltrating tool.
 func trifectaCall() *policy.CheckInput {
 	in := checkInput(`{"to":"someone@example.com","subject":"notes","body":"see attached"}`,
-		trifecta.LabelPrivate, trifecta.LabelUntrusted)
+		labelPrivate, labelUntrusted)
 	in.Tool = &hints.Tool{Name: "send_mail", Title: "Send mail", HashHex: testTool.HashHex}
 	in.Hints.Put(hints.OpenWorld, hints.True)
 	return in
@@ -61,32 +60,13 @@ func warm(p *Plugin, in *policy.CheckInput) {
 	}
 }
 
-// nativeTwin runs a plugin's Go code natively through the same pipeline.
-type nativeTwin struct {
-	p  *Plugin
-	in instance
-	gp *pdk.Plugin
-}
-
-func newTwin(p *Plugin, gp *pdk.Plugin) *nativeTwin {
-	t := &nativeTwin{p: p, gp: gp}
-	t.in.p = p
-	// The twin gets its config as the module does: at describe, since
-	// its check envelopes carry only what it needs.
-	gp.Handle(pdk.EventDescribe, append(append([]byte(nil), p.head[EventDescribe]...), p.tail...))
-	return t
-}
-
-func (t *nativeTwin) check(c *policy.CheckInput) policy.PluginVerdict {
-	t.in.buf = t.in.appendCheck(t.in.buf[:0], c)
-	_, out := t.gp.Handle(pdk.EventCheck, t.in.buf)
-	if t.in.memo.hit(EventCheck, out) {
-		return t.in.memo.verdict
+// noopPlugin is the noop module (no output: abstain) loaded in rt.
+func noopPlugin(b testing.TB, rt *Runtime) *Plugin {
+	p, err := loadWasm(b, rt, config.Policy{Name: "noop"}, filepath.Join("testdata", "wat", "noop.wasm"))
+	if err != nil {
+		b.Fatal(err)
 	}
-	v, _ := parseCheck(out)
-	t.in.memo.store(EventCheck, out)
-	t.in.memo.verdict = v
-	return v
+	return p
 }
 
 func benchCheck(b *testing.B, want policy.Verdict, check func() policy.PluginVerdict) {
@@ -120,14 +100,15 @@ func BenchmarkTrifectaCheck(b *testing.B) {
 		warm(p, in)
 		benchCheck(b, policy.Ask, func() policy.PluginVerdict { return p.Check(ctx, in) })
 	})
-	b.Run("native", func(b *testing.B) {
-		twin := newTwin(p, trifecta.New())
-		benchCheck(b, policy.Ask, func() policy.PluginVerdict { return twin.check(in) })
+	b.Run("noop", func(b *testing.B) {
+		p := noopPlugin(b, newRuntime(b, Options{PoolSize: 1, noReuse: true}))
+		warm(p, in)
+		benchCheck(b, policy.Abstain, func() policy.PluginVerdict { return p.Check(ctx, in) })
 	})
 	b.Run("struct", func(b *testing.B) {
-		v := policy.PluginVerdict{Verdict: policy.Ask, Code: trifecta.Code}
+		v := policy.PluginVerdict{Verdict: policy.Ask, Code: codeTrifecta}
 		benchCheck(b, policy.Ask, func() policy.PluginVerdict {
-			if in.Caps.CanExfiltrate && slices.Contains(in.Labels, trifecta.LabelPrivate) && slices.Contains(in.Labels, trifecta.LabelUntrusted) {
+			if in.Caps.CanExfiltrate && slices.Contains(in.Labels, labelPrivate) && slices.Contains(in.Labels, labelUntrusted) {
 				return v
 			}
 			return policy.PluginVerdict{}
@@ -156,10 +137,10 @@ func BenchmarkArgguardCheck(b *testing.B) {
 		warm(p, in)
 		benchCheck(b, policy.Ask, func() policy.PluginVerdict { return p.Check(ctx, in) })
 	})
-	b.Run("native", func(b *testing.B) {
-		gp := argguard.New()
-		twin := newTwin(p, gp)
-		benchCheck(b, policy.Ask, func() policy.PluginVerdict { return twin.check(in) })
+	b.Run("noop", func(b *testing.B) {
+		p := noopPlugin(b, newRuntime(b, Options{PoolSize: 1, noReuse: true}))
+		warm(p, in)
+		benchCheck(b, policy.Abstain, func() policy.PluginVerdict { return p.Check(ctx, in) })
 	})
 }
 
@@ -232,7 +213,8 @@ func BenchmarkDeadline(b *testing.B) {
 }
 
 // BenchmarkTrifectaCheckParallel runs BenchmarkTrifectaCheck from every
-// core; scaling is the serial ns/op over the parallel ns/op.
+// core, beside the noop module; scaling is the serial ns/op over the
+// parallel ns/op.
 func BenchmarkTrifectaCheckParallel(b *testing.B) {
 	rt := newRuntime(b, Options{noReuse: true})
 	p := loadBuiltin(b, rt, "trifecta", nil)
@@ -251,13 +233,14 @@ func BenchmarkTrifectaCheckParallel(b *testing.B) {
 			}
 		})
 	})
-	b.Run("native", func(b *testing.B) {
+	b.Run("noop", func(b *testing.B) {
+		p := noopPlugin(b, rt)
+		warm(p, in)
 		b.ReportAllocs()
 		b.ResetTimer()
 		b.RunParallel(func(pb *testing.PB) {
-			twin := newTwin(p, trifecta.New())
 			for pb.Next() {
-				if v := twin.check(in); v.Verdict != policy.Ask {
+				if v := p.Check(ctx, in); v.Verdict != policy.Abstain {
 					b.Errorf("%+v", v)
 					return
 				}

@@ -12,7 +12,6 @@ import (
 	"github.com/toolwarden/toolwarden/internal/instrument"
 	"github.com/toolwarden/toolwarden/internal/policy"
 	"github.com/toolwarden/toolwarden/plugins"
-	"github.com/toolwarden/toolwarden/plugins/trifecta"
 )
 
 // Loading instruments: the stop flag is there, the reserved names are
@@ -44,8 +43,8 @@ func TestInstrumentedBuiltinsAnswerAlike(t *testing.T) {
 		trifectaCall(),
 		argguardCall(),
 		checkInput(`{"path":"/etc/passwd"}`),
-		checkInput(`{"path":"/tmp/../etc/shadow","command":"rm -rf /"}`, trifecta.LabelPrivate),
-		checkInput(`{}`, trifecta.LabelUntrusted, trifecta.LabelPrivate, "x"),
+		checkInput(`{"path":"/tmp/../etc/shadow","command":"rm -rf /"}`, labelPrivate),
+		checkInput(`{}`, labelUntrusted, labelPrivate, "x"),
 		trifectaInput(strings.Repeat("long body \u00e9 ", 500)),
 	}
 	for _, name := range plugins.Names() {

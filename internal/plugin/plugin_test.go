@@ -15,7 +15,6 @@ import (
 	"github.com/toolwarden/toolwarden/internal/config"
 	"github.com/toolwarden/toolwarden/internal/hints"
 	"github.com/toolwarden/toolwarden/internal/policy"
-	"github.com/toolwarden/toolwarden/plugins/trifecta"
 )
 
 func TestLoadAllKeepsConfigOrderAndListsEveryFailure(t *testing.T) {
@@ -122,7 +121,7 @@ func TestTrifectaPluginScenario(t *testing.T) {
 		send.Labels = labels
 		v := p.Check(ctx, send)
 		want, _ := policy.ParseVerdict(mode)
-		if v.Verdict != want || v.Remember || v.Code != trifecta.Code || !strings.Contains(v.Reason, `"send_mail"`) {
+		if v.Verdict != want || v.Remember || v.Code != codeTrifecta || !strings.Contains(v.Reason, `"send_mail"`) {
 			t.Errorf("mode %s: %+v", mode, v)
 		}
 		read := *send
@@ -213,7 +212,7 @@ func TestConcurrentEventsShareThePool(t *testing.T) {
 				in := checkInput(`{"n":1}`)
 				want := policy.Abstain
 				if (g+i)%2 == 0 {
-					in.Labels = []string{trifecta.LabelUntrusted, trifecta.LabelPrivate}
+					in.Labels = []string{labelUntrusted, labelPrivate}
 					want = policy.Ask
 				}
 				if v := p.Check(context.Background(), in); v.Verdict != want || v.Err != nil {
@@ -470,15 +469,15 @@ func TestSteadyStateAllocations(t *testing.T) {
 		{"argguard (Rust)", func() (*Plugin, error) {
 			return Load(context.Background(), rt, &config.Policy{Name: "arg", Builtin: "argguard", Config: bodyRule}, nil)
 		}},
-		{"argguard (Go)", func() (*Plugin, error) {
-			return FromBytes(context.Background(), rt, &config.Policy{Name: "arg", Config: bodyRule}, goArgguard(t))
+		{"a Go guest (testdata/goregexguard)", func() (*Plugin, error) {
+			return FromBytes(context.Background(), rt, &config.Policy{Name: "arg", Config: bodyRule}, goRegexGuard(t))
 		}},
 	} {
 		p, err := c.load()
 		if err != nil {
 			t.Fatal(err)
 		}
-		in := checkInput(`{"path":"/tmp/x"}`, "tainted", trifecta.LabelPrivate, trifecta.LabelUntrusted)
+		in := checkInput(`{"path":"/tmp/x"}`, "tainted", labelPrivate, labelUntrusted)
 		ctx := context.Background()
 		for i := 0; i < 200; i++ {
 			p.Check(ctx, in)
@@ -501,7 +500,7 @@ func TestGoGuestMemoryStaysFlat(t *testing.T) {
 	rt := newRuntime(t, Options{PoolSize: 1})
 	// What is measured is memory, not time: a generous deadline keeps a
 	// loaded machine's stalls from failing it.
-	p, err := FromBytes(context.Background(), rt, &config.Policy{Name: "arg", Config: bodyRule, MemoryLimitMB: 24, TimeoutMs: 5000}, goArgguard(t))
+	p, err := FromBytes(context.Background(), rt, &config.Policy{Name: "arg", Config: bodyRule, MemoryLimitMB: 24, TimeoutMs: 5000}, goRegexGuard(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -525,7 +524,7 @@ func TestGoGuestMemoryStaysFlat(t *testing.T) {
 
 func trifectaInput(body string) *policy.CheckInput {
 	args, _ := json.Marshal(map[string]string{"body": body})
-	in := checkInput(string(args), trifecta.LabelPrivate, trifecta.LabelUntrusted)
+	in := checkInput(string(args), labelPrivate, labelUntrusted)
 	in.Tool = &hints.Tool{Name: "send_mail"}
 	return in
 }

@@ -11,7 +11,6 @@ import (
 
 	"github.com/toolwarden/toolwarden/internal/config"
 	"github.com/toolwarden/toolwarden/internal/policy"
-	"github.com/toolwarden/toolwarden/plugins/trifecta"
 )
 
 // oneCore runs the rest of the test on one P, so that calls made one
@@ -83,7 +82,7 @@ func TestConcurrentSessionsNeverGetAnotherSessionsVerdict(t *testing.T) {
 				c.Caps.ReadsPrivateData, c.Caps.SeesUntrustedContent = true, true
 				want := policy.Allow
 				if (g+i)%3 == 0 {
-					c.Labels = []string{trifecta.LabelUntrusted, trifecta.LabelPrivate}
+					c.Labels = []string{labelUntrusted, labelPrivate}
 					want = policy.Ask
 				}
 				if v := p.Check(context.Background(), c); v.Err != nil || (v.Verdict == policy.Ask) != (want == policy.Ask) {

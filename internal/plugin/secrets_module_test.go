@@ -6,45 +6,24 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
-	"math/rand/v2"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/toolwarden/toolwarden/internal/config"
-	"github.com/toolwarden/toolwarden/internal/hints"
+	"github.com/toolwarden/toolwarden/internal/fakesecrets"
 	"github.com/toolwarden/toolwarden/internal/policy"
 	pdk "github.com/toolwarden/toolwarden/pdk/go"
-	"github.com/toolwarden/toolwarden/plugins/secrets"
-	"github.com/toolwarden/toolwarden/plugins/secrets/fake"
 )
 
-// secretsTwins is one secrets config in the shipped module and in the Go
-// reference (plugins/secrets).
-type secretsTwins struct{ *moduleTwins }
+// Tests of the shipped secrets module (Rust, plugins/secrets/rust) with
+// secrets generated at test time (internal/fakesecrets): nothing
+// secret-shaped is committed, so these cannot be case files. What the
+// module answers on committed text is in plugins/secrets/cases (run by
+// go test ./plugins); its detection rates over this repository and the
+// npm corpus are plugins/secrets_corpus_test.go.
 
-func newSecretsTwins(t testing.TB, host *Plugin, cfg any) *secretsTwins {
-	t.Helper()
-	return &secretsTwins{newModuleTwins(t, host, "secrets", secrets.New(), cfg)}
-}
-
-func (s *secretsTwins) observe(t testing.TB, text string, labels []string) []byte {
-	t.Helper()
-	env := s.in.appendObserve(nil, &policy.ObserveInput{Session: "s", Labels: labels, Server: "x", App: "x",
-		Tool: testTool, Arguments: []byte(`{}`), Result: text})
-	_, out := s.run(t, EventObserve, s.withConfig(env))
-	return out
-}
-
-func (s *secretsTwins) check(t testing.TB, tool, args string, exfiltrate bool, labels []string) (uint32, []byte) {
-	t.Helper()
-	c := checkInput(args, labels...)
-	c.Tool = &hints.Tool{Name: tool, HashHex: testTool.HashHex}
-	c.Caps = hints.Capabilities{CanExfiltrate: exfiltrate}
-	return s.run(t, EventCheck, s.envelope(c))
-}
+const labelSeen = "secret_seen"
 
 func loadSecrets(t testing.TB) *Plugin {
 	t.Helper()
@@ -58,158 +37,173 @@ func loadSecrets(t testing.TB) *Plugin {
 	return p
 }
 
-// secretsTexts are the texts the differential test scans: generated
-// secrets of every kind in context, near misses made from them (cut
-// short, glued to a letter, one byte changed), the hand-written negatives,
-// and random mixes of all of these with JSON-hostile bytes.
-func secretsTexts(t testing.TB) []string {
-	g := fake.New(7)
-	var texts []string
-	for _, s := range g.Samples(6) {
-		texts = append(texts, s.Text, s.Token,
-			s.Token[:len(s.Token)-1], "x"+s.Token, s.Token+"x", "_"+s.Token, "-"+s.Token,
-			strings.Replace(s.Text, s.Token, s.Token[:len(s.Token)/2]+"\x00"+s.Token[len(s.Token)/2:], 1),
-			strings.Replace(s.Text, s.Token, strings.ToLower(s.Token), 1))
+// secretsEnvelope builds a check or observe input as the host writes it.
+func secretsEnvelope(event string, cfg string, labels []string, exfil bool, args string, text string) []byte {
+	l, _ := json.Marshal(labels)
+	if labels == nil {
+		l = []byte(`[]`)
 	}
-	for _, f := range []string{"placeholders.txt", "prose.txt"} {
-		b, err := os.ReadFile(filepath.Join("../../plugins/secrets/testdata/corpus/negative", f))
-		if err != nil {
-			t.Fatal(err)
-		}
-		texts = append(texts, strings.Split(string(b), "\n")...)
+	t, _ := json.Marshal(text)
+	caps := `{"reads_private_data":false,"sees_untrusted_content":false,"can_exfiltrate":` + fmt.Sprint(exfil) + `}`
+	env := `{"abi":1,"event":"` + event + `","session":{"id":"s","labels":` + string(l) + `},"call":{"capabilities":` + caps +
+		`,"hints":{},"server":"x","app":"x","connector":"","tool":{"name":"send_mail","title":"","definition_hash":"00"},"arguments":` + args + `}`
+	if event == "observe" {
+		env += `,"result":{"is_error":false,"text":` + string(t) + `}`
 	}
-	texts = append(texts, "", "=", ":", "password=", "password:", `"token": "`, "-----BEGIN ", "eyJ", "eyJ.", "eyJa.bc.",
-		"sk-", "sk-ant-", "ghp_", "github_pat_", "xoxb-", "AKIA", "AccountKey=", "hooks.slack.com/services/",
-		"password = \"\xff\xfe"+strings.Repeat("Ab1", 8)+"\"", "token:\t'"+strings.Repeat("Zz9.", 70)+"'",
-		"api_key=="+strings.Repeat("q1W", 86), "secret => "+strings.Repeat("x", 300), "café ☕ token=😀😀😀😀😀😀aB3",
-		"acme_live_"+g.From("abcdefghijklmnopqrstuvwxyz0123456789", 24), "xy_"+g.From("ABCDEFGHIJ0123456789", 30))
-	r := rand.New(rand.NewPCG(11, 13))
-	seps := []string{" ", "\n", "\\n", "\"", "'", ":", "=", ": ", "\t", "\u2028", "\xff", ",", "{", "}", "-", "_", "."}
-	n := len(texts)
-	for i := 0; i < 600; i++ {
-		var b strings.Builder
-		for j := r.IntN(5); j >= 0; j-- {
-			b.WriteString(texts[r.IntN(n)])
-			b.WriteString(seps[r.IntN(len(seps))])
-		}
-		texts = append(texts, b.String())
-	}
-	return texts
+	return []byte(env + `,"time":"2026-05-01T12:00:00Z","plugin":{"name":"secrets","config":` + cfg + `}}`)
 }
 
-// The shipped secrets module (Rust, plugins/secrets/rust) and the Go
-// reference (plugins/secrets) give the same return code and the same
-// output bytes on observe and check events the host builds, for
-// generated secrets of every kind, near misses, ordinary text, arguments
-// of every shape, session labels and configs, good and bad.
-func TestSecretsModuleMatchesGoReference(t *testing.T) {
+// The secrets plugin's named cases that need a real format's token, with
+// the module's exact output (the rest are plugins/secrets/cases/named.json).
+func TestSecretsFindsGeneratedSecrets(t *testing.T) {
 	host := loadSecrets(t)
-	texts := secretsTexts(t)
-	g := fake.New(8)
-	gh, ak := g.GitHub().Token, g.AWSAccessKey().Token
-	configs := []any{
-		map[string]any{},
-		map[string]any{"mode": "deny"},
-		map[string]any{"mode": "ask", "allow": []string{gh, ak, "x"}},
-		map[string]any{"disable": []string{"named_secret", "jwt", "private_key"}},
-		map[string]any{"prefixes": []any{map[string]any{"prefix": "acme_live_", "kind": "acme_key", "min_length": 24},
-			map[string]any{"prefix": "xy_", "kind": "xy"}}, "mode": "deny"},
-	}
-	labelSets := [][]string{nil, {secrets.LabelSeen}, {secrets.LabelSeen + ":github_token"},
-		{"a", secrets.LabelSeen, secrets.LabelSeen + ":acme_key", secrets.LabelSeen + ":jwt", secrets.LabelSeen + ":unknown"},
-		{secrets.LabelSeen + "x", secrets.LabelSeen + ":"}}
-	names := []string{"body", "", "/path", "a~b/c", "password", "api_key", "SecretAccessKey", "\xffname", strings.Repeat("k", 300), gh, "x" + gh}
-	seen := map[string]int{}
-	events := 0
-	for _, cfg := range configs {
-		s := newSecretsTwins(t, host, cfg)
-		for i, text := range texts {
-			labels := labelSets[i%len(labelSets)]
-			out := s.observe(t, text, labels)
-			for _, l := range strings.Split(string(out), `"`) {
-				if strings.HasPrefix(l, secrets.LabelSeen) {
-					seen[l]++
-				}
+	g := fakesecrets.New(42)
+	gh, aws, jwt, pemKey := g.GitHub(), g.AWSAccessKey(), g.JWT(), g.PrivateKey()
+	q := func(s string) string { b, _ := json.Marshal(s); return string(b) }
+	for _, c := range []struct {
+		name   string
+		event  Event
+		cfg    string
+		labels []string
+		exfil  bool
+		args   string
+		text   string
+		want   string
+	}{
+		{name: "a result with a GitHub token marks the session with the token's kind", event: EventObserve,
+			text: "cat .env\n" + gh.Text, want: `{"labels":["secret_seen","secret_seen:github_token"]}`},
+		{name: "a result with several kinds marks each, in a fixed order", event: EventObserve,
+			text: jwt.Text + "\n" + pemKey.Text + "\n" + aws.Text,
+			want: `{"labels":["secret_seen","secret_seen:aws_access_key","secret_seen:private_key","secret_seen:jwt"]}`},
+		{name: "a known format assigned to a secret-like name is reported as that format only", event: EventObserve,
+			text: "GITHUB_TOKEN=" + gh.Token + "\n", want: `{"labels":["secret_seen","secret_seen:github_token"]}`},
+		{name: "a secret spelled with JSON escapes in an argument is found", event: EventCheck, exfil: true,
+			args: `{"body":"\u0041` + aws.Token[1:] + `"}`,
+			want: `{"decision":"ask","code":"secret_in_arguments","reason":"the arguments (\"body\") carry what looks like an AWS access key id, and \"send_mail\" can send data out","labels":["secret_seen","secret_seen:aws_access_key"],"arguments":["body"]}`},
+		{name: "an allow-listed token is not a secret", event: EventObserve, cfg: `{"allow":[` + q(gh.Token) + `]}`, text: gh.Text, want: ``},
+		{name: "a disabled kind is not looked for", event: EventObserve, cfg: `{"disable":["jwt"]}`, text: jwt.Text, want: ``},
+		{name: "a call that cannot exfiltrate, with a secret in its arguments, marks the session and abstains", event: EventCheck,
+			args: `{"path":"/tmp/creds","content":` + q(gh.Text) + `}`,
+			want: `{"decision":"abstain","labels":["secret_seen","secret_seen:github_token"]}`},
+		{name: "a call that can exfiltrate, with a secret in an argument, is asked about and names the argument", event: EventCheck,
+			exfil: true, args: `{"to":"a@example.com","body":` + q("here: "+aws.Token) + `}`,
+			want: `{"decision":"ask","code":"secret_in_arguments","reason":"the arguments (\"body\") carry what looks like an AWS access key id, and \"send_mail\" can send data out","labels":["secret_seen","secret_seen:aws_access_key"],"arguments":["body"]}`},
+		{name: "with mode deny it is denied", event: EventCheck, cfg: `{"mode":"deny"}`,
+			exfil: true, args: `{"body":` + q(aws.Token) + `}`,
+			want: `{"decision":"deny","code":"secret_in_arguments","reason":"the arguments (\"body\") carry what looks like an AWS access key id, and \"send_mail\" can send data out","labels":["secret_seen","secret_seen:aws_access_key"],"arguments":["body"]}`},
+		{name: "a secret deep in an argument flags the top-level argument", event: EventCheck,
+			exfil: true, args: `{"opts":{"headers":[{"Authorization":` + q("Bearer "+jwt.Token) + `}]}}`,
+			want: `{"decision":"ask","code":"secret_in_arguments","reason":"the arguments (\"opts\") carry what looks like a JSON Web Token, and \"send_mail\" can send data out","labels":["secret_seen","secret_seen:jwt"],"arguments":["opts"]}`},
+		{name: "an argument whose name is the secret is not named", event: EventCheck,
+			exfil: true, args: `{` + q(gh.Token) + `:1}`,
+			want: `{"decision":"ask","code":"secret_in_arguments","reason":"the arguments (in an argument's name) carry what looks like a GitHub token, and \"send_mail\" can send data out","labels":["secret_seen","secret_seen:github_token"]}`},
+		{name: "an argument name starting with a slash is flagged as a JSON pointer", event: EventCheck,
+			exfil: true, args: `{"/a~b":` + q(gh.Token) + `}`,
+			want: `{"decision":"ask","code":"secret_in_arguments","reason":"the arguments (\"/~1a~0b\") carry what looks like a GitHub token, and \"send_mail\" can send data out","labels":["secret_seen","secret_seen:github_token"],"arguments":["/~1a~0b"]}`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			cfg, args := c.cfg, c.args
+			if cfg == "" {
+				cfg = `{}`
 			}
-			name := names[i%len(names)]
-			other := texts[(i*7+3)%len(texts)]
-			args := fmt.Sprintf(`{%s:%s,"n":{"deep":[%s,{%s:%s}],"k":7},"arr":[1,true,null,%s]}`,
-				jsonRaw(name), jsonRaw(text), jsonRaw(other), jsonRaw(names[(i+1)%len(names)]), jsonRaw(text), jsonRaw(other))
-			for _, exfil := range []bool{false, true} {
-				_, out := s.check(t, "send \"mail\"\n", args, exfil, labels)
-				for _, k := range []string{`"decision":"ask"`, `"decision":"deny"`, secrets.CodeArguments, secrets.CodeSession, `"arguments":[`,
-					"(in an argument's name)", "; this session has also seen", "a secret,"} {
-					if bytes.Contains(out, []byte(k)) {
-						seen[k]++
-					}
-				}
+			if args == "" {
+				args = `{}`
 			}
-			events += 3
-		}
-		s.close()
+			s := newBuiltinConfig(t, host, "secrets", json.RawMessage(cfg))
+			defer s.close()
+			ev := map[Event]string{EventCheck: "check", EventObserve: "observe"}[c.event]
+			if _, out := s.run(t, c.event, secretsEnvelope(ev, cfg, c.labels, c.exfil, args, c.text)); string(out) != c.want {
+				t.Errorf("got  %s\nwant %s", out, c.want)
+			}
+		})
 	}
-	for _, want := range []string{`"decision":"ask"`, `"decision":"deny"`, secrets.CodeArguments, secrets.CodeSession, `"arguments":[`,
-		"(in an argument's name)", "; this session has also seen", "a secret,", "secret_seen:acme_key", "secret_seen:xy"} {
-		if seen[want] == 0 {
-			t.Errorf("no output holds %s: the cases miss it", want)
-		}
-	}
-	for _, k := range []string{"aws_access_key", "aws_secret_key", "gcp_service_account", "azure_storage_key", "github_token",
-		"slack_token", "slack_webhook", "private_key", "jwt", "stripe_key", "openai_key", "anthropic_key", "named_secret"} {
-		if seen[secrets.LabelSeen+":"+k] == 0 {
-			t.Errorf("no observe found %s", k)
-		}
-	}
-	t.Logf("%d events over %d texts and %d configs", events, len(texts), len(configs))
+}
 
-	t.Run("bad configs", func(t *testing.T) {
-		for _, cfg := range []any{
-			map[string]any{"mode": "off"}, map[string]any{"mode": 1}, map[string]any{"strict": true},
-			map[string]any{"allow": "x"}, map[string]any{"allow": []any{1}}, map[string]any{"allow": []string{""}},
-			map[string]any{"allow": []string{strings.Repeat("x", 513)}}, map[string]any{"allow": manyTokens(257)},
-			map[string]any{"disable": []string{"jwt", "nope\"\n"}}, map[string]any{"disable": true},
-			map[string]any{"prefixes": "acme_"}, map[string]any{"prefixes": []any{"acme_"}},
-			map[string]any{"prefixes": []any{map[string]any{"prefix": "ab", "kind": "k"}}},
-			map[string]any{"prefixes": []any{map[string]any{"prefix": "a b_", "kind": "k"}}},
-			map[string]any{"prefixes": []any{map[string]any{"prefix": strings.Repeat("a", 33), "kind": "k"}}},
-			map[string]any{"prefixes": []any{map[string]any{"prefix": "abc", "kind": "K"}}},
-			map[string]any{"prefixes": []any{map[string]any{"prefix": "abc", "kind": ""}}},
-			map[string]any{"prefixes": []any{map[string]any{"prefix": "abc", "kind": "jwt"}}},
-			map[string]any{"prefixes": []any{map[string]any{"prefix": "abc", "kind": "k"}, map[string]any{"prefix": "abd", "kind": "k"}}},
-			map[string]any{"prefixes": []any{map[string]any{"prefix": "abc", "kind": "k", "min_length": 0}}},
-			map[string]any{"prefixes": []any{map[string]any{"prefix": "abc", "kind": "k", "min_length": 2.5}}},
-			map[string]any{"prefixes": []any{map[string]any{"prefix": "abc", "kind": "k", "min_length": "9"}}},
-			map[string]any{"prefixes": []any{map[string]any{"prefix": "abc", "kind": "k", "min_length": 1e9}}},
-			map[string]any{"prefixes": []any{map[string]any{"prefix": "abc", "kind": "k", "extra": 1}}},
-			map[string]any{"prefixes": []any{map[string]any{"prefix": 5, "kind": "k"}}},
-			map[string]any{"prefixes": manyPrefixes(17)},
-		} {
-			s := newSecretsTwins(t, host, cfg)
-			if code, _ := s.check(t, "t", `{}`, true, nil); code != pdk.CodeBadConfig {
-				t.Errorf("config %s: accepted", s.cfg)
+// secretShapes put a JSON string where arguments may hold it: a top-level
+// value, deep in objects and arrays, among other values.
+var secretShapes = []string{`{"body":%s}`, `{"a":1,"opts":{"headers":[{"x":%s}]}}`, `{"list":["x",%s,3]}`,
+	`{"deep":[[[[{"k":[%s]}]]]],"n":null}`, `{"x":"y","z":{"":%s}}`}
+
+// jsonSpelling writes s as a JSON string in one of several legal ways:
+// as encoding/json does, with every '/' escaped, with every character
+// escaped as \uXXXX (surrogate pairs beyond the BMP), or every other one.
+func jsonSpelling(s string, how int) string {
+	if how == 0 {
+		b, _ := json.Marshal(s)
+		return string(b)
+	}
+	var b strings.Builder
+	b.WriteByte('"')
+	for i, r := range []rune(s) {
+		switch {
+		case how == 1 && r == '/':
+			b.WriteString(`\/`)
+		case how == 2 || how == 3 && i%2 == 0 || r < 0x20 || r == '"' || r == '\\':
+			if r > 0xffff {
+				r -= 0x10000
+				fmt.Fprintf(&b, `\u%04x\u%04x`, 0xd800+(r>>10), 0xdc00+(r&0x3ff))
+			} else {
+				fmt.Fprintf(&b, `\u%04x`, r)
 			}
-			s.close()
+		default:
+			b.WriteRune(r)
 		}
-		s := newSecretsTwins(t, host, map[string]any{"prefixes": manyPrefixes(16), "allow": manyTokens(256)})
-		s.observe(t, "p15_"+strings.Repeat("z9", 20), nil)
-		s.close()
+	}
+	b.WriteByte('"')
+	return b.String()
+}
+
+// secretFoundAnywhere checks one generated secret: observed in a result
+// between other lines, and passed in an argument of any shape, spelled in
+// any legal JSON way, to a tool that can send data out, it is found as its
+// kind, the call is asked about (mode ask), and nothing the plugin says
+// repeats it.
+func secretFoundAnywhere(t testing.TB, s *builtinConfig, smp fakesecrets.Sample, shape, how int) {
+	t.Helper()
+	_, out := s.run(t, EventObserve, secretsEnvelope("observe", `{}`, nil, false, `{}`, "line one\n"+smp.Text+"\nlast line"))
+	if want := `"` + labelSeen + ":" + smp.Kind + `"`; !bytes.Contains(out, []byte(want)) {
+		t.Fatalf("observe of %s: %s", smp.Kind, out)
+	}
+	args := fmt.Sprintf(secretShapes[shape%len(secretShapes)], jsonSpelling(smp.Text, how%4))
+	_, out = s.run(t, EventCheck, secretsEnvelope("check", `{}`, nil, true, args, ""))
+	v, err := parseCheck(out)
+	if err != nil || v.Verdict != policy.Ask || v.Code != "secret_in_arguments" || !slicesContain(v.Labels, labelSeen+":"+smp.Kind) {
+		t.Fatalf("%s in %s: %+v %v", smp.Kind, args, v, err)
+	}
+	for _, part := range secretParts(smp.Token) {
+		if bytes.Contains(out, []byte(part)) {
+			t.Fatalf("%s: the plugin repeated %q of the secret: %s", smp.Kind, part, out)
+		}
+	}
+}
+
+// Generated secrets of every kind are found in every argument shape and
+// JSON spelling (and in results), and never repeated.
+func TestSecretsFoundAnywhere(t *testing.T) {
+	host := loadSecrets(t)
+	s := newBuiltinConfig(t, host, "secrets", map[string]any{})
+	defer s.close()
+	for i, smp := range fakesecrets.New(7).Samples(4) {
+		for shape := range secretShapes {
+			secretFoundAnywhere(t, s, smp, shape, i+shape)
+		}
+	}
+}
+
+// The same for any seed, shape and spelling. Run:
+//
+//	go test -run XXX -fuzz FuzzSecretsFoundAnywhere -fuzztime 3m ./internal/plugin/
+func FuzzSecretsFoundAnywhere(f *testing.F) {
+	for i := 0; i < 13; i++ {
+		f.Add(uint64(i), uint8(i), uint8(i), uint8(i))
+	}
+	host := loadSecrets(f)
+	f.Fuzz(func(t *testing.T, seed uint64, kind, shape, how uint8) {
+		s := newBuiltinConfig(t, host, "secrets", map[string]any{})
+		defer s.close()
+		samples := fakesecrets.New(seed).Samples(1)
+		secretFoundAnywhere(t, s, samples[int(kind)%len(samples)], int(shape), int(how))
 	})
-}
-
-func manyTokens(n int) []string {
-	out := make([]string, n)
-	for i := range out {
-		out[i] = fmt.Sprintf("tok%d", i)
-	}
-	return out
-}
-
-func manyPrefixes(n int) []any {
-	out := make([]any, n)
-	for i := range out {
-		out[i] = map[string]any{"prefix": fmt.Sprintf("p%d_", i), "kind": fmt.Sprintf("k%d", i)}
-	}
-	return out
 }
 
 // What the plugin says never holds the secret: not the reason, not the
@@ -225,9 +219,9 @@ func TestSecretsNeverRepeatTheSecret(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, s := range fake.New(3).Samples(3) {
+		for _, s := range fakesecrets.New(3).Samples(3) {
 			res := p.Observe(ctx, &policy.ObserveInput{Session: "s", Tool: testTool, Arguments: []byte(`{}`), Result: s.Text})
-			if !slicesContain(res.Labels, secrets.LabelSeen+":"+s.Kind) {
+			if !slicesContain(res.Labels, labelSeen+":"+s.Kind) {
 				t.Fatalf("observe of %s: labels %v", s.Kind, res.Labels)
 			}
 			args := `{"body":` + jsonRaw(s.Text) + `,` + jsonRaw(s.Token) + `:1}`
@@ -281,7 +275,7 @@ func slicesContain(list []string, s string) bool {
 // what a MiB really costs.
 func TestSecretsScanIsLinear(t *testing.T) {
 	host := loadSecrets(t)
-	s := newSecretsTwins(t, host, map[string]any{"prefixes": []any{map[string]any{"prefix": "aaa", "kind": "a"}}})
+	s := newBuiltinConfig(t, host, "secrets", map[string]any{"prefixes": []any{map[string]any{"prefix": "aaa", "kind": "a"}}})
 	defer s.close()
 	const size = 1<<20 - 4<<10
 	for _, unit := range []string{"a", "AKIA", "xoxb-", "eyJ.", "eyJa.", "=", ":", "password=", "token: ", "-----BEGIN ",
@@ -309,36 +303,21 @@ func secretsObserveEnvelope(t testing.TB, text string) []byte {
 	return []byte(env)
 }
 
-// For any result text and any argument name, the module answers as the Go
-// reference does. Run:
-//
-//	go test -run XXX -fuzz FuzzSecretsMatchesGo -fuzztime 3m ./internal/plugin/
-func FuzzSecretsMatchesGo(f *testing.F) {
-	for i, s := range fake.New(5).Samples(1) {
-		f.Add(s.Text, []string{"body", "password", "", "/x"}[i%4], i%2 == 0)
-	}
-	for _, s := range []string{"", "password=Zz9Zz9Zz9Zz9Zz9Zz9", "eyJhbGciOi.eyJ.abcdefghijklmnopq", "\xff\xfe", `{"token": "aB3aB3aB3aB3aB3aB3"}`} {
-		f.Add(s, "token", true)
-	}
-	host := loadSecrets(f)
-	f.Fuzz(func(t *testing.T, text, name string, exfil bool) {
-		s := newSecretsTwins(t, host, map[string]any{"prefixes": []any{map[string]any{"prefix": "acme_", "kind": "acme"}}})
-		defer s.close()
-		s.observe(t, text, nil)
-		s.check(t, "t", `{`+jsonRaw(name)+`:`+jsonRaw(text)+`,"o":{`+jsonRaw(text)+`:[`+jsonRaw(text)+`]}}`, exfil, []string{secrets.LabelSeen})
-	})
-}
-
 // BenchmarkSecretsObserve measures what scanning a result costs, per KiB,
 // from 1 KiB to the largest text a 1 MiB input envelope holds (1023 KiB):
 // the shipped module through a direct call (past the host's result cap,
-// with its deadline armed) beside the Go reference run natively on the
-// same envelope. Each size reports ns/KiB for both and the ratio
-// (x-native). The text is ordinary: this package's source and the ABI
+// with its deadline armed) beside the noop module (testdata/wat/noop.wasm)
+// given the same envelope, which is what moving the bytes into a guest
+// and calling it costs. Each size reports ns/KiB for both and the ratio
+// (x-noop). The text is ordinary: this package's source and the ABI
 // document, on one line (so the envelope escapes nothing and the largest
 // size fits).
 func BenchmarkSecretsObserve(b *testing.B) {
 	host := loadSecrets(b)
+	noop, err := loadWasm(b, host.rt, config.Policy{Name: "noop"}, "testdata/wat/noop.wasm")
+	if err != nil {
+		b.Fatal(err)
+	}
 	var src strings.Builder
 	for _, f := range []string{"../../pdk/ABI.md", "envelope.go", "instance.go", "plugin.go", "output.go", "pool.go"} {
 		src.Write(readFile(b, f))
@@ -351,11 +330,16 @@ func BenchmarkSecretsObserve(b *testing.B) {
 			b.Fatalf("%d KiB: envelope of %d bytes", kib, len(env))
 		}
 		b.Run(fmt.Sprintf("%dKiB", kib), func(b *testing.B) {
-			s := newSecretsTwins(b, host, map[string]any{})
+			s := newBuiltinConfig(b, host, "secrets", map[string]any{})
 			defer s.close()
-			if out := s.observe(b, text[:min(len(text), 16<<10)], nil); len(out) != 0 {
+			if _, out := s.run(b, EventObserve, secretsObserveEnvelope(b, text[:min(len(text), 16<<10)])); len(out) != 0 {
 				b.Fatalf("ordinary text flagged: %s", out)
 			}
+			floor, err := noop.newInstance(context.Background())
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer floor.close()
 			ctx := context.Background()
 			b.SetBytes(int64(len(text)))
 			b.ResetTimer()
@@ -368,12 +352,14 @@ func BenchmarkSecretsObserve(b *testing.B) {
 			wasm := b.Elapsed()
 			start := time.Now()
 			for i := 0; i < b.N; i++ {
-				s.ref.Handle(pdk.EventObserve, env)
+				if _, _, f := floor.callWithin(ctx, EventObserve, env, 10*time.Second); f != nil {
+					b.Fatal(f)
+				}
 			}
-			native := time.Since(start)
+			base := time.Since(start)
 			b.ReportMetric(float64(wasm.Nanoseconds())/float64(b.N)/float64(kib), "ns/KiB")
-			b.ReportMetric(float64(native.Nanoseconds())/float64(b.N)/float64(kib), "native-ns/KiB")
-			b.ReportMetric(float64(wasm)/float64(native), "x-native")
+			b.ReportMetric(float64(base.Nanoseconds())/float64(b.N)/float64(kib), "noop-ns/KiB")
+			b.ReportMetric(float64(wasm)/float64(base), "x-noop")
 		})
 	}
 }

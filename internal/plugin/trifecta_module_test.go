@@ -3,86 +3,128 @@ package plugin
 import (
 	"context"
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/toolwarden/toolwarden/internal/config"
 	"github.com/toolwarden/toolwarden/internal/hints"
 	"github.com/toolwarden/toolwarden/internal/policy"
-	pdk "github.com/toolwarden/toolwarden/pdk/go"
-	"github.com/toolwarden/toolwarden/plugins/trifecta"
 )
 
-// The shipped trifecta module (Rust, plugins/trifecta/rust) and the Go
-// reference (plugins/trifecta) give the same return code and the same
-// output bytes for every combination of capabilities, session labels,
-// tool names that need escaping, and config, on envelopes the host builds.
-func TestTrifectaModuleMatchesGoReference(t *testing.T) {
-	rt := newRuntime(t, Options{PoolSize: 1})
-	ctx := context.Background()
-	names := []string{"send_mail", `say "hi"`, `back\slash`, "new\nline\ttab\rret", "ctl\x01\x1f", "café ☕ 😀",
-		strings.Repeat("long_", 80), "", "</script>&"}
-	labelSets := [][]string{nil, {trifecta.LabelPrivate}, {trifecta.LabelUntrusted},
-		{trifecta.LabelPrivate, trifecta.LabelUntrusted}, {"a", trifecta.LabelPrivate, "m", trifecta.LabelUntrusted, "z"},
-		{trifecta.LabelPrivate + "x", trifecta.LabelUntrusted}}
-	for _, cfg := range []map[string]any{nil, {"mode": "ask"}, {"mode": "deny"}} {
-		p, err := Load(ctx, rt, &config.Policy{Name: "trifecta", Builtin: "trifecta", Config: cfg}, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		ref := trifecta.New()
-		// The module gets its config once per instance (its needs leave it
-		// out of check and observe); so does the reference.
-		ref.Handle(pdk.EventDescribe, []byte(`{"abi":1,"event":"describe","plugin":{"name":"trifecta","config":`+string(p.config)+`}}`))
-		in := p.pool.take()
-		p.pool.give(in)
-		n := 0
-		for caps := 0; caps < 8; caps++ {
-			c := hints.Capabilities{ReadsPrivateData: caps&1 != 0, SeesUntrustedContent: caps&2 != 0, CanExfiltrate: caps&4 != 0}
-			for _, labels := range labelSets {
-				for _, name := range names {
-					tool := &hints.Tool{Name: name, HashHex: testTool.HashHex}
-					check := in.appendCheck(nil, &policy.CheckInput{Session: "s", Labels: labels, Server: "x", App: "x",
-						Tool: tool, Arguments: []byte(`{"k":"v"}`), Caps: c, Baseline: policy.Ask, Mode: config.ModeAuto})
-					observe := in.appendObserve(nil, &policy.ObserveInput{Session: "s", Labels: labels, Server: "x", App: "x",
-						Tool: tool, Arguments: []byte(`{}`), Caps: c, Result: "ok"})
-					for _, e := range []struct {
-						ev    Event
-						input []byte
-					}{{EventCheck, check}, {EventObserve, observe}} {
-						got, err := p.Raw(ctx, e.ev, e.input)
-						if err != nil {
-							t.Fatalf("%s: %v", e.input, err)
-						}
-						code, want := ref.Handle(uint32(e.ev), e.input)
-						if got.Code != code || string(got.Output) != string(want) {
-							t.Fatalf("config %v, %s:\nmodule    %d %s\nreference %d %s", cfg, e.input, got.Code, got.Output, code, want)
-						}
-						n++
-					}
-				}
-			}
-		}
-		if n != 2*8*len(labelSets)*len(names) {
-			t.Fatalf("compared %d events", n)
-		}
-	}
-	// A config the reference refuses, the module refuses with the same text.
-	for _, cfg := range []map[string]any{{"mode": "off"}, {"mode": 1}, {"strict": true}} {
-		_, err := Load(ctx, rt, &config.Policy{Name: "trifecta", Builtin: "trifecta", Config: cfg}, nil)
-		env := []byte(`{"abi":1,"event":"describe","plugin":{"name":"trifecta","config":` + mustJSON(t, cfg) + `}}`)
-		code, want := trifecta.New().Handle(pdk.EventDescribe, env)
-		if err == nil || code != pdk.CodeBadConfig || !strings.Contains(err.Error(), string(want)) {
-			t.Errorf("config %v: module says %v, reference %d %q", cfg, err, code, want)
-		}
-	}
-}
+// The trifecta module's labels and code (plugins/trifecta/rust/lib.rs;
+// docs/plugins.md).
+const (
+	labelPrivate   = "private_data_seen"
+	labelUntrusted = "untrusted_content_seen"
+	codeTrifecta   = "lethal_trifecta"
+)
 
-func mustJSON(t *testing.T, v any) string {
+func mustJSON(t testing.TB, v any) string {
 	t.Helper()
 	b, err := json.Marshal(v)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+// trifectaSession plays ops as events of one session, carrying labels as
+// the host does (sorted, no duplicates), and checks the rule at every
+// step: an observe labels what the call's capabilities say it saw (and
+// nothing else); a check of a tool that can send data out in a session
+// that has seen both is asked about (or denied), anything else gets no
+// opinion; no event ever drops a label. Each op is one byte: bits 0-2 the
+// capabilities (private, untrusted, exfiltrate), bit 3 check or observe,
+// bit 4 an unrelated label in the session.
+func trifectaSession(t testing.TB, p *Plugin, mode string, ops []byte) {
+	t.Helper()
+	ctx := context.Background()
+	var session []string
+	for i, op := range ops {
+		caps := hints.Capabilities{ReadsPrivateData: op&1 != 0, SeesUntrustedContent: op&2 != 0, CanExfiltrate: op&4 != 0}
+		if op&16 != 0 {
+			session = addLabels(session, "other:"+string(rune('a'+i%26)))
+		}
+		tool := &hints.Tool{Name: "tool \"" + string(rune('a'+i%26)) + "\"", HashHex: testTool.HashHex}
+		if op&8 == 0 {
+			res := p.Observe(ctx, &policy.ObserveInput{Session: "s", Labels: session, Server: "x", App: "x", Tool: tool,
+				Arguments: []byte(`{}`), Caps: caps, Result: "ok"})
+			var want []string
+			if caps.ReadsPrivateData {
+				want = append(want, labelPrivate)
+			}
+			if caps.SeesUntrustedContent {
+				want = append(want, labelUntrusted)
+			}
+			if res.Err != nil || !slices.Equal(res.Labels, want) {
+				t.Fatalf("op %d (%05b) in %v: observe labels %v %v, want %v", i, op, session, res.Labels, res.Err, want)
+			}
+			session = addLabels(session, res.Labels...)
+			continue
+		}
+		in := &policy.CheckInput{Session: "s", Labels: session, Server: "x", App: "x", Tool: tool, Arguments: []byte(`{}`),
+			Caps: caps, Baseline: policy.Ask, Mode: config.ModeAuto, Rememberable: true}
+		v := p.Check(ctx, in)
+		want := policy.Abstain
+		if caps.CanExfiltrate && slices.Contains(session, labelPrivate) && slices.Contains(session, labelUntrusted) {
+			want = map[string]policy.Verdict{"": policy.Ask, "ask": policy.Ask, "deny": policy.Deny}[mode]
+		}
+		if v.Err != nil || v.Verdict != want || len(v.Labels) > 0 || want != policy.Abstain &&
+			(v.Code != codeTrifecta || v.Remember || !strings.Contains(v.Reason, "can send data out")) {
+			t.Fatalf("op %d (%05b) in %v: %+v, want %v", i, op, session, v, want)
+		}
+	}
+}
+
+func addLabels(session []string, labels ...string) []string {
+	session = append(slices.Clone(session), labels...)
+	slices.Sort(session)
+	return slices.Compact(session)
+}
+
+func loadTrifecta(t testing.TB, mode string) *Plugin {
+	t.Helper()
+	var cfg map[string]any
+	if mode != "" {
+		cfg = map[string]any{"mode": mode}
+	}
+	p, err := Load(context.Background(), newRuntime(t, Options{PoolSize: 1}), &config.Policy{Name: "trifecta", Builtin: "trifecta", Config: cfg}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// Trifecta never forgets taint: over every session of up to four events
+// (each capability combination, checked or observed, with and without
+// unrelated labels), in every mode, the rule holds at each step.
+func TestTrifectaNeverForgetsTaint(t *testing.T) {
+	for _, mode := range []string{"", "ask", "deny"} {
+		p := loadTrifecta(t, mode)
+		n := 0
+		for a := 0; a < 32; a++ {
+			for b := 0; b < 32; b++ {
+				trifectaSession(t, p, mode, []byte{byte(a), byte(b), byte(a ^ b), byte(b | 12)})
+				n++
+			}
+		}
+		t.Logf("mode %q: %d sessions", mode, n)
+		p.Close()
+	}
+}
+
+// The same for any session. Run:
+//
+//	go test -run XXX -fuzz FuzzTrifectaNeverForgetsTaint -fuzztime 3m ./internal/plugin/
+func FuzzTrifectaNeverForgetsTaint(f *testing.F) {
+	f.Add(uint8(0), []byte{1, 2, 12})
+	f.Add(uint8(2), []byte{3, 16, 12, 8, 0, 31})
+	ps := []*Plugin{loadTrifecta(f, ""), loadTrifecta(f, "ask"), loadTrifecta(f, "deny")}
+	f.Fuzz(func(t *testing.T, mode uint8, ops []byte) {
+		if len(ops) > 64 {
+			ops = ops[:64]
+		}
+		trifectaSession(t, ps[mode%3], []string{"", "ask", "deny"}[mode%3], ops)
+	})
 }

@@ -1,9 +1,9 @@
-// Package fake makes secrets in the formats the secrets plugin detects,
+// Package fakesecrets makes secrets in the formats the secrets plugin detects,
 // from a seeded random source, for its tests: nothing here was ever a real
 // credential, and nothing secret-shaped is committed to the repository.
 // Keys are generated at test time: PEM blocks with crypto/rsa and
 // crypto/ecdsa, JWTs signed with a test key.
-package fake
+package fakesecrets
 
 import (
 	"crypto/ecdsa"
