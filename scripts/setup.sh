@@ -4,7 +4,7 @@
 # with the wasm32 standard library) and the npm packages pinned in
 # scripts/npm (real MCP servers, the MCP TypeScript SDK, the real agents
 # Claude Code, Codex and Gemini CLI, AssemblyScript),
-# and staticcheck.
+# and the linters scripts/lint.sh runs (staticcheck, gocyclo).
 # Safe to run again: it installs only what is missing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -39,5 +39,11 @@ gobin="$(go env GOBIN)"
 if ! "$gobin/staticcheck" -version 2>/dev/null | grep -q "${staticcheck_version#v}"; then
   echo "setup: installing staticcheck $staticcheck_version"
   (cd "$(mktemp -d)" && GOFLAGS= go install "honnef.co/go/tools/cmd/staticcheck@$staticcheck_version")
+fi
+# gocyclo, pinned: the complexity limit in scripts/lint.sh.
+gocyclo_version=v0.6.0
+if ! go version -m "$gobin/gocyclo" 2>/dev/null | grep -q "github.com/fzipp/gocyclo[[:space:]]*$gocyclo_version"; then
+  echo "setup: installing gocyclo $gocyclo_version"
+  (cd "$(mktemp -d)" && GOFLAGS= go install "github.com/fzipp/gocyclo/cmd/gocyclo@$gocyclo_version")
 fi
 echo "setup: ok"
