@@ -1,5 +1,7 @@
 package rawjson
 
+import "bytes"
+
 // The walkers below read JSON that has been validated (see Validate and
 // Check): they follow quotes and brackets only, so they neither recurse
 // nor look at a byte twice, and they hand out positions and raw bytes
@@ -41,20 +43,26 @@ func Skip(b []byte, i int) int {
 }
 
 // skipString returns the index just past the valid string whose opening
-// quote is b[i].
+// quote is b[i]: past the first quote not escaped by an odd run of
+// backslashes. Finding quotes with bytes.IndexByte keeps long values (a
+// file's content in a write) cheap to step over.
 func skipString(b []byte, i int) int {
-	i++
-	for i < len(b) {
-		switch b[i] {
-		case '"':
-			return i + 1
-		case '\\':
-			i += 2
-			continue
+	j := i + 1
+	for {
+		k := bytes.IndexByte(b[j:], '"')
+		if k < 0 {
+			return len(b)
 		}
-		i++
+		j += k
+		n := 0
+		for p := j - 1; p > i && b[p] == '\\'; p-- {
+			n++
+		}
+		if n%2 == 0 {
+			return j + 1
+		}
+		j++
 	}
-	return i
 }
 
 // Iter walks the members of the object, or the elements of the array,
