@@ -11,6 +11,7 @@ import (
 	"github.com/toolwarden/toolwarden/cmd/internal/cli"
 	"github.com/toolwarden/toolwarden/internal/config"
 	"github.com/toolwarden/toolwarden/internal/proxy"
+	"github.com/toolwarden/toolwarden/internal/serverspec"
 )
 
 func init() {
@@ -25,7 +26,7 @@ func runProxy(e *env, args []string) int {
 		return code
 	}
 	pf := &serveFlags{sf}
-	return pf.serve(e, fs, func(cfg *config.Config) ([]proxy.Upstream, proxy.Options, error) {
+	return pf.serve(e, fs, func(cfg *config.Config) ([]serverspec.Spec, proxy.Options, error) {
 		specs, err := proxySpecs(cfg, e)
 		if err != nil {
 			return nil, proxy.Options{}, err
@@ -40,19 +41,19 @@ func runProxy(e *env, args []string) int {
 // proxySpecs turns the enabled [mcp_servers.*] into upstream specs, in name
 // order. A server that cannot be set up (say, its bearer token variable is
 // unset) is skipped with a warning, unless it is required = true.
-func proxySpecs(cfg *config.Config, e *env) ([]proxy.Upstream, error) {
+func proxySpecs(cfg *config.Config, e *env) ([]serverspec.Spec, error) {
 	names := make([]string, 0, len(cfg.Servers))
 	for n := range cfg.Servers {
 		names = append(names, n)
 	}
 	sort.Strings(names)
-	var specs []proxy.Upstream
+	var specs []serverspec.Spec
 	for _, n := range names {
 		s := cfg.Servers[n]
 		if !config.Bool(s.Enabled, true) {
 			continue
 		}
-		sp, err := proxy.UpstreamFromConfig(s, e.getenv)
+		sp, err := serverspec.FromConfig(s, e.getenv)
 		if err != nil {
 			if s.Required {
 				return nil, err

@@ -15,6 +15,7 @@ import (
 	"github.com/toolwarden/toolwarden/internal/channel"
 	"github.com/toolwarden/toolwarden/internal/config"
 	"github.com/toolwarden/toolwarden/internal/proxy"
+	"github.com/toolwarden/toolwarden/internal/serverspec"
 )
 
 // serveFlags are the flags wrap and proxy share (parsed by cli.ParseWrap
@@ -31,7 +32,7 @@ var serveDefaults = cli.ServeDefaults{MaxArgBytes: proxy.DefaultMaxArgumentBytes
 // options, and serves MCP on stdin/stdout until the client leaves or a
 // signal comes, applying config changes as --no-watch allows. An error
 // is reported as "toolwarden <command>: <err>".
-func (f *serveFlags) serve(e *env, fs *cli.Flags, upstreams func(cfg *config.Config) ([]proxy.Upstream, proxy.Options, error)) int {
+func (f *serveFlags) serve(e *env, fs *cli.Flags, upstreams func(cfg *config.Config) ([]serverspec.Spec, proxy.Options, error)) int {
 	watch := watchFlag(fs)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()

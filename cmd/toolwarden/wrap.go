@@ -6,6 +6,7 @@ import (
 	"github.com/toolwarden/toolwarden/cmd/internal/cli"
 	"github.com/toolwarden/toolwarden/internal/config"
 	"github.com/toolwarden/toolwarden/internal/proxy"
+	"github.com/toolwarden/toolwarden/internal/serverspec"
 )
 
 func init() {
@@ -20,21 +21,21 @@ func runWrap(e *env, args []string) int {
 		return code
 	}
 	pf := &serveFlags{&wf.ServeFlags}
-	return pf.serve(e, fs, func(cfg *config.Config) ([]proxy.Upstream, proxy.Options, error) {
+	return pf.serve(e, fs, func(cfg *config.Config) ([]serverspec.Spec, proxy.Options, error) {
 		spec, err := wrapSpec(cfg, e, wf)
 		if err != nil {
 			return nil, proxy.Options{}, err
 		}
 		// The client shows the server the user configured, not toolwarden.
 		opts := pf.options(e).WithWaitForUpstreams(true).WithUpstreamServerInfo(true)
-		return []proxy.Upstream{spec}, opts, nil
+		return []serverspec.Spec{spec}, opts, nil
 	})
 }
 
 // wrapSpec is the one server wrap runs: its name (--app, else derived from
 // the command), the timeouts its [mcp_servers.<name>] and the flags set,
 // once the admin's allow-lists have let it through.
-func wrapSpec(cfg *config.Config, e *env, wf *cli.WrapFlags) (proxy.Upstream, error) {
+func wrapSpec(cfg *config.Config, e *env, wf *cli.WrapFlags) (serverspec.Spec, error) {
 	rest := wf.Command
 	name := wf.App
 	if name == "" {
@@ -48,9 +49,9 @@ func wrapSpec(cfg *config.Config, e *env, wf *cli.WrapFlags) (proxy.Upstream, er
 	// An admin's server allow-lists hold for the command wrap is given too:
 	// a command line must not get round them.
 	if err := cfg.ServerAllowed(name, wrapServer(rest)); err != nil { // wrap_allowlist.go
-		return proxy.Upstream{}, fmt.Errorf("refusing to start the server: %w", err)
+		return serverspec.Spec{}, fmt.Errorf("refusing to start the server: %w", err)
 	}
-	spec := proxy.Upstream{Name: name, Command: rest[0], Args: rest[1:], Stderr: e.stderr}
+	spec := serverspec.Spec{Name: name, Command: rest[0], Args: rest[1:], Stderr: e.stderr}
 	if s, ok := cfg.Servers[name]; ok {
 		spec.StartupTimeout = s.StartupTimeout()
 		spec.ToolTimeout = s.ToolTimeout()

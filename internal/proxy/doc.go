@@ -28,7 +28,7 @@
 // A Proxy serves one client (one session) and runs once:
 //
 //	h, _ := host.New(ctx, cfg, host.Defaults().WithApprovalsFile(path))
-//	p := proxy.New(h, []proxy.Upstream{{Name: "fs", Command: "npx",
+//	p := proxy.New(h, []serverspec.Spec{{Name: "fs", Command: "npx",
 //		Args: []string{"-y", "@modelcontextprotocol/server-filesystem", dir}}},
 //		proxy.Defaults())
 //	err := p.Run(ctx, os.Stdin, os.Stdout)

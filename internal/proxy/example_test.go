@@ -8,6 +8,7 @@ import (
 	"github.com/toolwarden/toolwarden/host"
 	"github.com/toolwarden/toolwarden/internal/config"
 	"github.com/toolwarden/toolwarden/internal/proxy"
+	"github.com/toolwarden/toolwarden/internal/serverspec"
 )
 
 // Serve server-filesystem over stdio behind toolwarden, as toolwarden wrap
@@ -19,14 +20,14 @@ func ExampleNew() {
 		panic(err)
 	}
 	defer h.Close(ctx)
-	fs := proxy.Upstream{
+	fs := serverspec.Spec{
 		Name:        "fs",
 		Command:     "npx",
 		Args:        []string{"-y", "@modelcontextprotocol/server-filesystem", "/tmp"},
 		ToolTimeout: 2 * time.Minute,
 		Stderr:      os.Stderr,
 	}
-	p := proxy.New(h, []proxy.Upstream{fs}, proxy.Defaults().WithWaitForUpstreams(true))
+	p := proxy.New(h, []serverspec.Spec{fs}, proxy.Defaults().WithWaitForUpstreams(true))
 	if err := p.Run(ctx, os.Stdin, os.Stdout); err != nil {
 		panic(err)
 	}
@@ -44,10 +45,10 @@ func ExampleOptions_WithNamespace() {
 	if err != nil {
 		panic(err)
 	}
-	var specs []proxy.Upstream
+	var specs []serverspec.Spec
 	for _, s := range cfg.Servers {
 		if config.Bool(s.Enabled, true) {
-			sp, err := proxy.UpstreamFromConfig(s, os.Getenv)
+			sp, err := serverspec.FromConfig(s, os.Getenv)
 			if err != nil {
 				continue
 			}

@@ -20,6 +20,7 @@ import (
 
 	"github.com/toolwarden/toolwarden/host"
 	"github.com/toolwarden/toolwarden/internal/channel"
+	"github.com/toolwarden/toolwarden/internal/serverspec"
 	"github.com/toolwarden/toolwarden/internal/upstream"
 )
 
@@ -76,7 +77,7 @@ type route struct {
 }
 
 // New builds a proxy over the given upstreams. Nothing starts until Run.
-func New(h *host.Host, specs []Upstream, opts Options) *Proxy {
+func New(h *host.Host, specs []serverspec.Spec, opts Options) *Proxy {
 	p := &Proxy{
 		h:       h,
 		opts:    opts,

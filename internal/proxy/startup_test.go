@@ -13,8 +13,9 @@ import (
 
 	"github.com/toolwarden/toolwarden/host"
 	"github.com/toolwarden/toolwarden/internal/config"
-	"github.com/toolwarden/toolwarden/internal/upstream"
 	"github.com/toolwarden/toolwarden/internal/proxy"
+	"github.com/toolwarden/toolwarden/internal/serverspec"
+	"github.com/toolwarden/toolwarden/internal/upstream"
 )
 
 // A proxy that waits for its one upstream, which cannot start, answers the
@@ -43,8 +44,8 @@ func TestWaitingProxyRefusesTheSessionWhenItsUpstreamCannotStart(t *testing.T) {
 			defer h.Close(ctx)
 			// An hour: a refusal that waited for the startup timeout would
 			// hang the test.
-			up := proxy.Upstream{Name: "fs", Command: "toolwarden-no-such-command", StartupTimeout: time.Hour}
-			p := proxy.New(h, []proxy.Upstream{up}, proxy.Defaults().WithWaitForUpstreams(true))
+			up := serverspec.Spec{Name: "fs", Command: "toolwarden-no-such-command", StartupTimeout: time.Hour}
+			p := proxy.New(h, []serverspec.Spec{up}, proxy.Defaults().WithWaitForUpstreams(true))
 			inR, inW := io.Pipe()
 			defer inW.Close() // only after Run returned: the client never hangs up
 			outR, outW := io.Pipe()

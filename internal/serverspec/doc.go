@@ -4,10 +4,12 @@
 // (Identity, what the tool catalog is keyed by), and what its calls are
 // resolved against (ServerContext, a policy.ServerContext).
 //
-// It imports no MCP library on purpose: internal/hook and the tool catalog
-// describe servers without talking to them, and a Go program that imports
-// the hook adapters should not link an MCP client for that. The upstream
-// client aliases Spec.
+// Spec is the one description of an upstream: the upstream client, the
+// proxy (wrap and proxy), tools sync and the hooks all take it, under this
+// name only. A config.Server is not one: it is the [mcp_servers.<name>]
+// table as written, policy keys included, and FromConfig is the one way
+// from it to a Spec. This package talks to no server, so the hooks and the
+// tool catalog can describe servers without an MCP client.
 //
 //	sp, err := serverspec.FromConfig(cfg.Servers["fs"], os.Getenv)
 //	sc := sp.ServerContext(cwd) // Cwd, Home, ArgDirs for path rules

@@ -20,6 +20,7 @@ import (
 
 	"github.com/toolwarden/toolwarden/host"
 	"github.com/toolwarden/toolwarden/internal/rawjson"
+	"github.com/toolwarden/toolwarden/internal/serverspec"
 )
 
 // Errors a Call can return besides *RPCError.
@@ -94,7 +95,7 @@ func IsTransport(err error) bool {
 // tools/call is one line written and one line routed back by id (Begin):
 // no decoding of the result, no goroutine hand-off, no timer.
 type Client struct {
-	spec     Spec
+	spec     serverspec.Spec
 	onChange func(*Client)
 	onNotify NotifyFunc
 
@@ -164,7 +165,7 @@ func (cn *conn) close() {
 // Call. onChange, if not nil, is called whenever the tool list changes
 // (after a start, a restart or a relist); it may be called concurrently and
 // should return quickly.
-func New(spec Spec, version string, onChange func(*Client)) *Client {
+func New(spec serverspec.Spec, version string, onChange func(*Client)) *Client {
 	log := spec.Logger
 	if log == nil {
 		log = slog.New(slog.NewTextHandler(io.Discard, nil))
@@ -196,7 +197,7 @@ func (c *Client) SetMaxResultBytes(n int) { c.maxResult = n }
 func (c *Client) Name() string { return c.spec.Name }
 
 // Spec is how the client reaches its server.
-func (c *Client) Spec() Spec { return c.spec }
+func (c *Client) Spec() serverspec.Spec { return c.spec }
 
 // Start connects and lists tools, within the startup timeout.
 func (c *Client) Start(ctx context.Context) error {

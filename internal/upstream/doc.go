@@ -14,7 +14,7 @@
 // client (sampling, elicitation, roots), which SetClientCapabilities says
 // it may ask.
 //
-//	c := upstream.New(upstream.Spec{Name: "fs", Command: "npx",
+//	c := upstream.New(serverspec.Spec{Name: "fs", Command: "npx",
 //		Args: []string{"-y", "@modelcontextprotocol/server-filesystem", "/tmp"}}, "dev", nil)
 //	if err := c.Start(ctx); err != nil { ... }
 //	for _, t := range c.Tools() { fmt.Println(t.Name, t.HashHex) }
@@ -29,6 +29,7 @@
 // server's own notifications and requests arrive on the standalone GET
 // stream the client opens after the handshake (getstream.go).
 //
-// FromConfig builds a Spec from an [mcp_servers.<name>] table as Codex
-// would (environment, headers, bearer token, timeouts).
+// A client is made from a serverspec.Spec (the one description of an
+// upstream; serverspec.FromConfig builds it from an [mcp_servers.<name>]
+// table as Codex would: environment, headers, bearer token, timeouts).
 package upstream

@@ -7,6 +7,7 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/toolwarden/toolwarden/internal/serverspec"
 	"github.com/toolwarden/toolwarden/internal/upstream"
 )
 
@@ -15,7 +16,7 @@ import (
 // warning and above are printed.
 func ExampleClient_OnServerRequest() {
 	ctx := context.Background()
-	c := upstream.New(upstream.Spec{
+	c := upstream.New(serverspec.Spec{
 		Name:    "fs",
 		Command: "npx",
 		Args:    []string{"-y", "@modelcontextprotocol/server-filesystem"},

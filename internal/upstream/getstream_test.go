@@ -11,6 +11,8 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/toolwarden/toolwarden/internal/serverspec"
 )
 
 // httpUpstream serves an mcp-go server with one tool, "a", over streamable
@@ -54,7 +56,7 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 func TestHTTPUpstreamGetsListChangedWithNoRequestInFlight(t *testing.T) {
 	t.Parallel()
 	srv, url, gets := httpUpstream(t, false)
-	c := New(Spec{Name: "h", URL: url, StartupTimeout: time.Minute}, "test", nil)
+	c := New(serverspec.Spec{Name: "h", URL: url, StartupTimeout: time.Minute}, "test", nil)
 	defer c.Close()
 	if err := c.Start(context.Background()); err != nil {
 		t.Fatal(err)
@@ -74,7 +76,7 @@ func TestHTTPUpstreamGetsListChangedWithNoRequestInFlight(t *testing.T) {
 func TestHTTPUpstreamWithoutAGETStreamStillServes(t *testing.T) {
 	t.Parallel()
 	_, url, gets := httpUpstream(t, true)
-	c := New(Spec{Name: "h", URL: url, StartupTimeout: time.Minute}, "test", nil)
+	c := New(serverspec.Spec{Name: "h", URL: url, StartupTimeout: time.Minute}, "test", nil)
 	defer c.Close()
 	if err := c.Start(context.Background()); err != nil {
 		t.Fatal(err)

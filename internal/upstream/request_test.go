@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/toolwarden/toolwarden/internal/serverspec"
 )
 
 // A request's result reaches the caller as the server wrote it, and a
@@ -69,7 +71,7 @@ func (n *notes) count(s string) int {
 func TestSubscriptionSurvivesRestart(t *testing.T) {
 	t.Parallel()
 	var n notes
-	c := New(Spec{Name: "fake", Command: os.Args[0], Env: append(os.Environ(), "TW_FAKE_SERVER=1"), StartupTimeout: 10 * time.Second}, "test", nil)
+	c := New(serverspec.Spec{Name: "fake", Command: os.Args[0], Env: append(os.Environ(), "TW_FAKE_SERVER=1"), StartupTimeout: 10 * time.Second}, "test", nil)
 	c.OnNotify(n.add)
 	t.Cleanup(func() { c.Close() })
 	ctx := context.Background()

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/toolwarden/toolwarden/internal/serverspec"
 )
 
 // A start that fails says why at once. The startup timeout is an hour in
@@ -17,14 +19,14 @@ func TestStartFailures(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		name     string
-		spec     Spec
+		spec     serverspec.Spec
 		check    func(t *testing.T, err error)
 		wantAll  []string
 		wantNone []string
 	}{
 		{
 			name: "a command that is not installed fails at once, naming the command and PATH",
-			spec: Spec{Command: "toolwarden-no-such-command"},
+			spec: serverspec.Spec{Command: "toolwarden-no-such-command"},
 			check: func(t *testing.T, err error) {
 				var nf *NotFoundError
 				if !errors.As(err, &nf) || nf.Command != "toolwarden-no-such-command" {
@@ -35,7 +37,7 @@ func TestStartFailures(t *testing.T) {
 		},
 		{
 			name: "a server that exits before the handshake reports its status and the end of its stderr",
-			spec: Spec{Command: "sh", Args: []string{"-c", "echo 'npm ERR! code E404' >&2; echo 'npm ERR! 404 Not Found - GET https://registry.npmjs.org/@x%2fserver-filesystm' >&2; exit 3", "--api-key=s3cret"}},
+			spec: serverspec.Spec{Command: "sh", Args: []string{"-c", "echo 'npm ERR! code E404' >&2; echo 'npm ERR! 404 Not Found - GET https://registry.npmjs.org/@x%2fserver-filesystm' >&2; exit 3", "--api-key=s3cret"}},
 			check: func(t *testing.T, err error) {
 				var ex *ExitedError
 				if !errors.As(err, &ex) || ex.Status != "exit status 3" {
@@ -48,7 +50,7 @@ func TestStartFailures(t *testing.T) {
 		},
 		{
 			name: "a server that exits at once with status 0 and says nothing is reported too",
-			spec: Spec{Command: "true"},
+			spec: serverspec.Spec{Command: "true"},
 			check: func(t *testing.T, err error) {
 				var ex *ExitedError
 				if !errors.As(err, &ex) {
@@ -59,7 +61,7 @@ func TestStartFailures(t *testing.T) {
 		},
 		{
 			name: "a server killed by a signal before the handshake reports the signal",
-			spec: Spec{Command: "sh", Args: []string{"-c", "echo dying >&2; kill -9 $$"}},
+			spec: serverspec.Spec{Command: "sh", Args: []string{"-c", "echo dying >&2; kill -9 $$"}},
 			check: func(t *testing.T, err error) {
 				var ex *ExitedError
 				if !errors.As(err, &ex) {
@@ -100,7 +102,7 @@ func TestStartFailures(t *testing.T) {
 
 func TestStartOfASlowServerThatWritesToStderrSucceeds(t *testing.T) {
 	t.Parallel()
-	c := New(Spec{
+	c := New(serverspec.Spec{
 		Name:    "slow",
 		Command: "sh",
 		Args:    []string{"-c", `echo "installing packages..." >&2; sleep 1; exec "$0"`, os.Args[0]},

@@ -11,6 +11,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/toolwarden/toolwarden/internal/serverspec"
 )
 
 // The stdio transport is tested against this test binary run as a small
@@ -144,7 +146,7 @@ func fakeServer() {
 
 func fake(t *testing.T, timeout time.Duration) *Client {
 	t.Helper()
-	c := New(Spec{Name: "fake", Command: os.Args[0], Env: append(os.Environ(), "TW_FAKE_SERVER=1"), ToolTimeout: timeout, StartupTimeout: 10 * time.Second}, "test", nil)
+	c := New(serverspec.Spec{Name: "fake", Command: os.Args[0], Env: append(os.Environ(), "TW_FAKE_SERVER=1"), ToolTimeout: timeout, StartupTimeout: 10 * time.Second}, "test", nil)
 	if err := c.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}
