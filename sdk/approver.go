@@ -45,21 +45,14 @@ const (
 // that is not an answer.
 func (a Answer) scope() (host.Scope, bool) { return channel.ScopeOf(string(a)) }
 
-// Title is how a UI labels the answer.
+// Title is how a UI labels the answer: the words every channel shows for
+// the option. AllowSessionScoped's title names no scope here (the
+// question's Scope does).
 func (a Answer) Title() string {
-	switch a {
-	case AllowOnce:
-		return "Allow once"
-	case AllowSession:
-		return "Allow for this session"
-	case AllowAlways:
-		return "Always allow (this exact tool definition)"
-	case AllowSessionScoped:
+	if a == AllowSessionScoped {
 		return "Allow for this session, inside the question's scope"
-	case Deny:
-		return "Deny"
 	}
-	return string(a)
+	return channel.Label(string(a))
 }
 
 // Question is one ask, as the agent shows it to the human.

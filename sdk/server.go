@@ -4,7 +4,6 @@ import (
 	"context"
 	"os"
 	"path/filepath"
-	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
@@ -34,7 +33,7 @@ func (g *Guard) ServerOption(name string) server.ServerOption {
 	p := &serverPolicy{
 		g:      g,
 		name:   name,
-		signer: channel.NewSigner(10*time.Minute, 1024),
+		signer: channel.NewSigner(channel.DefaultTimeout, 1024),
 		cat:    catalog{tools: map[string]*entry{}},
 	}
 	if sc := g.contexts[name]; sc != nil {

@@ -29,3 +29,22 @@ func TestScopeOfAllowsOnlyTheOptionsAndEachForItsOwnTime(t *testing.T) {
 		}
 	}
 }
+
+// Label gives the words the form, the inbox and the webhook show for an
+// option, so that a Go agent's own UI (sdk.Answer.Title) words it the
+// same; what is not an option is shown as written.
+func TestLabelIsWhatEveryChannelShowsForTheOption(t *testing.T) {
+	t.Parallel()
+	q := NewQuestion("write_file", askDecision(true), nil, true)
+	if len(q.Options) != 4 {
+		t.Fatalf("options %v", q.Options)
+	}
+	for _, o := range q.Options {
+		if Label(o) != q.OptionTitle(o) || Label(o) == o {
+			t.Errorf("Label(%q) = %q, the question shows %q", o, Label(o), q.OptionTitle(o))
+		}
+	}
+	if Label("sudo") != "sudo" {
+		t.Errorf("Label(sudo) = %q", Label("sudo"))
+	}
+}

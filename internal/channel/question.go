@@ -246,6 +246,16 @@ func (q *Question) OptionTitle(o string) string {
 	return o
 }
 
+// Label is how every channel labels option o when no question is at hand
+// (the scoped option then names no scope); o itself when it is not an
+// option.
+func Label(o string) string {
+	if t := optionTitles[o]; t != "" {
+		return t
+	}
+	return o
+}
+
 // Title is the question's one-line title.
 func (q *Question) Title() string {
 	if d := q.Decision; d.Prompt != nil && d.Prompt.Title != "" {

@@ -5,7 +5,9 @@ import "time"
 // DefaultTimeout is how long an ask waits for an answer, on every channel
 // and in every front end (wrap, proxy, the sdk guard and sdk.Inbox), when
 // nothing else is set (--approval-timeout, sdk.WithApprovalTimeout). No
-// answer in time is a deny.
+// answer in time is a deny. It is also how long a multi round-trip request
+// state stays valid (a 2026-07-28 client answers by retrying the call
+// within it), in the proxy (WithStateTTL) and the sdk's server.
 const DefaultTimeout = 10 * time.Minute
 
 // HookTimeout is how long a hook waits for an answer in the approval

@@ -34,9 +34,6 @@ const (
 	// DefaultMaxResultBytes caps one message from a stdio upstream, a
 	// tool result among them (32 MiB).
 	DefaultMaxResultBytes = upstream.DefaultMaxResultBytes
-	// DefaultStateTTL is how long a multi round-trip approval state stays
-	// valid.
-	DefaultStateTTL = 10 * time.Minute
 )
 
 // Defaults: tools keep their upstream names, 1 MiB argument cap, 32 MiB
@@ -49,7 +46,7 @@ func Defaults() Options {
 		maxArgs:         DefaultMaxArgumentBytes,
 		maxResult:       DefaultMaxResultBytes,
 		approvalTimeout: channel.DefaultTimeout,
-		stateTTL:        DefaultStateTTL,
+		stateTTL:        channel.DefaultTimeout,
 		log:             slog.New(slog.NewTextHandler(io.Discard, nil)),
 		workers:         16,
 	}
