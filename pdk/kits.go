@@ -1,10 +1,14 @@
-// Package pdk holds what `toolwarden plugin new` writes into a new plugin
-// project: the project templates (templates/) and the sources of the kits
-// a project carries with it, so that it builds outside this repository
-// with no registry (the Rust kit, the C header, the AssemblyScript kit).
-// A Go project depends on the module github.com/toolwarden/toolwarden
-// (pdk/go) instead. The kits themselves are documented in their folders.
-package pdk
+// Package kits is files, not an API: what `toolwarden plugin new` writes
+// into a new plugin project, namely the project templates (templates/) and
+// the sources of the kits a project carries with it, so that it builds
+// outside this repository with no registry (the Rust kit, the C header, the
+// AssemblyScript kit). A Go project depends on the guest kit, package pdk
+// (pdk/go), instead. The kits themselves are documented in their folders.
+//
+// It sits in pdk/ because go:embed reaches only its own folder and those
+// below it, and it is not named pdk so that one name means one thing: the
+// Go guest kit (docs/RATIONALE.md, "One package named pdk").
+package kits
 
 import "embed"
 

@@ -14,7 +14,7 @@ import (
 	"sync"
 	"text/template"
 
-	"github.com/toolwarden/toolwarden/pdk"
+	kits "github.com/toolwarden/toolwarden/pdk"
 )
 
 // toolwardenModule is the module a Go plugin depends on for pdk/go.
@@ -66,7 +66,7 @@ func projectFiles(lang, name string) []projectFile {
 			{Path: ".cargo/config.toml", from: "rust/cargo-config.toml.tmpl", What: "the flags `./build.sh` uses, for cargo builds"},
 			{Path: "toolwarden-pdk/Cargo.toml", from: "rust/Cargo.toml", copy: true, What: "the Rust kit, copied from toolwarden's `pdk/rust`"},
 		}
-		srcs, _ := fs.Glob(pdk.Files, "rust/src/*.rs")
+		srcs, _ := fs.Glob(kits.Files, "rust/src/*.rs")
 		for _, s := range srcs {
 			own = append(own, projectFile{Path: "toolwarden-pdk/src/" + path.Base(s), from: s, copy: true, What: "the Rust kit"})
 		}
@@ -315,7 +315,7 @@ func buildNotes(lang string) (what, notes string) {
 // writeProject renders every file of a project into dir.
 func writeProject(dir string, data *projectData) error {
 	for _, f := range data.Files {
-		src, err := fs.ReadFile(pdk.Files, kitPath(f))
+		src, err := fs.ReadFile(kits.Files, kitPath(f))
 		if err != nil {
 			return fmt.Errorf("%s: %w", f.Path, err)
 		}
@@ -346,7 +346,7 @@ func writeProject(dir string, data *projectData) error {
 	return nil
 }
 
-// kitPath is where a file's source sits in pdk.Files.
+// kitPath is where a file's source sits in kits.Files.
 func kitPath(f projectFile) string {
 	if f.copy {
 		return f.from
