@@ -68,7 +68,7 @@ func (f *initFlags) resolve(e *env) error {
 			return err
 		}
 	}
-	if f.config, err = filepath.Abs(expandHome(e, f.config)); err != nil {
+	if f.config, err = filepath.Abs(expandUserHome(e, f.config)); err != nil {
 		return err
 	}
 	if f.project == "" {
@@ -302,7 +302,8 @@ func displayInitConfigPath(e *env) string {
 	return p
 }
 
-func expandHome(e *env, p string) string {
+// expandUserHome is "~/..." with the home of the command's env.
+func expandUserHome(e *env, p string) string {
 	if p == "~" || strings.HasPrefix(p, "~/") {
 		if h := e.getenv("HOME"); h != "" {
 			return filepath.Join(h, p[1:])
