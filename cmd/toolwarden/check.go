@@ -6,12 +6,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"text/tabwriter"
 
 	"github.com/toolwarden/toolwarden/cmd/internal/cli"
 	"github.com/toolwarden/toolwarden/host"
+	"github.com/toolwarden/toolwarden/internal/audit"
 	"github.com/toolwarden/toolwarden/internal/config"
 	"github.com/toolwarden/toolwarden/internal/policy"
 )
@@ -127,9 +127,11 @@ func (o *checkOptions) startHost(ctx context.Context, e *env) (*host.Host, func(
 	if o.approvals != "" {
 		settings = settings.WithApprovalsFile(o.approvals)
 	}
-	var auditFile *os.File
-	if o.audit != "" {
-		if auditFile, err = os.OpenFile(o.audit, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600); err != nil {
+	// check and explain try calls: they write a log only when asked to,
+	// rotated as the config's [audit] table says.
+	var auditFile *audit.File
+	if o.audit != "" && o.audit != auditOff {
+		if auditFile, err = openAuditLog(o.audit, cfg, nil); err != nil {
 			return nil, nil, err
 		}
 		settings = settings.WithAuditLog(auditFile)

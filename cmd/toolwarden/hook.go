@@ -63,7 +63,7 @@ Exit: as the agent expects; 2 blocks the call (so bad usage blocks it too).`)
 	fs.StringVar(&f.toolsFile, "tools", "", `tool definitions by server, {"server": [tools/list entries]}, read instead of the tool catalog`)
 	f.catalogDir = catalogFlag(fs.FlagSet, e)
 	fs.StringVar(&f.approvals, "approvals", "", "the \"always\" approvals file wrap and proxy write, read here (default: "+displayApprovalsPath()+")")
-	fs.StringVar(&f.auditPath, "audit", "", "append a JSON Lines record per decision to this file")
+	fs.StringVar(&f.auditPath, "audit", "", auditFlagUsage)
 	fs.DurationVar(&f.approvalTimeout, "approval-timeout", channel.HookTimeout, "with approval_channel \"inbox\" or \"both\", how long to wait for an answer in the approval inbox (keep it under the agent's hook timeout)")
 	fs.BoolVar(&f.warm, "warm", false, "decide in a background process kept warm for this command line (started by the first event; Linux)")
 	fs.DurationVar(&f.warmIdle, "warm-idle", defaultWarmIdle, "with --warm, how long the background process waits for the next event before it exits")
@@ -125,13 +125,13 @@ func decideHook(e *env, fl *hookFlags) int {
 	if path := hookApprovalsPath(e, fl.approvals); path != "" {
 		settings = settings.WithApprovalsFile(path)
 	}
-	if fl.auditPath != "" {
-		f, err := os.OpenFile(fl.auditPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
-		if err != nil {
-			return fail("%v", err)
-		}
-		defer f.Close()
-		settings = settings.WithAuditLog(f)
+	af, err := openAuditLog(fl.auditPath, cfg, func(msg string) { fmt.Fprintf(e.stderr, "toolwarden hook: warning: %s\n", msg) })
+	if err != nil {
+		return fail("%v", err)
+	}
+	if af != nil {
+		defer af.Close()
+		settings = settings.WithAuditLog(af)
 	}
 	ctx := context.Background()
 	if e.ctx != nil {

@@ -72,11 +72,11 @@ func (f *serveFlags) startHost(ctx context.Context, e *env) (*host.Host, *config
 	}
 	settings = settings.WithApprovalsFile(path)
 	var closers []func()
-	if f.Audit != "" {
-		af, err := os.OpenFile(f.Audit, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
-		if err != nil {
-			return nil, nil, nil, err
-		}
+	af, err := openAuditLog(f.Audit, cfg, func(msg string) { f.logger(e).Warn(msg) })
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	if af != nil {
 		closers = append(closers, func() { af.Close() })
 		settings = settings.WithAuditLog(af)
 	}

@@ -1,5 +1,7 @@
 package audit
 
+import "time"
+
 // An Event is a front end's record of what it did around the engine's
 // decisions: an ask carried over a channel, a request relayed between a
 // server and its client, a server that would not start. The engine writes
@@ -64,3 +66,28 @@ type UpstreamFailure struct {
 
 // Name is "upstream".
 func (UpstreamFailure) Name() string { return "upstream" }
+
+// Revoke is a standing ("always") approval taken back (event "revoke"):
+// the next call of that tool is asked about again. By is where it was
+// revoked: "cli" (toolwarden approvals) or "inbox" (the page). All says
+// every approval of File went at once (approvals reset, revoke --all),
+// with no key.
+type Revoke struct {
+	Server         string `json:"server,omitempty"`
+	Tool           string `json:"tool,omitempty"`
+	App            string `json:"app,omitempty"`
+	Connector      string `json:"connector,omitempty"`
+	DefinitionHash string `json:"definition_hash,omitempty"`
+	All            bool   `json:"all,omitempty"`
+	File           string `json:"file"`
+	By             string `json:"by"`
+}
+
+// Name is "revoke".
+func (Revoke) Name() string { return "revoke" }
+
+// WriteEvent appends a front end's event outside any host (a revoke from
+// the command line or the page), in the shape host.Host.Audit writes.
+func (l *Log) WriteEvent(session string, e Event) {
+	l.Write(Record{Time: time.Now().UTC(), Event: e.Name(), Session: session, Decision: e})
+}

@@ -52,6 +52,9 @@ func (l *loader) interpret(root map[string]any) *Config {
 	if v, ok := root["webhook"]; ok {
 		cfg.Webhook = l.webhook("webhook", v)
 	}
+	if v, ok := root["audit"]; ok {
+		cfg.Audit = l.audit("audit", v)
+	}
 	if v, ok := root["apps"]; ok {
 		l.apps(cfg, v)
 	}

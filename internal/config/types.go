@@ -47,6 +47,8 @@ type Config struct {
 	// ApprovalChannel); Webhook the [webhook] table, nil when absent.
 	Channel ChannelSetting
 	Webhook *Webhook
+	// Audit is the [audit] table (audit.go), nil when absent.
+	Audit *Audit
 
 	// SandboxMode is Codex's sandbox_mode (or the active profile's). Only
 	// "danger-full-access" changes a decision: with approval_policy =

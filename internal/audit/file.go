@@ -1,0 +1,179 @@
+package audit
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"sync"
+)
+
+// Rotation bounds a log file: when it has reached MaxBytes it is renamed
+// to <path>.1 (the older ones to .2 ... .<Keep>, the oldest removed) and a
+// new one is started. The log takes at most about (Keep+1) x MaxBytes.
+type Rotation struct {
+	MaxBytes int64
+	Keep     int
+}
+
+// DefaultRotation keeps the log under about 40 MiB: 10 MiB, three old files.
+var DefaultRotation = Rotation{MaxBytes: 10 << 20, Keep: 3}
+
+// File is a log file that every toolwarden process of a user appends to at
+// once (hooks, wraps, proxies, approvals revoke). Each Write is one record,
+// written with one write on an O_APPEND descriptor, so records from
+// different processes never interleave. Writers hold a shared lock on
+// <path>.lock while they append and the rotating one holds it exclusively,
+// so no record is written into a file being renamed or removed, and a file
+// is rotated once: whoever rotates checks first, under the lock, that the
+// file at path is still the full one.
+type File struct {
+	path string
+	rot  Rotation
+
+	mu   sync.Mutex
+	f    *os.File // the file at path when last looked
+	lock *os.File
+}
+
+// OpenFile opens (creating it and its directory, private to the user) the
+// log at path for appending, rotated as rot says; rot.MaxBytes <= 0 never
+// rotates.
+func OpenFile(path string, rot Rotation) (*File, error) {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return nil, fmt.Errorf("audit: cannot create the directory of the audit log %s: %w", path, err)
+	}
+	lock, err := os.OpenFile(path+".lock", os.O_CREATE|os.O_RDWR, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("audit: cannot open the audit log's lock file: %w", err)
+	}
+	f, err := openAppend(path)
+	if err != nil {
+		lock.Close()
+		return nil, err
+	}
+	return &File{path: path, rot: rot, f: f, lock: lock}, nil
+}
+
+func openAppend(path string) (*os.File, error) {
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("audit: cannot open the audit log: %w (set [audit] path in the config, pass --audit FILE, or turn it off with --audit off)", err)
+	}
+	return f, nil
+}
+
+// Path is the log's path.
+func (l *File) Path() string { return l.path }
+
+// Write appends p, one whole record, rotating the log first when it is
+// full.
+func (l *File) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.f == nil {
+		return 0, errors.New("audit: the audit log is closed")
+	}
+	if err := lockShared(l.lock); err != nil {
+		return 0, fmt.Errorf("audit: locking %s.lock: %w", l.path, err)
+	}
+	size, err := l.follow()
+	if err == nil && l.rot.MaxBytes > 0 && size >= l.rot.MaxBytes {
+		// Rotate under the exclusive lock and write there too: a writer
+		// that took the shared lock meanwhile waits, then finds the new file.
+		unlock(l.lock)
+		if err := lockExclusive(l.lock); err != nil {
+			return 0, fmt.Errorf("audit: locking %s.lock: %w", l.path, err)
+		}
+		err = l.rotateIfFull()
+	}
+	defer unlock(l.lock)
+	// A rotation that failed (a rename refused) still writes the record
+	// where the log is: the bound is looser, nothing is lost.
+	n, werr := l.f.Write(p)
+	if werr != nil {
+		return n, fmt.Errorf("audit: writing %s: %w", l.path, werr)
+	}
+	return n, err
+}
+
+// follow makes l.f the file at path (another process may have rotated it
+// away) and returns its size.
+func (l *File) follow() (int64, error) {
+	cur, err := os.Stat(l.path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return 0, l.reopen() // removed by hand: start a new one
+	}
+	if err != nil {
+		return 0, fmt.Errorf("audit: %w", err)
+	}
+	ours, err := l.f.Stat()
+	if err == nil && os.SameFile(cur, ours) {
+		return cur.Size(), nil
+	}
+	if err := l.reopen(); err != nil {
+		return 0, err
+	}
+	return cur.Size(), nil
+}
+
+func (l *File) reopen() error {
+	f, err := openAppend(l.path)
+	if err != nil {
+		return err
+	}
+	l.f.Close()
+	l.f = f
+	return nil
+}
+
+// rotateIfFull rotates the file at path when it is still full (whoever
+// held the exclusive lock before may have rotated it already) and leaves
+// l.f the file at path. The caller holds the exclusive lock.
+func (l *File) rotateIfFull() error {
+	size, err := l.follow()
+	if err != nil || size < l.rot.MaxBytes {
+		return err
+	}
+	if l.rot.Keep <= 0 {
+		// Nothing is kept: start over in place (a rename would leave
+		// nothing to remove it later).
+		if err := os.Truncate(l.path, 0); err != nil {
+			return fmt.Errorf("audit: rotating %s: %w", l.path, err)
+		}
+		return nil
+	}
+	if err := os.Remove(l.rotated(l.rot.Keep)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("audit: rotating %s: %w", l.path, err)
+	}
+	for i := l.rot.Keep - 1; i >= 1; i-- {
+		if err := os.Rename(l.rotated(i), l.rotated(i+1)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("audit: rotating %s: %w", l.path, err)
+		}
+	}
+	if err := os.Rename(l.path, l.rotated(1)); err != nil {
+		return fmt.Errorf("audit: rotating %s: %w", l.path, err)
+	}
+	return l.reopen()
+}
+
+func (l *File) rotated(i int) string { return Rotated(l.path, i) }
+
+// Rotated is the path of the i-th newest rotated file of the log at path
+// (1: the one rotated last).
+func Rotated(path string, i int) string { return path + "." + strconv.Itoa(i) }
+
+// Close closes the log.
+func (l *File) Close() error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.f == nil {
+		return nil
+	}
+	err := l.f.Close()
+	l.lock.Close()
+	l.f, l.lock = nil, nil
+	return err
+}
