@@ -72,7 +72,7 @@ var approvalsSubs = []approvalsSub{
 		synopsis: "approvals reset  [--approvals F]",
 		flags:    func(a *approvalsCmd) {},
 		run: func(a *approvalsCmd, p *session.Persistent) int {
-			return resetApprovals(a.e, p, a.file)
+			return resetApprovals(a, p)
 		},
 	},
 }
@@ -86,6 +86,7 @@ type approvalsCmd struct {
 	server, tool, hash string
 	all, asJSON        bool
 	app, connector     string
+	audit              string
 	file               string // path, or the default
 }
 
@@ -133,6 +134,9 @@ func runApprovals(e *env, args []string) int {
 	a.fs = newCmdFlags(e, "approvals "+sub.name, sub.synopsis, approvalsAbout)
 	a.fs.Summary = sub.summary
 	a.fs.StringVar(&a.path, "approvals", "", "approvals file (default: "+displayApprovalsPath()+")")
+	if sub.name == "revoke" || sub.name == "reset" {
+		a.fs.StringVar(&a.audit, "audit", "", auditFlagUsage+"; revokes are recorded there")
+	}
 	sub.flags(a)
 	if code, ok := a.fs.parse(args[1:]); !ok {
 		return code
@@ -211,9 +215,17 @@ func approvalsRevoke(a *approvalsCmd, p *session.Persistent) int {
 			fmt.Fprintln(e.stderr, "toolwarden approvals revoke: the file cannot be read, so nothing can be revoked from it selectively; it grants nothing meanwhile. `toolwarden approvals revoke --all` or `toolwarden approvals reset` backs it up and starts an empty one.")
 			return exitError
 		}
-		return resetApprovals(e, p, a.file)
+		return resetApprovals(a, p)
 	}
-	n, err := p.Revoke(a.match)
+	// The keys the file held when it was rewritten, as the match saw them.
+	var revoked []session.ApprovalKey
+	n, err := p.Revoke(func(g session.Grant) bool {
+		if !a.match(g) {
+			return false
+		}
+		revoked = append(revoked, g.ApprovalKey)
+		return true
+	})
 	if err != nil {
 		fmt.Fprintln(e.stderr, "toolwarden approvals:", err)
 		return exitError
@@ -222,6 +234,7 @@ func approvalsRevoke(a *approvalsCmd, p *session.Persistent) int {
 		fmt.Fprintln(e.stderr, "toolwarden approvals revoke: no approval matched")
 		return exitError
 	}
+	a.auditRevoked(revoked)
 	fmt.Fprintf(e.stdout, "revoked %d approval(s) from %s\n", n, a.file)
 	return exitOK
 }
@@ -247,7 +260,8 @@ func approvalsAdd(a *approvalsCmd, p *session.Persistent) int {
 // resetApprovals revokes every approval, copying the file aside first
 // (whatever its state: a file this toolwarden cannot read may be a newer
 // version's, or a hand edit worth keeping).
-func resetApprovals(e *env, p *session.Persistent, file string) int {
+func resetApprovals(a *approvalsCmd, p *session.Persistent) int {
+	e, file := a.e, a.file
 	bad := p.Err()
 	backup, err := p.Reset(time.Now())
 	if err != nil {
@@ -260,6 +274,7 @@ func resetApprovals(e *env, p *session.Persistent, file string) int {
 	if backup != "" {
 		fmt.Fprintf(e.stdout, "backed up %s to %s\n", file, backup)
 	}
+	a.auditRevokedAll()
 	fmt.Fprintf(e.stdout, "revoked every approval: %s now holds none\n", file)
 	return exitOK
 }

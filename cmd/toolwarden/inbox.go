@@ -15,6 +15,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/toolwarden/toolwarden/internal/audit"
 	"github.com/toolwarden/toolwarden/internal/config"
 	"github.com/toolwarden/toolwarden/internal/inbox"
 	"github.com/toolwarden/toolwarden/internal/inbox/web"
@@ -31,8 +32,10 @@ const inboxAbout = `Serves a page on a loopback address where you see every pend
 toolwarden process of yours on this machine (wrap, proxy, hook and sdk hosts
 whose approval_channel is "inbox" or "both") and answer it with the options
 the prompt offers; the first answer from any channel wins. The page also lists
-the standing ("always") approvals of --approvals, revokes them in one click,
-and charts the recent decisions of the --audit log.
+the standing ("always") approvals of --approvals, revokes them in one click
+(each revoke is recorded in the audit log), and shows the recent calls of the
+audit log every wrap, proxy and hook of yours writes, one row per call with
+how it ended.
 
 The address it prints carries a per-run token: whoever has it can answer asks.
 The page listens on loopback only, accepts only its own Host and Origin, and
@@ -61,7 +64,7 @@ func serveInbox(ctx context.Context, e *env, args []string) int {
 	fs.Var(&c.configs, "config", "config file (repeatable): the page says which servers send their asks here")
 	fs.Var(&c.requirements, "requirements", "requirements file an admin sets (repeatable)")
 	fs.StringVar(&c.approvals, "approvals", "", "persistent \"always\" approvals file to list and revoke (default: "+displayApprovalsPath()+")")
-	fs.StringVar(&c.audit, "audit", "", "audit log (JSON Lines, as wrap and proxy --audit write) whose recent decisions the page shows")
+	fs.StringVar(&c.audit, "audit", "", auditFlagUsage)
 	fs.StringVar(&c.addr, "addr", "127.0.0.1:0", "loopback address to listen on (port 0: any free port)")
 	fs.BoolVar(&c.open, "open", true, "open the page in the desktop's browser, when there is one")
 	if code, ok := fs.parse(args); !ok {
@@ -78,9 +81,10 @@ func serveInbox(ctx context.Context, e *env, args []string) int {
 		return exitError
 	}
 	opts := web.Defaults()
+	var cfg *config.Config
 	if configs := configPaths(e, c.configs); len(configs) > 0 {
-		cfg, err := loadConfig(e, configs, c.requirements)
-		if err != nil {
+		var err error
+		if cfg, err = loadConfig(e, configs, c.requirements); err != nil {
 			return fail(err)
 		}
 		opts = opts.WithNote(inboxConfigNote(cfg))
@@ -100,9 +104,11 @@ func serveInbox(ctx context.Context, e *env, args []string) int {
 	// The file's problems show on the page, not as log lines.
 	p.SetLogger(slog.New(slog.DiscardHandler))
 	opts = opts.WithApprovals(p)
-	if c.audit != "" {
-		opts = opts.WithAudit(c.audit)
+	opts, closeAudit, err := inboxAudit(e, opts, c.audit, cfg)
+	if err != nil {
+		return fail(err)
 	}
+	defer closeAudit()
 
 	dir, err := inbox.Dir()
 	if err != nil {
@@ -150,6 +156,27 @@ func serveInbox(ctx context.Context, e *env, args []string) int {
 	defer cancel()
 	hs.Shutdown(sctx)
 	return exitOK
+}
+
+// inboxAudit has the page read the audit log the deciding commands write
+// (the same flag, config key and default) and record its revokes there.
+// The log is opened for writing only when the page cannot do without it:
+// a log that cannot be opened is said on stderr, the page shows the rest.
+func inboxAudit(e *env, opts web.Options, flag string, cfg *config.Config) (web.Options, func(), error) {
+	t, err := auditTargetOf(flag, cfg)
+	if err != nil {
+		return opts, nil, err
+	}
+	if t.Path == "" {
+		return opts, func() {}, nil
+	}
+	opts = opts.WithAudit(t.Path)
+	f, err := audit.OpenFile(t.Path, t.Rotation)
+	if err != nil {
+		fmt.Fprintf(e.stderr, "toolwarden inbox: warning: revokes from the page will not be audited: %v\n", err)
+		return opts, func() {}, nil
+	}
+	return opts.WithAuditLog(audit.New(f)), func() { f.Close() }, nil
 }
 
 // inboxConfigNote says which servers of the config send their asks here.

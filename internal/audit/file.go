@@ -54,7 +54,36 @@ func OpenFile(path string, rot Rotation) (*File, error) {
 		lock.Close()
 		return nil, err
 	}
-	return &File{path: path, rot: rot, f: f, lock: lock}, nil
+	l := &File{path: path, rot: rot, f: f, lock: lock}
+	l.endLine()
+	return l, nil
+}
+
+// endLine ends a last line left without its newline (a hand edit, a
+// truncated copy), so that the next record starts a line of its own
+// instead of being glued to it and lost with it. Under the exclusive lock
+// no record is half written.
+func (l *File) endLine() {
+	if lockExclusive(l.lock) != nil {
+		return
+	}
+	defer unlock(l.lock)
+	if _, err := l.follow(); err != nil {
+		return
+	}
+	r, err := os.Open(l.path)
+	if err != nil {
+		return
+	}
+	defer r.Close()
+	fi, err := r.Stat()
+	if err != nil || fi.Size() == 0 {
+		return
+	}
+	last := make([]byte, 1)
+	if _, err := r.ReadAt(last, fi.Size()-1); err == nil && last[0] != '\n' {
+		l.f.Write([]byte("\n"))
+	}
 }
 
 func openAppend(path string) (*os.File, error) {

@@ -205,19 +205,20 @@
     let data;
     try { data = await api("/api/decisions"); } catch (e) { return; }
     decisions = data.decisions || [];
-    let note = data.file ? "From the tail of " + data.file + "." : "No audit log: start toolwarden inbox with --audit FILE (the file wrap and proxy write with --audit).";
+    let note = data.file ? "One row per call, with how it ended, from the tail of " + data.file + "." : "No audit log: it is turned off ([audit] enabled = false in the config, or --audit off).";
     if (decisions.length > TABLE_ROWS) note += " The table shows the newest " + TABLE_ROWS + " of " + decisions.length + "; the chart all of them.";
     if (data.truncated) note += " Older records are left out.";
-    if (data.skipped) note += " " + data.skipped + " line(s) that are not decision records were skipped.";
+    if (data.skipped) note += " " + data.skipped + " line(s) could not be read (torn, or not a decision record) and were skipped; the file is left as it is.";
     if (data.error) note += " " + data.error;
     $("#decisions-file").textContent = note;
     const body = $("#decisions tbody");
     body.replaceChildren();
     for (const d of decisions.slice(-TABLE_ROWS).reverse()) {
-      const kind = d.decision.startsWith("approved") ? "approved" : d.decision;
-      body.append(el("tr", { "data-decision": kind },
+      const kind = d.decision;
+      body.append(el("tr", { "data-decision": kind, "data-outcome": d.outcome || "" },
         el("td", {}, fmtTime(d.time)), el("td", {}, d.server), el("td", {}, d.tool),
-        el("td", { class: "d-" + kind }, d.decision), el("td", {}, d.reason || ""), el("td", {}, d.session || "")));
+        el("td", { class: "d-" + kind, title: d.verdict ? "policy: " + d.verdict + (d.by ? "; answered in: " + d.by : "") : "" }, d.label || d.decision),
+        el("td", {}, d.reason || ""), el("td", {}, d.session || "")));
     }
     $("#no-decisions").hidden = decisions.length > 0;
     drawChart();

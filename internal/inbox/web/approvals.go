@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/toolwarden/toolwarden/internal/audit"
 	"github.com/toolwarden/toolwarden/internal/session"
 )
 
@@ -53,5 +54,6 @@ func (st *site) revoke(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, "no such approval in %s (revoked already?)", p.Path())
 		return
 	}
+	st.opts.auditLog.WriteEvent("", audit.Revoke{Server: k.Server, Tool: k.Tool, App: k.App, Connector: k.Connector, DefinitionHash: k.Hash, File: p.Path(), By: Channel})
 	writeJSON(w, http.StatusOK, map[string]any{"revoked": n, "at": time.Now().UTC()})
 }

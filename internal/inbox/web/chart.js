@@ -7,7 +7,7 @@ window.toolwardenChart = (function () {
   const NS = "http://www.w3.org/2000/svg";
   const W = 900, H = 260, L = 44, R = 200, T = 12, B = 34;
   const buckets = [60, 300, 900, 3600, 3 * 3600, 6 * 3600, 86400, 7 * 86400].map((s) => s * 1000);
-  const decisionColors = { allow: "#2e8540", ask: "#c7860e", deny: "#c0392b", approved: "#2f6db5", other: "#8a93a3" };
+  const decisionColors = { allow: "#2e8540", ask: "#c7860e", deny: "#c0392b", approved: "#2f6db5", expired: "#8e5a0b", revoked: "#6b4fa0", other: "#8a93a3" };
   const palette = ["#2f6db5", "#c7860e", "#2e8540", "#8e44ad", "#c0392b", "#16a085", "#d35400", "#8a93a3"];
   const MAX_GROUPS = 7;
 
@@ -18,7 +18,7 @@ window.toolwardenChart = (function () {
     return e;
   }
 
-  function kindOf(d) { return d.decision.startsWith("approved") ? "approved" : d.decision; }
+  function kindOf(d) { return d.decision; }
 
   // niceStep is the y-axis step: a whole 1, 2 or 5 times a power of ten,
   // so that four steps cover n.

@@ -3,6 +3,7 @@ package web
 import (
 	"log/slog"
 
+	"github.com/toolwarden/toolwarden/internal/audit"
 	"github.com/toolwarden/toolwarden/internal/session"
 )
 
@@ -12,6 +13,7 @@ import (
 type Options struct {
 	approvals *session.Persistent
 	audit     string
+	auditLog  *audit.Log
 	notes     []string
 	log       *slog.Logger
 }
@@ -24,6 +26,10 @@ func (o Options) WithApprovals(p *session.Persistent) Options { o.approvals = p;
 
 // WithAudit shows the recent decisions of this JSON Lines audit log.
 func (o Options) WithAudit(path string) Options { o.audit = path; return o }
+
+// WithAuditLog records the page's revokes in l (the log WithAudit reads,
+// so that a revoke is a row of its own).
+func (o Options) WithAuditLog(l *audit.Log) Options { o.auditLog = l; return o }
 
 // WithNote adds a line the page shows under its title (which config
 // routes asks here, for instance).
