@@ -12,6 +12,7 @@ import (
 
 	"github.com/toolwarden/toolwarden/host"
 	"github.com/toolwarden/toolwarden/internal/channel"
+	"github.com/toolwarden/toolwarden/internal/config"
 	"github.com/toolwarden/toolwarden/internal/hook"
 	"github.com/toolwarden/toolwarden/internal/policy"
 	"github.com/toolwarden/toolwarden/internal/session"
@@ -93,18 +94,7 @@ func decideHook(e *env, fl *hookFlags) int {
 		fmt.Fprintf(e.stderr, "toolwarden hook: "+format+" (call blocked)\n", a...)
 		return exitBlock
 	}
-	agent, err := hook.ParseAgent(fl.agentName)
-	if err != nil {
-		return fail("%v", err)
-	}
-	data, err := io.ReadAll(io.LimitReader(e.stdin, maxHookEvent+1))
-	if err != nil {
-		return fail("reading the event: %v", err)
-	}
-	if len(data) > maxHookEvent {
-		return fail("event larger than %d bytes", maxHookEvent)
-	}
-	ev, err := hook.ParseWith(agent, data, agentServerNames(e, agent)) // hook_gemini.go
+	agent, ev, err := readHookEvent(e, fl)
 	if err != nil {
 		return fail("%v", err)
 	}
@@ -116,23 +106,11 @@ func decideHook(e *env, fl *hookFlags) int {
 	if ev.Phase != hook.After {
 		allowListNote = admitHookServer(e, cfg, agent, ev) // hook_servers.go
 	}
-	// Plugin log lines go to the hook's stderr, which a warm process
-	// hands back to the hook with the answer.
-	settings := hostDefaults().WithLogger(slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: slog.LevelInfo})))
-	if e.pluginRuntime != nil {
-		settings = settings.WithPluginRuntime(e.pluginRuntime) // a warm process's compiled plugins
-	}
-	if path := hookApprovalsPath(e, fl.approvals); path != "" {
-		settings = settings.WithApprovalsFile(path)
-	}
-	af, err := openAuditLog(fl.auditPath, cfg, func(msg string) { fmt.Fprintf(e.stderr, "toolwarden hook: warning: %s\n", msg) })
+	settings, closeAudit, err := hookSettings(e, fl)
 	if err != nil {
 		return fail("%v", err)
 	}
-	if af != nil {
-		defer af.Close()
-		settings = settings.WithAuditLog(af)
-	}
+	defer closeAudit()
 	ctx := context.Background()
 	if e.ctx != nil {
 		ctx = e.ctx
@@ -148,21 +126,11 @@ func decideHook(e *env, fl *hookFlags) int {
 	} else {
 		defer h.Close(ctx)
 	}
-	for _, w := range cfg.Warnings {
-		fmt.Fprintf(e.stderr, "toolwarden hook: %s\n", w.String())
-	}
-	for _, w := range h.Warnings() {
-		// The plugin answers with its on_error verdict; say why.
-		fmt.Fprintf(e.stderr, "toolwarden hook: warning: policy plugin did not load: %v (toolwarden validate reports it)\n", w)
-	}
+	warnHookLoad(e, cfg, h)
 
-	dir := fl.stateDir
-	if dir == "" {
-		base, err := os.UserCacheDir()
-		if err != nil {
-			return fail("no state dir: %v (pass --state-dir)", err)
-		}
-		dir = filepath.Join(base, "toolwarden", "sessions")
+	dir, err := hookStateDir(fl.stateDir)
+	if err != nil {
+		return fail("%v", err)
 	}
 	sess, lock, err := h.OpenSessionFile(dir, ev.Session)
 	if err != nil {
@@ -178,17 +146,8 @@ func decideHook(e *env, fl *hookFlags) int {
 	if err != nil {
 		return fail("%v", err)
 	}
-	if allowListNote != "" {
-		def.Notes = append(def.Notes, allowListNote)
-	}
-	tool := def.Tool
-	if def.Listed {
-		adoptListed(sess, ev.Server, tool)
-	}
-	if pinned, ok := sess.Pinned(ev.Server, tool.Name); ok && pinned != tool.HashHex {
-		def.Notes = append(def.Notes, "the tool's definition differs from the one this session first saw (drift): its relaxing hints are not believed")
-	}
-	call := host.Call{Session: ev.Session, Server: ev.Server, Tool: tool, Arguments: ev.Input, Context: ev.ServerContext(cfg, e.getenv)}
+	noteDefinition(&def, sess, ev, allowListNote)
+	call := host.Call{Session: ev.Session, Server: ev.Server, Tool: def.Tool, Arguments: ev.Input, Context: ev.ServerContext(cfg, e.getenv)}
 	if ev.Phase == hook.After {
 		// The call already ran and its before-event decided it: observe
 		// only, never a second decision (hook_after.go).
@@ -205,19 +164,7 @@ func decideHook(e *env, fl *hookFlags) int {
 		return fail("saving session: %v", err)
 	}
 	if d.Decision == policy.Ask {
-		// approval_channel (internal/hook/channels.go): the lock is not held
-		// while a human answers in the inbox.
-		release := func() { lock.Close(); lock = nil }
-		reopen := func() (func() error, error) {
-			s, l, err := h.OpenSessionFile(dir, ev.Session)
-			if err != nil {
-				return nil, err
-			}
-			lock = l
-			return func() error { return l.Save(s) }, nil
-		}
-		logger := slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-		if out, ok := hook.Ask(ctx, h, cfg, ev, &d, hook.AskOptions{Timeout: fl.approvalTimeout, Log: logger, Release: release, Reopen: reopen, PID: e.askerPID}); ok {
+		if out, ok := askHook(ctx, e, fl, h, cfg, ev, &d, dir, &lock); ok {
 			e.stdout.Write(out.Stdout)
 			return out.Exit
 		}
@@ -225,6 +172,103 @@ func decideHook(e *env, fl *hookFlags) int {
 	out := hook.Render(agent, &d, ev.Input, def.Notes...)
 	e.stdout.Write(out.Stdout)
 	return out.Exit
+}
+
+// readHookEvent reads the agent's event from e.stdin, at most maxHookEvent
+// bytes.
+func readHookEvent(e *env, fl *hookFlags) (hook.Agent, *hook.Event, error) {
+	agent, err := hook.ParseAgent(fl.agentName)
+	if err != nil {
+		return agent, nil, err
+	}
+	data, err := io.ReadAll(io.LimitReader(e.stdin, maxHookEvent+1))
+	if err != nil {
+		return agent, nil, fmt.Errorf("reading the event: %v", err)
+	}
+	if len(data) > maxHookEvent {
+		return agent, nil, fmt.Errorf("event larger than %d bytes", maxHookEvent)
+	}
+	ev, err := hook.ParseWith(agent, data, agentServerNames(e, agent)) // hook_gemini.go
+	return agent, ev, err
+}
+
+// hookSettings are the host's settings for one hook event; closeAudit
+// closes the audit log it opened, if any.
+func hookSettings(e *env, fl *hookFlags) (s host.Settings, closeAudit func(), err error) {
+	// Plugin log lines go to the hook's stderr, which a warm process
+	// hands back to the hook with the answer.
+	s = hostDefaults().WithLogger(slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: slog.LevelInfo})))
+	if e.pluginRuntime != nil {
+		s = s.WithPluginRuntime(e.pluginRuntime) // a warm process's compiled plugins
+	}
+	if path := hookApprovalsPath(e, fl.approvals); path != "" {
+		s = s.WithApprovalsFile(path)
+	}
+	if fl.auditPath == "" {
+		return s, func() {}, nil
+	}
+	f, err := os.OpenFile(fl.auditPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	if err != nil {
+		return s, nil, err
+	}
+	return s.WithAuditLog(f), func() { f.Close() }, nil
+}
+
+// warnHookLoad writes the config's warnings and the plugins that did not
+// load to the hook's stderr.
+func warnHookLoad(e *env, cfg *config.Config, h *host.Host) {
+	for _, w := range cfg.Warnings {
+		fmt.Fprintf(e.stderr, "toolwarden hook: %s\n", w.String())
+	}
+	for _, w := range h.Warnings() {
+		// The plugin answers with its on_error verdict; say why.
+		fmt.Fprintf(e.stderr, "toolwarden hook: warning: policy plugin did not load: %v (toolwarden validate reports it)\n", w)
+	}
+}
+
+// hookStateDir is where hook sessions live: --state-dir, else the user's
+// cache folder.
+func hookStateDir(flag string) (string, error) {
+	if flag != "" {
+		return flag, nil
+	}
+	base, err := os.UserCacheDir()
+	if err != nil {
+		return "", fmt.Errorf("no state dir: %v (pass --state-dir)", err)
+	}
+	return filepath.Join(base, "toolwarden", "sessions"), nil
+}
+
+// noteDefinition adopts a listed definition into the session and adds the
+// notes the answer carries: the allow-list's, and drift from the pin.
+func noteDefinition(def *hook.Definition, sess *host.Session, ev *hook.Event, allowListNote string) {
+	if allowListNote != "" {
+		def.Notes = append(def.Notes, allowListNote)
+	}
+	tool := def.Tool
+	if def.Listed {
+		adoptListed(sess, ev.Server, tool)
+	}
+	if pinned, ok := sess.Pinned(ev.Server, tool.Name); ok && pinned != tool.HashHex {
+		def.Notes = append(def.Notes, "the tool's definition differs from the one this session first saw (drift): its relaxing hints are not believed")
+	}
+}
+
+// askHook asks a human through the approval channels (internal/hook/
+// channels.go); ok is false when none answers for the hook. The session
+// lock (*lock) is not held while a human answers in the inbox.
+func askHook(ctx context.Context, e *env, fl *hookFlags, h *host.Host, cfg *config.Config, ev *hook.Event, d *host.Decision, dir string, lock **host.SessionLock) (hook.Output, bool) {
+	release := func() { (*lock).Close(); *lock = nil }
+	reopen := func() (func() error, error) {
+		s, l, err := h.OpenSessionFile(dir, ev.Session)
+		if err != nil {
+			return nil, err
+		}
+		*lock = l
+		return func() error { return l.Save(s) }, nil
+	}
+	logger := slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	return hook.Ask(ctx, h, cfg, ev, d, hook.AskOptions{Timeout: fl.approvalTimeout, Log: logger, Release: release, Reopen: reopen, PID: e.askerPID})
 }
 
 // hookDefinition finds the tool's definition: in the tools file when one
