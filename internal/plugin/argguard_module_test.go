@@ -485,10 +485,3 @@ var argguardBadRegexps = []string{
 	`[a-\d]`, `\Q\E*`, `x(?:`, `(?:`, `())`, `[\x{110000}]`, `[\x]`, `\p{Nope}`, `\p`, `\p{`,
 	strings.Repeat("(", 1001) + strings.Repeat(")", 1001),
 }
-
-// Patterns Go compiles that the host refuses: over 4096 bytes, or a
-// program over 65536 instructions.
-var argguardOverBounds = []struct{ pattern, message string }{
-	{strings.Repeat("a", 4097), "regex_compile: pattern of 4097 bytes, over the bound of 4096"},
-	{strings.Repeat(`(?:x{1000}y{1000})`, 33), "regex_compile: pattern too large: its program would pass 65536 instructions (counted repeats such as {1000} are expanded)"},
-}

@@ -2,7 +2,6 @@ package plugin
 
 import (
 	"context"
-	"encoding/json"
 	"slices"
 	"strings"
 	"testing"
@@ -19,15 +18,6 @@ const (
 	labelUntrusted = "untrusted_content_seen"
 	codeTrifecta   = "lethal_trifecta"
 )
-
-func mustJSON(t testing.TB, v any) string {
-	t.Helper()
-	b, err := json.Marshal(v)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(b)
-}
 
 // trifectaSession plays ops as events of one session, carrying labels as
 // the host does (sorted, no duplicates), and checks the rule at every
