@@ -20,14 +20,14 @@ type guarded struct {
 var _ MCPClient = (*guarded)(nil)
 
 // ListTools lists the server's tools and returns those this session may
-// see, as the server defined them. The list also refreshes the catalog the
-// session's calls are decided on, so a changed definition is seen (and
+// see, as the server defined them. The list also refreshes the tool
+// definitions the session's calls are decided on, so a changed definition is seen (and
 // pinned, or found drifted) from here on.
 func (c *guarded) ListTools(ctx context.Context, req mcp.ListToolsRequest) (*mcp.ListToolsResult, error) {
 	full := req.Params.Cursor == ""
 	if full {
 		// Cleared before the list is read: a change announced while it
-		// is read marks the catalog stale again.
+		// is read marks the definitions stale again.
 		c.up.stale.Store(false)
 	}
 	res, err := c.up.inner.ListTools(ctx, req)

@@ -34,7 +34,7 @@ func (g *Guard) ServerOption(name string) server.ServerOption {
 		g:      g,
 		name:   name,
 		signer: channel.NewSigner(channel.DefaultTimeout, 1024),
-		cat:    catalog{tools: map[string]*entry{}},
+		defs:   toolDefs{tools: map[string]*entry{}},
 	}
 	if sc := g.contexts[name]; sc != nil {
 		p.context = sc
@@ -70,7 +70,7 @@ type serverPolicy struct {
 	name   string
 	srv    *server.MCPServer
 	signer *channel.Signer
-	cat    catalog
+	defs   toolDefs
 	// context is the server's paths: this process's, unless the guard was
 	// told otherwise.
 	context *host.ServerContext
@@ -104,7 +104,7 @@ func (p *serverPolicy) filter(ctx context.Context, tools []mcp.Tool) []mcp.Tool 
 	sid := p.session(ctx)
 	parsed := make([]*host.Tool, 0, len(tools))
 	for _, t := range tools {
-		if e := p.cat.get(t); e != nil {
+		if e := p.defs.get(t); e != nil {
 			parsed = append(parsed, e.tool)
 		}
 	}
@@ -131,7 +131,7 @@ func (p *serverPolicy) middleware(next server.ToolHandlerFunc) server.ToolHandle
 		if st == nil {
 			return toolresult.Error("toolwarden: there is no tool %q.", name), nil
 		}
-		e := p.cat.get(st.Tool)
+		e := p.defs.get(st.Tool)
 		if e == nil {
 			return toolresult.Error("toolwarden: the definition of %s cannot be read, so no call to it can be decided.", name), nil
 		}

@@ -26,7 +26,7 @@ func (s *Session) ID() string { return s.id }
 
 // Client guards c, the agent's client of the [mcp_servers.<server>] named
 // server, for this conversation. Clients of the same c in several sessions
-// share one catalog of the server's tools (a list read by one serves all)
+// share one set of the server's tool definitions (a list read by one serves all)
 // but nothing a session remembers.
 func (s *Session) Client(server string, c MCPClient) MCPClient {
 	if c == nil {
@@ -49,17 +49,17 @@ func (s *Session) End() {
 }
 
 // upstreamKey names one server connection: the same client under the same
-// name is one catalog.
+// name shares one set of tool definitions.
 type upstreamKey struct {
 	server string
 	client MCPClient
 }
 
-// upstream returns the catalog for c under name, creating it (and
+// upstream returns the connection (and its tool definitions) for c under name, creating it (and
 // subscribing to c's notifications) on first use.
 func (g *Guard) upstream(name string, c MCPClient) *upstream {
 	if !reflect.TypeOf(c).Comparable() {
-		// Cannot be a map key: a catalog of its own.
+		// Cannot be a map key: definitions of its own.
 		return newUpstream(name, c)
 	}
 	k := upstreamKey{name, c}

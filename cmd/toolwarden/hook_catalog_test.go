@@ -9,7 +9,9 @@ import (
 	"time"
 
 	"github.com/toolwarden/toolwarden/host"
+	"github.com/toolwarden/toolwarden/internal/catalog"
 	"github.com/toolwarden/toolwarden/internal/hook"
+	"github.com/toolwarden/toolwarden/internal/serverspec"
 	"github.com/toolwarden/toolwarden/internal/session"
 )
 
@@ -34,10 +36,10 @@ func writeAgentConfigs(t *testing.T, home string) {
 // identities are the servers the agents run as "fs" for an event in
 // project, as a hook with env resolves them (each agent starts a server
 // with an environment of its own, so each has its own identity).
-func (h *hookRun) identities() []hook.ServerIdentity {
+func (h *hookRun) identities() []serverspec.Identity {
 	h.t.Helper()
 	p := hook.Places{Home: h.home, Project: h.project, Getenv: func(k string) string { return h.env()[k] }, Environ: os.Environ()}
-	var out []hook.ServerIdentity
+	var out []serverspec.Identity
 	for _, a := range []hook.Agent{hook.Claude, hook.Gemini, hook.Codex} {
 		r := p.Resolve(a, "fs")
 		if r.Outcome != hook.Runs {
@@ -56,13 +58,13 @@ func (h *hookRun) put(listedAt time.Time, defs ...string) {
 	}
 }
 
-func putCatalogOf(t *testing.T, dir string, id hook.ServerIdentity, listedAt time.Time, defs ...string) {
+func putCatalogOf(t *testing.T, dir string, id serverspec.Identity, listedAt time.Time, defs ...string) {
 	t.Helper()
 	var tools []json.RawMessage
 	for _, d := range defs {
 		tools = append(tools, json.RawMessage(d))
 	}
-	if err := hook.WriteCatalog(dir, &hook.CatalogEntry{Server: "fs", Identity: id, Source: "test", ListedAt: listedAt, Tools: tools}); err != nil {
+	if err := catalog.Write(dir, &catalog.Entry{Server: "fs", Identity: id, Source: "test", ListedAt: listedAt, Tools: tools}); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -230,7 +232,7 @@ func TestACorruptCatalogNeverGrantsMore(t *testing.T) {
 			t.Parallel()
 			h := newHookRun(t)
 			os.MkdirAll(h.catalog, 0o700)
-			if err := os.WriteFile(filepath.Join(h.catalog, hook.CatalogFileName("fs", h.identities()[0])), []byte(data), 0o600); err != nil {
+			if err := os.WriteFile(filepath.Join(h.catalog, catalog.FileName("fs", h.identities()[0])), []byte(data), 0o600); err != nil {
 				t.Fatal(err)
 			}
 			v, out, stderr := h.decide("claude", "read_text_file", "s1")

@@ -6,6 +6,7 @@ import (
 
 	"github.com/toolwarden/toolwarden/cmd/internal/cli"
 	"github.com/toolwarden/toolwarden/internal/hook"
+	"github.com/toolwarden/toolwarden/internal/serverspec"
 )
 
 // hookPlaces says where the event's agent keeps its config: the user's
@@ -40,7 +41,7 @@ func hookTarget(e *env, ev *hook.Event, dir string) hook.Target {
 // environment), since wrap writes the catalog under that identity; for
 // anything else, s itself. A file merely named toolwarden is not
 // unwrapped: it may run anything.
-func runIdentity(e *env, ev *hook.Event, s hook.Server) hook.ServerIdentity {
+func runIdentity(e *env, ev *hook.Event, s hook.Server) serverspec.Identity {
 	sp := s.Spec
 	if sp.URL == "" && len(sp.Args) > 0 && sp.Args[0] == "wrap" {
 		dir := serverDir(sp.Dir, eventProject(ev))

@@ -15,9 +15,9 @@ import (
 
 	"github.com/toolwarden/toolwarden/cmd/internal/cli"
 	"github.com/toolwarden/toolwarden/host"
+	"github.com/toolwarden/toolwarden/internal/catalog"
 	"github.com/toolwarden/toolwarden/internal/hook"
 	"github.com/toolwarden/toolwarden/internal/policy"
-	"github.com/toolwarden/toolwarden/internal/toolsync"
 )
 
 func init() {
@@ -136,7 +136,7 @@ func runToolsSync(e *env, args []string) int {
 			fmt.Fprintf(e.stdout, "     from %s\n", policy.OneLine(r.Server.Source))
 			continue
 		}
-		if err := hook.WriteCatalog(dir, r.Entry); err != nil {
+		if err := catalog.Write(dir, r.Entry); err != nil {
 			failed++
 			fmt.Fprintf(e.stdout, "FAIL %s: %s\n", policy.OneLine(r.Server.Name), policy.OneLine(err.Error()))
 			continue
@@ -228,15 +228,15 @@ func warnTwice(e *env, servers []hook.Server) {
 
 // listAll lists the servers a few at a time; results keep the servers'
 // order.
-func listAll(ctx context.Context, servers []hook.Server, timeout time.Duration) []toolsync.Listed {
-	out := make([]toolsync.Listed, len(servers))
+func listAll(ctx context.Context, servers []hook.Server, timeout time.Duration) []hook.Listed {
+	out := make([]hook.Listed, len(servers))
 	sem := make(chan struct{}, 4)
 	var wg sync.WaitGroup
 	for i, s := range servers {
 		wg.Go(func() {
 			sem <- struct{}{}
 			defer func() { <-sem }()
-			out[i] = toolsync.List(ctx, s, timeout, cli.Version())
+			out[i] = hook.ListServer(ctx, s, timeout, cli.Version())
 		})
 	}
 	wg.Wait()
@@ -256,7 +256,7 @@ func runToolsList(e *env, args []string) int {
 		fmt.Fprintf(e.stderr, "toolwarden tools list: no catalog folder (%v); pass --catalog\n", err)
 		return exitError
 	}
-	entries, errs := hook.ReadCatalog(dir)
+	entries, errs := catalog.ReadAll(dir)
 	for _, err := range errs {
 		fmt.Fprintln(e.stderr, "toolwarden tools list: warning:", err)
 	}
@@ -271,7 +271,7 @@ func runToolsList(e *env, args []string) int {
 		}
 		age := en.Age(now).Round(time.Second)
 		stale := ""
-		if en.Age(now) > hook.StaleAfter {
+		if en.Age(now) > catalog.StaleAfter {
 			stale = " (old: run `toolwarden tools sync`)"
 		}
 		fmt.Fprintf(e.stdout, "%s: %d tools, listed %s ago%s by %s\n", policy.OneLine(en.Server), len(en.Tools), age, stale, policy.OneLine(en.Source))
@@ -297,7 +297,7 @@ func runToolsList(e *env, args []string) int {
 // default catalog folder, or none when there is no user cache dir (hooks
 // then miss annotations; calls through wrap do not).
 func listedCatalogDir(e *env) string {
-	dir, err := hook.DefaultCatalogDir(e.getenv)
+	dir, err := catalog.DefaultDir(e.getenv)
 	if err != nil {
 		return ""
 	}

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/toolwarden/toolwarden/internal/hook"
+	"github.com/toolwarden/toolwarden/internal/catalog"
 )
 
 // npmBin is scripts/npm/node_modules/.bin, where scripts/setup.sh installs
@@ -72,7 +72,7 @@ func TestToolsSyncListsEveryAgentsServersIntoTheCatalog(t *testing.T) {
 			t.Errorf("want %q in:\n%s", want, out)
 		}
 	}
-	entries, errs := hook.ReadCatalog(env[catalogEnv])
+	entries, errs := catalog.ReadAll(env[catalogEnv])
 	if len(entries) != 3 || len(errs) != 0 {
 		t.Fatalf("catalog: %v %v", entries, errs)
 	}

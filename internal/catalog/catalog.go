@@ -44,15 +44,17 @@ const Version = 2
 // large tool definitions fits, a runaway file is refused.
 const maxFileSize = 16 << 20
 
-// Identity says which server an entry lists.
-type Identity = serverspec.Identity
+// StaleAfter is the age past which an entry is still used but said to be
+// old (a hook's reasons, `toolwarden tools list`): the server may have
+// changed since it was listed.
+const StaleAfter = 7 * 24 * time.Hour
 
 // Entry is one server's tools as last listed.
 type Entry struct {
 	Version int    `json:"version"`
 	Server  string `json:"server"`
 	// Identity is the server that was listed, as it was started.
-	Identity Identity `json:"identity"`
+	Identity serverspec.Identity `json:"identity"`
 	// Source says who listed the tools: "toolwarden wrap: CMD ARGS",
 	// "toolwarden tools sync: FILE (mcpServers.NAME)".
 	Source   string    `json:"source"`
@@ -103,7 +105,7 @@ func (e *Entry) Age(now time.Time) time.Duration { return now.Sub(e.ListedAt) }
 // the name itself when it is a plain file name, else a digest of it (so
 // that no server name can reach outside the catalog folder or collide with
 // another), then "@" and a digest of the identity.
-func FileName(server string, id Identity) string {
+func FileName(server string, id serverspec.Identity) string {
 	return namePrefix(server) + "@" + id.Key() + ".json"
 }
 
@@ -179,7 +181,7 @@ func Write(dir string, e *Entry) error {
 // Read returns the entry of server with identity id from dir. A missing
 // file is an error that matches fs.ErrNotExist; a file that is not a
 // catalog entry for that server is one that matches ErrCorrupt.
-func Read(dir, server string, id Identity) (*Entry, error) {
+func Read(dir, server string, id serverspec.Identity) (*Entry, error) {
 	e, err := readFile(filepath.Join(dir, FileName(server, id)), server)
 	if err == nil && !e.Identity.Equal(id) {
 		err = fmt.Errorf("%s: %w: it lists %s (run `toolwarden tools sync` to write it again)", FileName(server, id), ErrCorrupt, e.Identity)
@@ -192,7 +194,7 @@ func Read(dir, server string, id Identity) (*Entry, error) {
 // id: the identities of its other entries, and whether a format 1 entry
 // (which says none) is there. A hook that finds no entry for the server it
 // will run says so, rather than believing another server's list.
-func Others(dir, server string, id Identity) (others []Identity, old bool) {
+func Others(dir, server string, id serverspec.Identity) (others []serverspec.Identity, old bool) {
 	names, err := os.ReadDir(dir)
 	if err != nil {
 		return nil, false

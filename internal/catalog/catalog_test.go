@@ -13,17 +13,18 @@ import (
 	"time"
 
 	"github.com/toolwarden/toolwarden/internal/catalog"
+	"github.com/toolwarden/toolwarden/internal/serverspec"
 )
 
 // idA and idB are two servers a config could both call "fs".
 var (
-	idA = catalog.Identity{Command: "npx", Args: []string{"-y", "@modelcontextprotocol/server-filesystem", "/a"}, Dir: "/a"}
-	idB = catalog.Identity{Command: "npx", Args: []string{"-y", "@modelcontextprotocol/server-filesystem", "/b"}, Dir: "/b"}
+	idA = serverspec.Identity{Command: "npx", Args: []string{"-y", "@modelcontextprotocol/server-filesystem", "/a"}, Dir: "/a"}
+	idB = serverspec.Identity{Command: "npx", Args: []string{"-y", "@modelcontextprotocol/server-filesystem", "/b"}, Dir: "/b"}
 )
 
 func entry(server string, n int) *catalog.Entry { return entryOf(server, idA, n) }
 
-func entryOf(server string, id catalog.Identity, n int) *catalog.Entry {
+func entryOf(server string, id serverspec.Identity, n int) *catalog.Entry {
 	var tools []json.RawMessage
 	for i := range n {
 		tools = append(tools, json.RawMessage(fmt.Sprintf(`{"name":"t%d","annotations":{"readOnlyHint":true}}`, i)))
@@ -346,7 +347,7 @@ func TestAnEntryThatIsNotARegularFileIsCorrupt(t *testing.T) {
 
 func TestAnEntryWithoutIdentityIsNotWritten(t *testing.T) {
 	t.Parallel()
-	err := catalog.Write(t.TempDir(), entryOf("fs", catalog.Identity{}, 1))
+	err := catalog.Write(t.TempDir(), entryOf("fs", serverspec.Identity{}, 1))
 	if err == nil || !strings.Contains(err.Error(), "which server") {
 		t.Fatalf("Write = %v", err)
 	}

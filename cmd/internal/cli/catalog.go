@@ -3,7 +3,7 @@ package cli
 import (
 	"flag"
 
-	"github.com/toolwarden/toolwarden/internal/hook"
+	"github.com/toolwarden/toolwarden/internal/catalog"
 )
 
 // CatalogFlag registers --catalog and returns a function giving its
@@ -14,6 +14,6 @@ func CatalogFlag(fs *flag.FlagSet, getenv func(string) string) func() (string, e
 		if *dir != "" {
 			return *dir, nil
 		}
-		return hook.DefaultCatalogDir(getenv)
+		return catalog.DefaultDir(getenv)
 	}
 }

@@ -12,13 +12,13 @@ import (
 	"github.com/toolwarden/toolwarden/host"
 )
 
-// upstream is one server connection and the catalog of its tools: each
-// definition parsed once when a list brings it, keyed by name, shared by
-// every session's client of the connection.
+// upstream is one server connection and its tool definitions: each
+// parsed once when a list brings it, keyed by name, shared by every
+// session's client of the connection.
 type upstream struct {
 	name  string
 	inner MCPClient
-	catalog
+	toolDefs
 	// stale is set by notifications/tools/list_changed: the next call
 	// reads the list again before it is decided.
 	stale atomic.Bool
@@ -26,8 +26,9 @@ type upstream struct {
 	relist sync.Mutex
 }
 
-// catalog is a server's tools by name, each parsed once.
-type catalog struct {
+// toolDefs is a server's tool definitions by name, each parsed once (not
+// the on-disk tool catalog of internal/catalog, which hooks read).
+type toolDefs struct {
 	mu    sync.RWMutex
 	tools map[string]*entry
 	// lists counts the full lists read, so that calls waiting to list
@@ -43,7 +44,7 @@ type entry struct {
 }
 
 func newUpstream(name string, c MCPClient) *upstream {
-	u := &upstream{name: name, inner: c, catalog: catalog{tools: map[string]*entry{}}}
+	u := &upstream{name: name, inner: c, toolDefs: toolDefs{tools: map[string]*entry{}}}
 	c.OnNotification(func(n mcp.JSONRPCNotification) {
 		if n.Method == string(mcp.MethodNotificationToolsListChanged) {
 			u.stale.Store(true)
@@ -55,7 +56,7 @@ func newUpstream(name string, c MCPClient) *upstream {
 // parse reads the definitions of a list, reusing the parse of any
 // definition that has not changed. A definition that cannot be read (no
 // name, or one mcp-go cannot encode) is left out: it could not be decided.
-func (u *catalog) parse(defs []mcp.Tool) map[string]*entry {
+func (u *toolDefs) parse(defs []mcp.Tool) map[string]*entry {
 	out := make(map[string]*entry, len(defs))
 	u.mu.RLock()
 	old := u.tools
@@ -93,8 +94,8 @@ func parseDef(old map[string]*entry, def mcp.Tool) *entry {
 	return &entry{raw: raw, tool: t}
 }
 
-// get returns def parsed, from the catalog when it is unchanged.
-func (u *catalog) get(def mcp.Tool) *entry {
+// get returns def parsed, reusing the parse when it is unchanged.
+func (u *toolDefs) get(def mcp.Tool) *entry {
 	u.mu.RLock()
 	e := u.tools[def.Name]
 	u.mu.RUnlock()
@@ -110,16 +111,16 @@ func (u *catalog) get(def mcp.Tool) *entry {
 	return e
 }
 
-// replace makes a full list the catalog.
-func (u *catalog) replace(tools map[string]*entry) {
+// replace makes a full list the definitions.
+func (u *toolDefs) replace(tools map[string]*entry) {
 	u.mu.Lock()
 	u.tools = tools
 	u.mu.Unlock()
 	u.lists.Add(1)
 }
 
-// merge adds one page of a list to the catalog.
-func (u *catalog) merge(tools map[string]*entry) {
+// merge adds one page of a list to the definitions.
+func (u *toolDefs) merge(tools map[string]*entry) {
 	u.mu.Lock()
 	next := make(map[string]*entry, len(u.tools)+len(tools))
 	for k, v := range u.tools {

@@ -6,7 +6,9 @@ import (
 	"os"
 	"time"
 
+	"github.com/toolwarden/toolwarden/internal/catalog"
 	"github.com/toolwarden/toolwarden/internal/hook"
+	"github.com/toolwarden/toolwarden/internal/serverspec"
 )
 
 // A hook event names the tool; the catalog gives its definition, from the
@@ -14,8 +16,8 @@ import (
 func ExampleEvent_Definition() {
 	dir, _ := os.MkdirTemp("", "catalog")
 	defer os.RemoveAll(dir)
-	mine := hook.ServerIdentity{Command: "npx", Args: []string{"-y", "@modelcontextprotocol/server-filesystem", "/src/app"}, Dir: "/src/app"}
-	_ = hook.WriteCatalog(dir, &hook.CatalogEntry{
+	mine := serverspec.Identity{Command: "npx", Args: []string{"-y", "@modelcontextprotocol/server-filesystem", "/src/app"}, Dir: "/src/app"}
+	_ = catalog.Write(dir, &catalog.Entry{
 		Server:   "fs",
 		Identity: mine,
 		Source:   "toolwarden tools sync: .mcp.json (mcpServers.fs)",
@@ -29,7 +31,7 @@ func ExampleEvent_Definition() {
 	fmt.Println(d.Listed, d.Tool.Declared.String())
 
 	// Another project's "fs" is another server: the entry is not its.
-	theirs := hook.ServerIdentity{Command: "npx", Args: []string{"-y", "some-other-server"}, Dir: "/src/other"}
+	theirs := serverspec.Identity{Command: "npx", Args: []string{"-y", "some-other-server"}, Dir: "/src/other"}
 	d = ev.Definition(dir, time.Now(), hook.Target{Identity: theirs})
 	fmt.Println(d.Listed, d.Tool.Declared.Empty())
 	// Output:

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/toolwarden/toolwarden/internal/catalog"
 	"github.com/toolwarden/toolwarden/internal/hook"
 )
 
@@ -19,7 +20,7 @@ func BenchmarkHookDefinition(b *testing.B) {
 		tools = append(tools, json.RawMessage(fmt.Sprintf(`{"name":"tool_%d","description":"a tool of the server, described at some length as servers do","inputSchema":{"type":"object","properties":{"path":{"type":"string"}}},"annotations":{"readOnlyHint":true}}`, i)))
 	}
 	tools = append(tools, json.RawMessage(`{"name":"read_text_file","description":"Read a file","inputSchema":{"type":"object","properties":{"path":{"type":"string"}}},"annotations":{"readOnlyHint":true,"openWorldHint":false}}`))
-	if err := hook.WriteCatalog(dir, &hook.CatalogEntry{Server: "fs", Identity: fsID, Source: "bench", ListedAt: listedAt, Tools: tools}); err != nil {
+	if err := catalog.Write(dir, &catalog.Entry{Server: "fs", Identity: fsID, Source: "bench", ListedAt: listedAt, Tools: tools}); err != nil {
 		b.Fatal(err)
 	}
 	ev, err := hook.Parse(hook.Claude, []byte(`{"session_id":"s","hook_event_name":"PreToolUse","tool_name":"mcp__fs__read_text_file","tool_input":{}}`))

@@ -8,9 +8,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/toolwarden/toolwarden/internal/catalog"
 	"github.com/toolwarden/toolwarden/internal/hints"
 	"github.com/toolwarden/toolwarden/internal/hook"
-	"github.com/toolwarden/toolwarden/internal/catalog"
+	"github.com/toolwarden/toolwarden/internal/serverspec"
 )
 
 var listedAt = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
@@ -18,16 +19,16 @@ var listedAt = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
 // fsID is the server the agent runs as "fs" in these tests; otherFS is
 // another project's server of that name (same command, other folder).
 var (
-	fsID    = hook.ServerIdentity{Command: "npx", Args: []string{"-y", "@modelcontextprotocol/server-filesystem", "/work/a"}, Dir: "/work/a"}
-	otherFS = hook.ServerIdentity{Command: "npx", Args: []string{"-y", "@modelcontextprotocol/server-filesystem", "/work/b"}, Dir: "/work/b"}
+	fsID    = serverspec.Identity{Command: "npx", Args: []string{"-y", "@modelcontextprotocol/server-filesystem", "/work/a"}, Dir: "/work/a"}
+	otherFS = serverspec.Identity{Command: "npx", Args: []string{"-y", "@modelcontextprotocol/server-filesystem", "/work/b"}, Dir: "/work/b"}
 	fsRuns  = hook.Target{Identity: fsID}
 )
 
 func writeCatalog(t *testing.T, dir string) { t.Helper(); writeCatalogOf(t, dir, fsID) }
 
-func writeCatalogOf(t *testing.T, dir string, id hook.ServerIdentity) {
+func writeCatalogOf(t *testing.T, dir string, id serverspec.Identity) {
 	t.Helper()
-	err := hook.WriteCatalog(dir, &hook.CatalogEntry{Server: "fs", Identity: id, Source: "test", ListedAt: listedAt, Tools: []json.RawMessage{
+	err := catalog.Write(dir, &catalog.Entry{Server: "fs", Identity: id, Source: "test", ListedAt: listedAt, Tools: []json.RawMessage{
 		json.RawMessage(`{"name":"read_text_file","inputSchema":{"type":"object"},"annotations":{"readOnlyHint":true,"openWorldHint":false}}`),
 	}})
 	if err != nil {
@@ -122,7 +123,7 @@ func TestAnOldEntryIsUsedAndItsAgeSaid(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	writeCatalog(t, dir)
-	d := event(t, "mcp__fs__read_text_file").Definition(dir, listedAt.Add(hook.StaleAfter+48*time.Hour), fsRuns)
+	d := event(t, "mcp__fs__read_text_file").Definition(dir, listedAt.Add(catalog.StaleAfter+48*time.Hour), fsRuns)
 	if !d.Listed || len(d.Notes) != 1 || !strings.Contains(d.Notes[0], "listed 216h0m0s ago") || !strings.Contains(d.Notes[0], "tools sync") {
 		t.Fatalf("%+v", d)
 	}

@@ -8,37 +8,10 @@ import (
 	"time"
 
 	"github.com/toolwarden/toolwarden/host"
-	"github.com/toolwarden/toolwarden/internal/policy"
 	"github.com/toolwarden/toolwarden/internal/catalog"
+	"github.com/toolwarden/toolwarden/internal/policy"
 	"github.com/toolwarden/toolwarden/internal/serverspec"
 )
-
-// CatalogEntry is one server's tools in the tool catalog: the definitions
-// as the server listed them, when, and who listed them.
-type CatalogEntry = catalog.Entry
-
-// StaleAfter is the age past which a catalog entry is still used but the
-// decision's reason says how old it is: the server may have changed since.
-const StaleAfter = 7 * 24 * time.Hour
-
-// DefaultCatalogDir is the tool catalog's folder: $TOOLWARDEN_CATALOG, else
-// <user cache dir>/toolwarden/catalog, read through getenv. "" with a nil
-// error means TOOLWARDEN_CATALOG=off.
-func DefaultCatalogDir(getenv func(string) string) (string, error) {
-	return catalog.DefaultDir(getenv)
-}
-
-// WriteCatalog stores e in the catalog at dir, atomically.
-func WriteCatalog(dir string, e *CatalogEntry) error { return catalog.Write(dir, e) }
-
-// CatalogFileName is the file (in the catalog folder) that holds the entry
-// of server with identity id.
-func CatalogFileName(server string, id ServerIdentity) string { return catalog.FileName(server, id) }
-
-// ReadCatalog returns every entry of the catalog at dir, by server name
-// (a name may have several, one per server identity), and an error for
-// each file that cannot be used.
-func ReadCatalog(dir string) ([]*CatalogEntry, []error) { return catalog.ReadAll(dir) }
 
 // Definition is what a hook knows of an event's tool.
 type Definition struct {
@@ -52,15 +25,11 @@ type Definition struct {
 	Warning error
 }
 
-// ServerIdentity says which server a catalog entry lists: command,
-// arguments, folder and code-loading environment, or URL.
-type ServerIdentity = serverspec.Identity
-
 // Target is the server an event's call goes to, as far as the catalog is
 // concerned: the identity of the server the agent runs under the event's
 // server name (see Places.Resolve), or, when that is not known, why.
 type Target struct {
-	Identity ServerIdentity
+	Identity serverspec.Identity
 	// Why says why Identity is unknown (the agent does not run the
 	// server, its config cannot be read); the catalog is then not used.
 	Why string
@@ -114,7 +83,7 @@ func (ev *Event) Definition(dir string, now time.Time, target Target) Definition
 		return bare
 	}
 	d := Definition{Tool: t, Listed: true}
-	if age := e.Age(now); age > StaleAfter {
+	if age := e.Age(now); age > catalog.StaleAfter {
 		d.Notes = append(d.Notes, fmt.Sprintf("definition from the tool catalog, listed %s ago (%s) by %s; run `toolwarden tools sync` to refresh it",
 			age.Round(time.Hour), e.ListedAt.Format(time.RFC3339), e.Source))
 	}
@@ -125,7 +94,7 @@ func (ev *Event) Definition(dir string, now time.Time, target Target) Definition
 // runs: nothing of that name, only other servers of that name (an entry
 // another config or project wrote; how the nearest differs), or an entry
 // in the old format, which does not say which server it lists.
-func absentNote(dir, server string, id ServerIdentity, sync string) string {
+func absentNote(dir, server string, id serverspec.Identity, sync string) string {
 	others, old := catalog.Others(dir, server, id)
 	switch {
 	case len(others) > 0:
