@@ -38,17 +38,15 @@ func SplitWords(line string) ([]string, error) {
 			end()
 		case c == '\n':
 			end()
-			for j := i + 1; j < len(line); j++ {
-				if d := line[j]; d != ' ' && d != '\t' && d != '\n' {
-					return nil, fmt.Errorf("shell words: newline at byte %d: the line holds more than one command", i)
-				}
+			if !blankFrom(line, i+1) {
+				return nil, fmt.Errorf("shell words: newline at byte %d: the line holds more than one command", i)
 			}
 			return words, nil
 		case c == '#' && !inWord:
 			for i+1 < len(line) && line[i+1] != '\n' {
 				i++
 			}
-		case c == '|' || c == '&' || c == ';' || c == '<' || c == '>' || c == '(' || c == ')':
+		case isOperator(c):
 			return nil, fmt.Errorf("shell words: unquoted %q at byte %d: the line is not a simple command (quote it to mean the character)", c, i)
 		case c == '\\':
 			if i+1 == len(line) {
@@ -71,26 +69,9 @@ func SplitWords(line string) ([]string, error) {
 			inWord = true
 			i = j
 		case c == '"':
-			start := i
-			for i++; ; i++ {
-				if i == len(line) {
-					return nil, fmt.Errorf("shell words: unterminated double quote at byte %d", start)
-				}
-				d := line[i]
-				if d == '"' {
-					break
-				}
-				if d == '\\' && i+1 < len(line) {
-					switch line[i+1] {
-					case '$', '`', '"', '\\':
-						i++
-						d = line[i]
-					case '\n':
-						i++
-						continue
-					}
-				}
-				cur = append(cur, d)
+			var err error
+			if cur, i, err = doubleQuoted(line, i, cur); err != nil {
+				return nil, err
 			}
 			inWord = true
 		default:
@@ -100,4 +81,50 @@ func SplitWords(line string) ([]string, error) {
 	}
 	end()
 	return words, nil
+}
+
+// blankFrom reports whether line holds only blanks and newlines from i on.
+func blankFrom(line string, i int) bool {
+	for ; i < len(line); i++ {
+		if d := line[i]; d != ' ' && d != '\t' && d != '\n' {
+			return false
+		}
+	}
+	return true
+}
+
+// isOperator reports whether c, unquoted, makes a line more than one
+// simple command: a pipe, a list, a redirection or a subshell.
+func isOperator(c byte) bool {
+	switch c {
+	case '|', '&', ';', '<', '>', '(', ')':
+		return true
+	}
+	return false
+}
+
+// doubleQuoted appends to cur the text of the double-quoted string that
+// opens at line[start], with sh's backslash rules inside double quotes, and
+// returns the index of its closing quote.
+func doubleQuoted(line string, start int, cur []byte) ([]byte, int, error) {
+	for i := start + 1; ; i++ {
+		if i == len(line) {
+			return nil, 0, fmt.Errorf("shell words: unterminated double quote at byte %d", start)
+		}
+		d := line[i]
+		if d == '"' {
+			return cur, i, nil
+		}
+		if d == '\\' && i+1 < len(line) {
+			switch line[i+1] {
+			case '$', '`', '"', '\\':
+				i++
+				d = line[i]
+			case '\n':
+				i++
+				continue
+			}
+		}
+		cur = append(cur, d)
+	}
 }
