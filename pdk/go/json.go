@@ -759,22 +759,17 @@ func (s *scanner) number() bool {
 	if i < len(b) && b[i] == '-' {
 		i++
 	}
-	if i < len(b) && b[i] == '0' {
+	switch {
+	case i < len(b) && b[i] == '0':
 		i++
-	} else if i < len(b) && b[i] >= '1' && b[i] <= '9' {
-		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
-			i++
-		}
-	} else {
+	case i < len(b) && b[i] >= '1' && b[i] <= '9':
+		i = digitsEnd(b, i)
+	default:
 		return false
 	}
 	if i < len(b) && b[i] == '.' {
-		i++
-		d := i
-		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
-			i++
-		}
-		if i == d {
+		d := i + 1
+		if i = digitsEnd(b, d); i == d {
 			return false
 		}
 	}
@@ -784,15 +779,20 @@ func (s *scanner) number() bool {
 			i++
 		}
 		d := i
-		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
-			i++
-		}
-		if i == d {
+		if i = digitsEnd(b, d); i == d {
 			return false
 		}
 	}
 	s.i = i
 	return true
+}
+
+// digitsEnd is the index after the run of decimal digits at b[i:].
+func digitsEnd(b []byte, i int) int {
+	for i < len(b) && b[i] >= '0' && b[i] <= '9' {
+		i++
+	}
+	return i
 }
 
 func decodeString(raw []byte) (string, bool) {
