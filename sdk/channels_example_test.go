@@ -9,8 +9,8 @@ import (
 
 	"github.com/toolwarden/toolwarden/host"
 	"github.com/toolwarden/toolwarden/internal/config"
-	"github.com/toolwarden/toolwarden/sdk"
 	"github.com/toolwarden/toolwarden/internal/inbox"
+	"github.com/toolwarden/toolwarden/sdk"
 )
 
 // An agent without a human at its own UI sends asks to the approval inbox

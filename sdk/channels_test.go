@@ -12,8 +12,8 @@ import (
 
 	"github.com/toolwarden/toolwarden/host"
 	"github.com/toolwarden/toolwarden/internal/config"
-	"github.com/toolwarden/toolwarden/sdk"
 	"github.com/toolwarden/toolwarden/internal/inbox"
+	"github.com/toolwarden/toolwarden/sdk"
 )
 
 // privateInbox points this process's inbox at a fresh directory. Tests

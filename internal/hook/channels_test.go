@@ -11,9 +11,9 @@ import (
 
 	"github.com/toolwarden/toolwarden/host"
 	"github.com/toolwarden/toolwarden/internal/config"
-	"github.com/toolwarden/toolwarden/internal/policy"
 	"github.com/toolwarden/toolwarden/internal/hook"
 	"github.com/toolwarden/toolwarden/internal/inbox"
+	"github.com/toolwarden/toolwarden/internal/policy"
 )
 
 // inboxDir points this process's inbox at a fresh private directory (so
