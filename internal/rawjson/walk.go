@@ -43,10 +43,24 @@ func Skip(b []byte, i int) int {
 }
 
 // skipString returns the index just past the valid string whose opening
-// quote is b[i]: past the first quote not escaped by an odd run of
-// backslashes. Finding quotes with bytes.IndexByte keeps long values (a
-// file's content in a write) cheap to step over.
+// quote is b[i]. Most strings (keys, ids, names) are short and plain, and
+// are read byte by byte; anything longer or escaped goes to skipLong.
 func skipString(b []byte, i int) int {
+	for j := i + 1; j < len(b) && j <= i+16; j++ {
+		switch b[j] {
+		case '"':
+			return j + 1
+		case '\\':
+			return skipLong(b, i)
+		}
+	}
+	return skipLong(b, i)
+}
+
+// skipLong is skipString past the first quote not escaped by an odd run
+// of backslashes. Finding quotes with bytes.IndexByte keeps long values
+// (a file's content in a write) cheap to step over.
+func skipLong(b []byte, i int) int {
 	j := i + 1
 	for {
 		k := bytes.IndexByte(b[j:], '"')
