@@ -43,9 +43,9 @@
 // bulk memory work, the guest exits to Go, where the scheduler can park it;
 // memory.grow 0 is the cheapest exit (the ABI requires a memory; it changes
 // nothing). Loops count in a local: a global written in every iteration
-// chains each iteration to the previous one's store, which cost Go guests,
-// whose every jump passes their function's loop header, 10% more (a
-// hand-written WAT scanner fares a little better with the global). The
+// chains each iteration to the previous one's store, which costs Go guests
+// most, since their every jump passes their function's loop header
+// (docs/performance.md, "Guest cost"). The
 // guest's writes to fuel may overwrite
 // the host's 0; stop is never written by the guest, so the guest then
 // traps at its next loop header or, at the latest, FuelTicks calls later.

@@ -91,7 +91,8 @@ func initWazero(ctx context.Context) {
 // newCompilationCacheWithDir is wazero.NewCompilationCacheWithDir, which
 // looks the version up too: the first call in a process does it inside
 // wazeroInit, so that a process with a disk cache (every hook event) does
-// not also build initWazero's throwaway runtime (0.1-0.25 ms of a start).
+// not also build initWazero's throwaway runtime, a visible share of a hook
+// process's start (docs/performance.md, "Process start").
 func newCompilationCacheWithDir(dir string) (c wazero.CompilationCache, err error) {
 	first := false
 	wazeroInit.Do(func() {

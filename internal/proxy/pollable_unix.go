@@ -14,8 +14,8 @@ import (
 // as a new *os.File in non-blocking mode, which Go's netpoller serves.
 // os.Stdin and os.Stdout are blocking: every read parks an OS thread in
 // read(2), the scheduler hands its P away, and each message then waits to
-// get a P back. Measured on a 2-core VM, that was most of the proxy's
-// added round-trip time. Terminals and files are left alone (a terminal
+// get a P back, the larger part of the proxy's added round-trip time
+// (docs/performance.md, "Proxy round trip"). Terminals and files are left alone (a terminal
 // left non-blocking would break the shell after we exit).
 //
 // Reads and writes on it are then made as raw system calls (see rawio).

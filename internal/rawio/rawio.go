@@ -5,10 +5,9 @@
 // An ordinary read or write on an *os.File enters the runtime's syscall
 // state, and when the process was idle (every P idle, as it is between two
 // messages of an MCP session), that wakes the sysmon thread, which then
-// polls every 20 µs until the process idles again. On the 2-vCPU VM the
-// proxy is benchmarked on, those wake-ups and sleeps were the biggest
-// single cost of a tools/call round trip, more than all of the proxy's own
-// work. On a non-blocking descriptor read(2) and write(2) never block, so
+// polls every 20 µs until the process idles again. Those wake-ups and
+// sleeps cost a tools/call round trip more than the proxy's own work
+// (docs/performance.md, "Proxy round trip"). On a non-blocking descriptor read(2) and write(2) never block, so
 // they can be made as raw system calls: when one would block, the
 // goroutine waits on the netpoller as it would anyway.
 package rawio

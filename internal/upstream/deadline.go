@@ -8,7 +8,8 @@ import (
 
 // deadlines enforces tool timeouts without a timer per call. A timer per
 // call (context.WithTimeout) costs a netpoller wake-up each time it is set
-// and stopped, which measured as 10% of the proxy's CPU per round trip; tool
+// and stopped, a visible share of the proxy's CPU per round trip
+// (docs/performance.md, "Proxy round trip"); tool
 // timeouts are seconds to minutes, so one watcher checking every tick is
 // precise enough. The watcher runs only while calls are in flight (and a
 // little after, so a steady stream of calls does not restart it each time).

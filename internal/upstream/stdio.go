@@ -33,7 +33,8 @@ import (
 //
 // mcp-go's own stdio transport decodes each line two or three times,
 // copies it twice and hands every answer to the waiting call through a
-// channel, which measured as most of the proxy's cost per call.
+// channel: most of the proxy's cost per call (docs/performance.md, "Proxy
+// round trip").
 type stdioTransport struct {
 	cmd    *exec.Cmd
 	stdin  io.WriteCloser // our ends of the pipes: non-blocking, served by
@@ -412,8 +413,8 @@ const idleStop = 10 * time.Second
 // watch ends the calls that run past their tool timeout. Tool timeouts
 // are seconds to minutes, so looking every tick is precise enough, and it
 // costs a call nothing: a timer per call (or a watcher of its own, with
-// its own lock and map) measured as a tenth of the proxy's CPU per round
-// trip. It runs while calls are in flight, and a little after, so a steady
+// its own lock and map) is a visible share of the proxy's CPU per round
+// trip (docs/performance.md, "Proxy round trip"). It runs while calls are in flight, and a little after, so a steady
 // stream of calls does not restart it each time.
 func (s *stdioTransport) watch() {
 	t := time.NewTicker(s.tick)

@@ -316,7 +316,8 @@ func input(b []byte) (Value, bool) {
 // named reports whether a raw member name (between the quotes; esc when it
 // holds escapes) decodes to name. The typed accessors above walk their
 // objects with key and skip themselves rather than through a helper that
-// takes a func: in a guest, a call per member made them 6 % slower.
+// takes a func: in a guest, a call per member costs (docs/performance.md,
+// "Guest cost").
 func named(raw []byte, esc bool, name string) bool {
 	return (esc || len(raw) == len(name)) && is(raw, esc, name)
 }
