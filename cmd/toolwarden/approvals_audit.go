@@ -21,7 +21,7 @@ func (a *approvalsCmd) approvalsAudit() (*audit.Log, func()) {
 		warn(fmt.Sprintf("the config does not load (%v); the revoke is recorded in the default audit log", err))
 		cfg = nil
 	}
-	f, err := openAuditLog(a.audit, cfg, warn)
+	f, err := openAuditLog(a.e, a.audit, cfg, warn)
 	if err != nil {
 		warn(fmt.Sprintf("the revoke is not audited: %v", err))
 		return nil, func() {}

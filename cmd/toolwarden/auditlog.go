@@ -28,7 +28,7 @@ type auditTarget struct {
 
 // auditTargetOf resolves the log: --audit wins (a path, or "off"), then
 // the config's [audit] table, then audit.DefaultPath.
-func auditTargetOf(flag string, cfg *config.Config) (auditTarget, error) {
+func auditTargetOf(e *env, flag string, cfg *config.Config) (auditTarget, error) {
 	t := auditTarget{Rotation: audit.DefaultRotation}
 	var a config.Audit
 	if cfg != nil && cfg.Audit != nil {
@@ -49,22 +49,22 @@ func auditTargetOf(flag string, cfg *config.Config) (auditTarget, error) {
 	case a.Disabled:
 		return auditTarget{}, nil
 	case a.Path != "":
-		p, err := auditExpandHome(a.Path)
+		p, err := auditExpandHome(e, a.Path)
 		t.Path, t.Explicit = p, true
 		return t, err
 	}
-	p, err := audit.DefaultPath()
+	p, err := audit.DefaultPath(e.getenv)
 	t.Path = p
 	return t, err
 }
 
 // auditExpandHome writes a config's "~/..." with the user's home.
-func auditExpandHome(p string) (string, error) {
+func auditExpandHome(e *env, p string) (string, error) {
 	rest, ok := strings.CutPrefix(p, "~/")
 	if !ok {
 		return p, nil
 	}
-	home, err := audit.Home()
+	home, err := audit.Home(e.getenv)
 	if err != nil {
 		return "", err
 	}
@@ -76,8 +76,8 @@ func auditExpandHome(p string) (string, error) {
 // opened is an error; the default one that cannot be opened is a warning
 // to warn, and the command decides without it (the log records decisions,
 // it never makes them).
-func openAuditLog(flag string, cfg *config.Config, warn func(string)) (*audit.File, error) {
-	t, err := auditTargetOf(flag, cfg)
+func openAuditLog(e *env, flag string, cfg *config.Config, warn func(string)) (*audit.File, error) {
+	t, err := auditTargetOf(e, flag, cfg)
 	if err == nil && t.Path == "" {
 		return nil, nil
 	}

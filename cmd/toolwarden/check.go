@@ -131,7 +131,7 @@ func (o *checkOptions) startHost(ctx context.Context, e *env) (*host.Host, func(
 	// rotated as the config's [audit] table says.
 	var auditFile *audit.File
 	if o.audit != "" && o.audit != auditOff {
-		if auditFile, err = openAuditLog(o.audit, cfg, nil); err != nil {
+		if auditFile, err = openAuditLog(e, o.audit, cfg, nil); err != nil {
 			return nil, nil, err
 		}
 		settings = settings.WithAuditLog(auditFile)

@@ -106,7 +106,7 @@ func decideHook(e *env, fl *hookFlags) int {
 	if ev.Phase != hook.After {
 		allowListNote = admitHookServer(e, cfg, agent, ev) // hook_servers.go
 	}
-	settings, closeAudit, err := hookSettings(e, fl)
+	settings, closeAudit, err := hookSettings(e, fl, cfg)
 	if err != nil {
 		return fail("%v", err)
 	}
@@ -194,7 +194,7 @@ func readHookEvent(e *env, fl *hookFlags) (hook.Agent, *hook.Event, error) {
 
 // hookSettings are the host's settings for one hook event; closeAudit
 // closes the audit log it opened, if any.
-func hookSettings(e *env, fl *hookFlags) (s host.Settings, closeAudit func(), err error) {
+func hookSettings(e *env, fl *hookFlags, cfg *config.Config) (s host.Settings, closeAudit func(), err error) {
 	// Plugin log lines go to the hook's stderr, which a warm process
 	// hands back to the hook with the answer.
 	s = hostDefaults().WithLogger(slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: slog.LevelInfo})))
@@ -204,12 +204,11 @@ func hookSettings(e *env, fl *hookFlags) (s host.Settings, closeAudit func(), er
 	if path := hookApprovalsPath(e, fl.approvals); path != "" {
 		s = s.WithApprovalsFile(path)
 	}
-	if fl.auditPath == "" {
-		return s, func() {}, nil
-	}
-	f, err := os.OpenFile(fl.auditPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
-	if err != nil {
-		return s, nil, err
+	// The log is on by default (auditlog.go); the default one failing
+	// is a warning, the decision does not wait on it.
+	f, err := openAuditLog(e, fl.auditPath, cfg, func(msg string) { fmt.Fprintf(e.stderr, "toolwarden hook: warning: %s\n", msg) })
+	if err != nil || f == nil {
+		return s, func() {}, err
 	}
 	return s.WithAuditLog(f), func() { f.Close() }, nil
 }

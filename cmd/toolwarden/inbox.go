@@ -163,7 +163,7 @@ func serveInbox(ctx context.Context, e *env, args []string) int {
 // The log is opened for writing only when the page cannot do without it:
 // a log that cannot be opened is said on stderr, the page shows the rest.
 func inboxAudit(e *env, opts web.Options, flag string, cfg *config.Config) (web.Options, func(), error) {
-	t, err := auditTargetOf(flag, cfg)
+	t, err := auditTargetOf(e, flag, cfg)
 	if err != nil {
 		return opts, nil, err
 	}

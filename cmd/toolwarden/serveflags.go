@@ -72,7 +72,7 @@ func (f *serveFlags) startHost(ctx context.Context, e *env) (*host.Host, *config
 	}
 	settings = settings.WithApprovalsFile(path)
 	var closers []func()
-	af, err := openAuditLog(f.Audit, cfg, func(msg string) { f.logger(e).Warn(msg) })
+	af, err := openAuditLog(e, f.Audit, cfg, func(msg string) { f.logger(e).Warn(msg) })
 	if err != nil {
 		return nil, nil, nil, err
 	}

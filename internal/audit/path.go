@@ -2,7 +2,6 @@ package audit
 
 import (
 	"errors"
-	"os"
 	"os/user"
 	"path/filepath"
 	"runtime"
@@ -21,13 +20,15 @@ const FileName = "audit.jsonl"
 // few variables (Codex and the TypeScript SDK pass HOME, PATH, USER and
 // little else), so a place read from XDG_STATE_HOME would differ between a
 // wrapped server and an inbox started from a terminal.
-func DefaultPath() (string, error) {
+//
+// getenv reads the environment (os.Getenv, or a test's).
+func DefaultPath(getenv func(string) string) (string, error) {
 	if runtime.GOOS == "windows" {
-		if dir := os.Getenv("LocalAppData"); dir != "" {
+		if dir := getenv("LocalAppData"); filepath.IsAbs(dir) {
 			return filepath.Join(dir, "toolwarden", FileName), nil
 		}
 	}
-	home, err := Home()
+	home, err := Home(getenv)
 	if err != nil {
 		return "", err
 	}
@@ -42,8 +43,12 @@ func DefaultPath() (string, error) {
 
 // Home is the user's home: $HOME (%USERPROFILE%), else the account's
 // entry, for a process started with an empty environment.
-func Home() (string, error) {
-	if home, err := os.UserHomeDir(); err == nil && filepath.IsAbs(home) {
+func Home(getenv func(string) string) (string, error) {
+	v := "HOME"
+	if runtime.GOOS == "windows" {
+		v = "USERPROFILE"
+	}
+	if home := getenv(v); filepath.IsAbs(home) {
 		return home, nil
 	}
 	if u, err := user.Current(); err == nil && filepath.IsAbs(u.HomeDir) {
