@@ -26,7 +26,7 @@ import (
 // Root is the repository's root folder.
 func Root() string {
 	_, file, _, _ := runtime.Caller(0)
-	return filepath.Join(filepath.Dir(file), "..", "..", "..")
+	return filepath.Join(filepath.Dir(file), "..", "..")
 }
 
 // Chromium returns the Chromium to drive: $CHROMIUM, else chromium (or
