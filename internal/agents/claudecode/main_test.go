@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/toolwarden/toolwarden/internal/agents/agenttest"
+	"github.com/toolwarden/toolwarden/internal/testkit"
 )
 
 // binDir holds toolwarden, built for this run; it goes first on the agent's PATH.
@@ -14,4 +15,4 @@ func TestMain(m *testing.M) {
 	os.Exit(agenttest.Main(m, "claudecode", &binDir, nil))
 }
 
-func npmBin(t testing.TB, name string) string { t.Helper(); return agenttest.NPMBin(t, name) }
+func npmBin(t testing.TB, name string) string { t.Helper(); return testkit.NPMBin(t, name) }

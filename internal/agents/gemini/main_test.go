@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/toolwarden/toolwarden/internal/agents/agenttest"
+	"github.com/toolwarden/toolwarden/internal/testkit"
 )
 
 // binDir holds toolwarden, built for this run; it is on the agent's PATH.
@@ -13,7 +14,7 @@ var binDir string
 func TestMain(m *testing.M) {
 	// Without the agent every test skips: building would be wasted.
 	notInstalled := func() bool {
-		_, err := os.Stat(agenttest.NPMPath("gemini"))
+		_, err := os.Stat(testkit.NPMPath("gemini"))
 		return err != nil
 	}
 	os.Exit(agenttest.Main(m, "gemini", &binDir, notInstalled))
@@ -23,5 +24,5 @@ func TestMain(m *testing.M) {
 // scripts/setup.sh, after checking node runs.
 func tools(t testing.TB) (gemini, fsServer string) {
 	t.Helper()
-	return agenttest.NPMBin(t, "gemini"), agenttest.NPMBin(t, "mcp-server-filesystem")
+	return testkit.NPMBin(t, "gemini"), testkit.NPMBin(t, "mcp-server-filesystem")
 }
