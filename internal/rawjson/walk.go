@@ -43,29 +43,30 @@ func Skip(b []byte, i int) int {
 }
 
 // skipString returns the index just past the valid string whose opening
-// quote is b[i]. Most strings (keys, ids, names) are short and plain, and
-// are read byte by byte; anything longer or escaped goes to skipLong.
+// quote is b[i]. Most strings (keys, ids, names, lines of text) are
+// short and are read byte by byte; past 64 bytes skipLong takes over.
 func skipString(b []byte, i int) int {
-	for j := i + 1; j < len(b) && j <= i+16; j++ {
+	j := i + 1
+	for end := min(len(b), i+64); j < end; j++ {
 		switch b[j] {
 		case '"':
 			return j + 1
 		case '\\':
-			return skipLong(b, i)
+			j++ // the escaped byte
 		}
 	}
-	return skipLong(b, i)
+	return skipLong(b, i, j)
 }
 
-// skipLong is skipString past the first quote not escaped by an odd run
-// of backslashes. Finding quotes with bytes.IndexByte keeps long values
-// (a file's content in a write) cheap to step over.
-func skipLong(b []byte, i int) int {
-	j := i + 1
-	for {
+// skipLong is skipString from b[j], a character's first byte: past the
+// first quote not escaped by an odd run of backslashes. Finding quotes
+// with bytes.IndexByte keeps long values (a file's content in a write)
+// cheap to step over.
+func skipLong(b []byte, i, j int) int {
+	for j < len(b) {
 		k := bytes.IndexByte(b[j:], '"')
 		if k < 0 {
-			return len(b)
+			break
 		}
 		j += k
 		n := 0
@@ -77,6 +78,7 @@ func skipLong(b []byte, i int) int {
 		}
 		j++
 	}
+	return len(b)
 }
 
 // Iter walks the members of the object, or the elements of the array,

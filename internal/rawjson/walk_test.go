@@ -120,3 +120,22 @@ func walkAll(t *testing.T, b []byte, i int) int {
 	}
 	return it.End()
 }
+
+// Strings are stepped over byte by byte while short and by searching for
+// quotes after; an escaped quote or backslash on either side of the
+// switch, or straddling it, must not end the string early.
+func TestSkipStepsOverEscapesOnEitherSideOfTheLongStringSwitch(t *testing.T) {
+	t.Parallel()
+	for n := range 140 {
+		for _, esc := range []string{`\"`, `\\`, `\\\"`, `\\\\`, `\u0022`} {
+			s := `"` + strings.Repeat("x", n) + esc + strings.Repeat("y", n%7) + `\"` + `"`
+			doc := []byte(`[` + s + `,1]`)
+			if !json.Valid(doc) {
+				t.Fatalf("test input %s is not JSON", doc)
+			}
+			if end := Skip(doc, 1); end != 1+len(s) {
+				t.Fatalf("Skip(%s) = %d, want %d", s, end, 1+len(s))
+			}
+		}
+	}
+}
