@@ -16,7 +16,7 @@ import (
 
 // budgetPlugin is a Go-native stateful plugin: it lets max calls per
 // session through and asks after that. A native plugin holds its slot
-// itself, as the WASM host does for guests (internal/plugin/state.go).
+// itself, as the WASM host does for guests (internal/plugin/guest_state.go).
 type budgetPlugin struct {
 	name string
 	max  int64

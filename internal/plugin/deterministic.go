@@ -21,7 +21,7 @@ import (
 // must not make it. It binds only the plugin (the input still carries
 // everything it declared it needs, so a new label, tool or argument is a
 // new input) and only check: list and observe always run, and a stateful
-// plugin's check (state.go) is never reused, since its input carries state
+// plugin's check (guest_state.go) is never reused, since its input carries state
 // the guest may change. Only a verdict the guest returned is kept: a fault
 // is not, so the next identical input runs the guest again.
 

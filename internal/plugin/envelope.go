@@ -169,7 +169,7 @@ func (in *instance) appendList(b []byte, l *policy.ListInput) []byte {
 }
 
 // appendSession writes `,"session":{...}` with the parts the plugin needs,
-// then a stateful plugin's state (state.go), which does not depend on needs.
+// then a stateful plugin's state (guest_state.go), which does not depend on needs.
 func (in *instance) appendSession(b []byte, id string, labels []string) []byte {
 	n := in.p.needs()
 	if n.has(needSession) {

@@ -63,7 +63,7 @@ type instance struct {
 	labelMemo labelMemo // the last labels rendered (envelope.go)
 
 	// state, when set, is written into the envelope being built (a
-	// stateful plugin's session state, state.go).
+	// stateful plugin's session state, guest_state.go).
 	state *session.PluginState
 
 	// retire: the instance works but must not be reused (its deadline

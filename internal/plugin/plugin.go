@@ -58,7 +58,7 @@ type Plugin struct {
 	evTail []byte
 	desc   Description
 	events uint8 // bit per Event the plugin handles
-	// stateful: the plugin asked for session state (state.go).
+	// stateful: the plugin asked for session state (guest_state.go).
 	stateful bool
 	// deterministic: the plugin's check output depends on its input alone
 	// (deterministic.go).

@@ -66,7 +66,7 @@ type Case struct {
 	Expect Expect                     `json:"expect"`
 	// Steps, instead of one event, play several in one session: labels
 	// the plugin adds are carried to the next step (scenario.go), and so is
-	// a stateful plugin's state, which State starts (state.go).
+	// a stateful plugin's state, which State starts (scenario_state.go).
 	Steps []Step          `json:"steps"`
 	State json.RawMessage `json:"state"`
 	// Config, when given, is this case's plugin config instead of the
