@@ -118,7 +118,7 @@ func TestCheckApproveAlwaysWritesTheApprovalsFile(t *testing.T) {
 func TestExplainGolden(t *testing.T) {
 	t.Parallel()
 	calls, _ := filepath.Glob("../../examples/calls/*.json")
-	code, out, stderr := runCLI(t, "", append([]string{"explain", "--config", "../../examples/config/config.toml"}, calls...)...)
+	code, out, stderr := runCLI(t, "", append([]string{"explain", "--config", "../../examples/config/config.toml", "--cwd", "/home/me/src", "--home", "/home/me"}, calls...)...)
 	if code != exitOK {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}

@@ -390,7 +390,8 @@ func TestInitQuotesArgumentsExactly(t *testing.T) {
 	if cmd, args := jsonEntry(t, h.read(mcp), "mcpServers", "my server"); cmd != "toolwarden" || !reflect.DeepEqual(args, want) {
 		t.Fatalf("JSON: %s %q", cmd, args)
 	}
-	if cmd, args := tomlEntry(t, h.read(codex), "my server"); cmd != "toolwarden" || !reflect.DeepEqual(args, want) {
+	wantCodex := append([]string{"wrap", "--app", "my server", "--config", cfg, "--config", codex, "--", "/opt/My Tools/srv"}, odd...)
+	if cmd, args := tomlEntry(t, h.read(codex), "my server"); cmd != "toolwarden" || !reflect.DeepEqual(args, wantCodex) {
 		t.Fatalf("TOML: %s %q", cmd, args)
 	}
 	initMustContain(t, h.read(cfg), `# [apps."my server"]`)

@@ -35,11 +35,13 @@ func jsonFileDiagnostic(file string, data []byte) (Diagnostic, bool) {
 	}, true
 }
 
-// looksLikeJSON reports whether data is a JSON document rather than
-// TOML. A TOML document never starts with "{", so that is enough; one
-// starting with "[" is a table header unless the whole text is JSON.
+// looksLikeJSON reports whether data is a JSON document (with the
+// comments Gemini CLI and Claude Code allow) rather than TOML. A TOML
+// document never starts with "{" or "//" (its comments start with "#"),
+// so that is enough; one starting with "[" is a table header unless the
+// whole text is JSON.
 func looksLikeJSON(data []byte) bool {
-	t := bytes.TrimSpace(bytes.TrimPrefix(data, []byte("\xef\xbb\xbf")))
+	t := skipJSONComments(bytes.TrimPrefix(data, []byte("\xef\xbb\xbf")))
 	if len(t) == 0 {
 		return false
 	}
@@ -50,6 +52,29 @@ func looksLikeJSON(data []byte) bool {
 		return json.Valid(t)
 	}
 	return false
+}
+
+// skipJSONComments drops leading space and // or /* */ comments.
+func skipJSONComments(t []byte) []byte {
+	for {
+		t = bytes.TrimSpace(t)
+		switch {
+		case bytes.HasPrefix(t, []byte("//")):
+			i := bytes.IndexByte(t, '\n')
+			if i < 0 {
+				return nil
+			}
+			t = t[i+1:]
+		case bytes.HasPrefix(t, []byte("/*")):
+			i := bytes.Index(t[2:], []byte("*/"))
+			if i < 0 {
+				return nil
+			}
+			t = t[i+4:]
+		default:
+			return t
+		}
+	}
 }
 
 // userConfigHint is where init writes the user file, for messages.

@@ -56,7 +56,8 @@ func TestInitThenOneCommandGivesAProtectedSession(t *testing.T) {
 	script := filepath.Join(modules, "@modelcontextprotocol", "server-filesystem", "dist", "index.js")
 	writeAt(t, codexTOML, "# my Codex config\nmodel = \"o3\"\n\n[mcp_servers.files]\ncommand = \"node\"\nargs = ["+jsonQuote(script)+", "+jsonQuote(data)+"]\n")
 
-	// A newcomer's environment: toolwarden on PATH (go install), a home of
+	// A newcomer's environment: toolwarden on PATH (go install; init writes
+	// its full path into the entries), a home of
 	// their own, nothing else set.
 	var environ []string
 	for _, kv := range os.Environ() {
@@ -102,7 +103,7 @@ func TestInitThenOneCommandGivesAProtectedSession(t *testing.T) {
 		t.Fatalf(".mcp.json after init: %v\n%s", err, b)
 	}
 	fs := claude.MCPServers["fs"]
-	if fs.Command != "toolwarden" || len(fs.Args) < 2 || fs.Args[0] != "wrap" {
+	if fs.Command != twBin || len(fs.Args) < 2 || fs.Args[0] != "wrap" {
 		t.Fatalf(".mcp.json's fs entry does not run through toolwarden wrap:\n%s", b)
 	}
 	// Codex: the command and args of [mcp_servers.files], as written.
@@ -121,7 +122,7 @@ func TestInitThenOneCommandGivesAProtectedSession(t *testing.T) {
 	}
 	mustContain(t, string(tb), "# my Codex config\n")
 	files := codex.Servers["files"]
-	if files.Command != "toolwarden" || len(files.Args) < 2 || files.Args[0] != "wrap" {
+	if files.Command != twBin || len(files.Args) < 2 || files.Args[0] != "wrap" {
 		t.Fatalf("config.toml's files entry does not run through toolwarden wrap:\n%s", tb)
 	}
 
