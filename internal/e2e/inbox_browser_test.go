@@ -241,14 +241,14 @@ func TestARevokeInThePageStopsTheNextCall(t *testing.T) {
 		t.Errorf("the call after the revoke, denied in the page: %+v", r)
 	}
 
-	// The decisions of those calls, as the audit log holds them, are the
-	// page's rows for write_file.
-	want := auditDecisions(t, s.audit, "fs", "write_file")
-	// Asked, always approved; allowed by that approval; asked after the
-	// revoke (and denied, which is an answer, not a decision record).
-	if w := []string{"ask", "approved always", "allow", "ask"}; strings.Join(want, ",") != strings.Join(w, ",") {
-		t.Fatalf("the audit log holds %q for write_file; want %q", want, w)
+	// The audit log holds the decisions of those calls: asked, always
+	// approved; allowed by that approval; asked after the revoke (and
+	// denied, which is an answer, not a decision record).
+	if got, w := auditDecisions(t, s.audit, "fs", "write_file"), []string{"ask", "approved always", "allow", "ask"}; strings.Join(got, ",") != strings.Join(w, ",") {
+		t.Fatalf("the audit log holds %q for write_file; want %q", got, w)
 	}
+	// The page shows each call once, with how it ended, and the revoke.
+	want := []string{"allowed always by the user", "allowed", "always approval revoked", "denied by the user"}
 	rows := `#decisions tbody tr`
 	var got []string
 	eventually(t, pageWait, "the page's decisions to match the audit log", func() bool {

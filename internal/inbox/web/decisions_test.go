@@ -43,38 +43,137 @@ func check(at time.Time, server, tool string, v policy.Verdict, why string) audi
 	}}
 }
 
-func TestDecisionsAreReadFromTheAuditLog(t *testing.T) {
+func ask(at time.Time, session, server, tool string, a audit.Ask) audit.Record {
+	a.Server, a.Tool, a.App = server, tool, server
+	return audit.Record{Time: at, Event: a.Name(), Session: session, Decision: a}
+}
+
+// Each call is one row with how it ended, whatever records it left: its
+// check, each channel's part, the approve of an allow, its observe.
+func TestEachCallIsOneRowWithItsFinalOutcome(t *testing.T) {
+	now := time.Now().UTC().Truncate(time.Second)
+	at := func(s int) time.Time { return now.Add(time.Duration(s) * time.Second) }
+	key := &session.ApprovalKey{App: "fs", Server: "fs", Tool: "write_file", Hash: strings.Repeat("a", 64)}
+	cases := []struct {
+		name    string
+		records []audit.Record
+		outcome string
+		label   string
+	}{
+		{"allowed by policy", []audit.Record{check(at(0), "fs", "read_file", policy.Allow, "read-only")}, "allowed", "allowed"},
+		{"denied by policy", []audit.Record{check(at(0), "fs", "write_file", policy.Deny, "no")}, "denied", "denied by policy"},
+		{"allowed once in the inbox", []audit.Record{
+			check(at(0), "fs", "write_file", policy.Ask, "destructive"),
+			ask(at(1), "s1", "fs", "write_file", audit.Ask{Ask: "a1", Channel: "inbox", Outcome: "posted"}),
+			ask(at(2), "s1", "fs", "write_file", audit.Ask{Ask: "a1", Channel: "inbox", Outcome: "answered", Option: "allow_once", By: "inbox"}),
+			{Time: at(3), Event: "observe", Session: "s1", Decision: map[string]string{"server": "fs", "tool": "write_file"}},
+		}, "allowed_by_user", "allowed once by the user"},
+		{"denied in the inbox", []audit.Record{
+			check(at(0), "fs", "write_file", policy.Ask, "destructive"),
+			ask(at(1), "s1", "fs", "write_file", audit.Ask{Ask: "a1", Channel: "inbox", Outcome: "posted"}),
+			ask(at(2), "s1", "fs", "write_file", audit.Ask{Ask: "a1", Channel: "inbox", Outcome: "answered", Option: "deny", By: "inbox"}),
+		}, "denied_by_user", "denied by the user"},
+		{"always, answered by elicitation", []audit.Record{
+			check(at(0), "fs", "write_file", policy.Ask, "destructive"),
+			ask(at(1), "s1", "fs", "write_file", audit.Ask{Channel: "elicitation", Outcome: "answered", Option: "always"}),
+			{Time: at(2), Event: "approve", Session: "s1", Decision: key, Scope: "always"},
+		}, "allowed_by_user", "allowed always by the user"},
+		{"expired", []audit.Record{
+			check(at(0), "fs", "write_file", policy.Ask, "destructive"),
+			ask(at(1), "s1", "fs", "write_file", audit.Ask{Ask: "a1", Channel: "inbox", Outcome: "posted"}),
+			ask(at(9), "s1", "fs", "write_file", audit.Ask{Ask: "a1", Channel: "inbox", Outcome: "expired", Error: "timeout"}),
+		}, "expired", "expired: no answer in time"},
+		{"asked in the agent's own dialog, then run", []audit.Record{
+			check(at(0), "fs", "write_file", policy.Ask, "destructive"),
+			{Time: at(5), Event: "observe", Session: "s1", Decision: map[string]string{"server": "fs", "tool": "write_file"}},
+		}, "allowed_by_user", "allowed by the user"},
+		{"asked, nothing else yet", []audit.Record{check(at(0), "fs", "write_file", policy.Ask, "destructive")}, "asked", "asked: no answer recorded"},
+		{"refused: approval_channel none", []audit.Record{
+			check(at(0), "fs", "write_file", policy.Ask, "destructive"),
+			ask(at(0), "s1", "fs", "write_file", audit.Ask{Channel: "none", Outcome: "refused"}),
+		}, "refused", `denied: no approval channel (approval_channel = "none")`},
+		{"revoked from the page", []audit.Record{
+			{Time: at(0), Event: "revoke", Decision: audit.Revoke{Server: "fs", Tool: "write_file", App: "fs", File: "/a.json", By: "inbox"}},
+		}, "revoked", "always approval revoked"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			file := filepath.Join(t.TempDir(), "audit.jsonl")
+			f, _ := os.Create(file)
+			auditLog(t, f, tc.records...)
+			f.Close()
+			got := readTail(file)
+			if len(got.Decisions) != 1 || got.Skipped != 0 {
+				t.Fatalf("%d rows, %d skipped; want one row: %+v", len(got.Decisions), got.Skipped, got.Decisions)
+			}
+			if d := got.Decisions[0]; d.Outcome != tc.outcome || d.Label != tc.label || !d.Time.Equal(at(0)) {
+				t.Errorf("row %+v; want outcome %q, %q, at the call's time", d, tc.outcome, tc.label)
+			}
+		})
+	}
+}
+
+// Two asks of one tool in one session, the first expiring while the
+// second is answered: each record goes to its own call.
+func TestTheRecordsOfTwoAsksGoToTheirOwnCalls(t *testing.T) {
+	now := time.Now().UTC()
 	file := filepath.Join(t.TempDir(), "audit.jsonl")
 	f, _ := os.Create(file)
-	now := time.Now().UTC().Truncate(time.Second)
 	auditLog(t, f,
-		check(now.Add(-time.Minute), "fs", "write_file", policy.Ask, "destructive"),
-		audit.Record{Time: now.Add(-50 * time.Second), Event: "approve", Session: "s1", Decision: &session.ApprovalKey{App: "fs", Server: "fs", Tool: "write_file", Hash: strings.Repeat("a", 64)}, Scope: "always"},
-		audit.Record{Time: now, Event: "observe", Session: "s1", Decision: map[string]string{"server": "fs", "tool": "write_file"}},
+		check(now, "fs", "write_file", policy.Ask, "d"),
+		ask(now, "s1", "fs", "write_file", audit.Ask{Ask: "a1", Channel: "inbox", Outcome: "posted"}),
+		check(now.Add(time.Second), "fs", "write_file", policy.Ask, "d"),
+		ask(now, "s1", "fs", "write_file", audit.Ask{Ask: "a2", Channel: "inbox", Outcome: "posted"}),
+		check(now.Add(2*time.Second), "git", "push", policy.Deny, "no"),
+		ask(now, "s1", "fs", "write_file", audit.Ask{Ask: "a1", Channel: "inbox", Outcome: "expired"}),
+		ask(now, "s1", "fs", "write_file", audit.Ask{Ask: "a2", Channel: "inbox", Outcome: "answered", Option: "allow_session", By: "inbox"}),
 	)
-	f.WriteString("{torn line\n\nnot json at all\n{\"time\":\"2026-01-01T00:00:00Z\",\"event\":\"check\",\"decision\":{}}\n")
-	auditLog(t, f, check(now, "git", "push", policy.Deny, "pushes are denied"))
 	f.Close()
+	var got []string
+	for _, d := range readTail(file).Decisions {
+		got = append(got, d.Server+"/"+d.Tool+": "+d.Label)
+	}
+	want := []string{"fs/write_file: expired: no answer in time", "fs/write_file: allowed for the session by the user", "git/push: denied by policy"}
+	if strings.Join(got, "; ") != strings.Join(want, "; ") {
+		t.Errorf("rows %q; want %q", got, want)
+	}
+}
 
+// Lines that are not records (torn, hand-edited) are counted and read
+// past; the rows around them stay, and the file is left as it was.
+func TestUnreadableLinesAreCountedAndReadPast(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "audit.jsonl")
+	f, _ := os.Create(file)
+	now := time.Now().UTC()
+	auditLog(t, f, check(now, "fs", "write_file", policy.Deny, "no"))
+	f.WriteString("{torn line\n\nnot json at all\n{\"time\":\"2026-01-01T00:00:00Z\",\"event\":\"check\",\"decision\":{}}\n")
+	auditLog(t, f, check(now, "git", "push", policy.Allow, "ok"))
+	f.WriteString(`{"time":"2026-01-01T00:00:00Z","event":"ch`) // cut mid-record
+	f.Close()
+	before, _ := os.ReadFile(file)
 	got := readTail(file)
-	if got.Error != "" || got.Truncated {
-		t.Fatalf("readTail: %+v", got)
+	if got.Error != "" || len(got.Decisions) != 2 || got.Skipped != 4 {
+		t.Fatalf("rows %+v, skipped %d, error %q; want 2 rows and 4 lines skipped (torn, not JSON, empty check, cut)", got.Decisions, got.Skipped, got.Error)
 	}
-	want := []decision{
-		{Time: now.Add(-time.Minute), Event: "check", Session: "s1", Server: "fs", Tool: "write_file", App: "fs", Decision: "ask", Reason: "destructive"},
-		{Time: now.Add(-50 * time.Second), Event: "approve", Session: "s1", Server: "fs", Tool: "write_file", App: "fs", Decision: "approved always"},
-		{Time: now, Event: "check", Session: "s1", Server: "git", Tool: "push", App: "git", Decision: "deny", Reason: "pushes are denied"},
+	if after, _ := os.ReadFile(file); string(after) != string(before) {
+		t.Error("reading the log changed it")
 	}
-	if len(got.Decisions) != len(want) {
-		t.Fatalf("decisions %+v", got.Decisions)
-	}
-	for i := range want {
-		if g := got.Decisions[i]; !g.Time.Equal(want[i].Time) || g.Server != want[i].Server || g.Tool != want[i].Tool || g.Decision != want[i].Decision || g.Reason != want[i].Reason || g.Event != want[i].Event {
-			t.Errorf("decision %d = %+v; want %+v", i, g, want[i])
-		}
-	}
-	if got.Skipped != 3 {
-		t.Errorf("skipped %d lines; want 3 (torn, not JSON, empty decision)", got.Skipped)
+}
+
+// Just after a rotation the log is short; the rows of the file rotated
+// last are shown too, the older first.
+func TestTheFileRotatedLastIsReadWhenTheLogIsShort(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "audit.jsonl")
+	now := time.Now().UTC()
+	old, _ := os.Create(audit.Rotated(file, 1))
+	auditLog(t, old, check(now, "fs", "read_file", policy.Allow, "r"))
+	old.Close()
+	cur, _ := os.Create(file)
+	auditLog(t, cur, check(now.Add(time.Second), "fs", "write_file", policy.Deny, "w"))
+	cur.Close()
+	got := readTail(file)
+	if len(got.Decisions) != 2 || got.Decisions[0].Tool != "read_file" || got.Decisions[1].Tool != "write_file" {
+		t.Errorf("rows %+v; want read_file (rotated) then write_file", got.Decisions)
 	}
 }
 
@@ -120,7 +219,7 @@ func TestTheDecisionsEndpoint(t *testing.T) {
 	s := newTestSite(t, Defaults().WithAudit(file))
 	_, body, _ := s.do(t, req{path: "/api/decisions"})
 	var got decisionTail
-	if err := json.Unmarshal([]byte(body), &got); err != nil || got.File != file || len(got.Decisions) != 1 || got.Decisions[0].Decision != "deny" {
+	if err := json.Unmarshal([]byte(body), &got); err != nil || got.File != file || len(got.Decisions) != 1 || got.Decisions[0].Decision != "deny" || got.Decisions[0].Label != "denied by policy" {
 		t.Errorf("decisions: %s", body)
 	}
 }
