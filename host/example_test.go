@@ -1,9 +1,7 @@
 package host_test
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 
 	"github.com/toolwarden/toolwarden/host"
@@ -62,28 +60,4 @@ destructive_enabled = false
 	// Output:
 	// write_file: deny (blocked_by_app_config)
 	// read_file: allow (read_only)
-}
-
-// A proxy that relays a server's request to the client (here, sampling)
-// records it in the audit log.
-func ExampleHost_Relayed() {
-	ctx := context.Background()
-	var log bytes.Buffer
-	h, err := host.New(ctx, config.Default(), host.Defaults().WithAuditLog(&log))
-	if err != nil {
-		panic(err)
-	}
-	defer h.Close(ctx)
-	h.Relayed("conv-1", host.Relay{Server: "docs", Method: "sampling/createMessage", Outcome: "answered"})
-
-	var rec struct {
-		Event, Session string
-		Decision       host.Relay
-	}
-	if err := json.Unmarshal(log.Bytes(), &rec); err != nil {
-		panic(err)
-	}
-	fmt.Println(rec.Event, rec.Session, rec.Decision.Server, rec.Decision.Method, rec.Decision.Outcome)
-	// Output:
-	// relay conv-1 docs sampling/createMessage answered
 }

@@ -3,6 +3,7 @@ package sdk
 import (
 	"context"
 	"errors"
+	"github.com/toolwarden/toolwarden/internal/audit"
 	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
@@ -58,7 +59,7 @@ func (g *Guard) channels(h *host.Host, sessionID string, d *host.Decision) *chan
 	return &channel.Runner{
 		Setting: cfg.ApprovalChannel(d.Server, d.App),
 		Webhook: cfg.Webhook,
-		Record:  func(a host.AskRecord) { g.use(func(h *host.Host) { h.RecordAsk(sessionID, a) }) },
+		Record:  func(a audit.Ask) { g.use(func(h *host.Host) { h.Audit(sessionID, a) }) },
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/toolwarden/toolwarden/internal/audit"
 	"io"
 	"log/slog"
 	"net/http"
@@ -13,7 +14,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/toolwarden/toolwarden/host"
 	"github.com/toolwarden/toolwarden/internal/config"
 	"github.com/toolwarden/toolwarden/internal/inbox"
 	"github.com/toolwarden/toolwarden/internal/policy"
@@ -95,7 +95,7 @@ type Runner struct {
 	// Log gets failures of the channels; nil: discarded.
 	Log *slog.Logger
 	// Record audits each channel's part in an ask; nil: nothing.
-	Record func(host.AskRecord)
+	Record func(audit.Ask)
 
 	notices  sync.WaitGroup
 	inFlight atomic.Int32
@@ -152,7 +152,7 @@ func (r *Runner) Uses() bool {
 func (r *Runner) Ask(ctx context.Context, p Prompt, elicit Elicit) (Answer, error) {
 	q := p.Question
 	d := q.Decision
-	rec := func(a host.AskRecord) {
+	rec := func(a audit.Ask) {
 		a.Server, a.Tool, a.App = d.Server, d.Tool, d.App
 		if r.Record != nil {
 			r.Record(a)
@@ -160,7 +160,7 @@ func (r *Runner) Ask(ctx context.Context, p Prompt, elicit Elicit) (Answer, erro
 	}
 	ch := r.Setting.Effective()
 	if ch == config.ChannelNone {
-		rec(host.AskRecord{Channel: None, Outcome: "refused", Error: r.Setting.Where()})
+		rec(audit.Ask{Channel: None, Outcome: "refused", Error: r.Setting.Where()})
 		return Answer{}, &RefusedError{Setting: r.Setting}
 	}
 	useElicit := ch.Elicits() && elicit != nil
@@ -183,7 +183,7 @@ func (r *Runner) Ask(ctx context.Context, p Prompt, elicit Elicit) (Answer, erro
 		}
 		if err != nil {
 			r.log().Warn("cannot post the ask to the approval inbox", "server", d.Server, "tool", d.Tool, "err", err)
-			rec(host.AskRecord{Channel: Inbox, Outcome: "failed", Error: err.Error()})
+			rec(audit.Ask{Channel: Inbox, Outcome: "failed", Error: err.Error()})
 			if !useElicit {
 				return Answer{}, fmt.Errorf("cannot post the ask to the approval inbox: %w", err)
 			}
@@ -191,7 +191,7 @@ func (r *Runner) Ask(ctx context.Context, p Prompt, elicit Elicit) (Answer, erro
 			// Withdrawn whatever happens: answered elsewhere, timed out,
 			// or the caller gone.
 			defer pend.Close()
-			rec(host.AskRecord{Ask: pend.ID(), Channel: Inbox, Outcome: "posted"})
+			rec(audit.Ask{Ask: pend.ID(), Channel: Inbox, Outcome: "posted"})
 		}
 	}
 	id := ""
@@ -243,9 +243,9 @@ func (r *Runner) Ask(ctx context.Context, p Prompt, elicit Elicit) (Answer, erro
 			if res.ans.Ended != "" {
 				outcome, option = res.ans.Ended, "" // no option was chosen
 			}
-			rec(host.AskRecord{Ask: id, Channel: res.channel, Outcome: outcome, Option: option, By: res.ans.By})
+			rec(audit.Ask{Ask: id, Channel: res.channel, Outcome: outcome, Option: option, By: res.ans.By})
 			for other := range waiting {
-				rec(host.AskRecord{Ask: id, Channel: other, Outcome: "withdrawn"})
+				rec(audit.Ask{Ask: id, Channel: other, Outcome: "withdrawn"})
 			}
 			r.notifyAnswer(p, id, res.channel, outcome, option)
 			return res.ans, nil
@@ -261,7 +261,7 @@ func (r *Runner) Ask(ctx context.Context, p Prompt, elicit Elicit) (Answer, erro
 			err = fmt.Errorf("answer %q was not offered", res.ans.Option)
 		}
 		r.log().Warn("an approval channel failed; waiting on the others", "channel", res.channel, "server", d.Server, "tool", d.Tool, "err", err)
-		rec(host.AskRecord{Ask: id, Channel: res.channel, Outcome: "failed", Error: err.Error()})
+		rec(audit.Ask{Ask: id, Channel: res.channel, Outcome: "failed", Error: err.Error()})
 		last = err
 	}
 	if expired {
@@ -270,7 +270,7 @@ func (r *Runner) Ask(ctx context.Context, p Prompt, elicit Elicit) (Answer, erro
 			err = ErrTimeout
 		}
 		for other := range waiting {
-			rec(host.AskRecord{Ask: id, Channel: other, Outcome: "expired", Error: err.Error()})
+			rec(audit.Ask{Ask: id, Channel: other, Outcome: "expired", Error: err.Error()})
 		}
 		r.notifyAnswer(p, id, "", "expired", "")
 		return Answer{}, err

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/toolwarden/toolwarden/internal/audit"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,7 +12,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/toolwarden/toolwarden/host"
 	"github.com/toolwarden/toolwarden/internal/config"
 	"github.com/toolwarden/toolwarden/internal/hints"
 	"github.com/toolwarden/toolwarden/internal/inbox"
@@ -31,10 +31,10 @@ func rendezvous(t *testing.T) string {
 // records collects what a Runner audits.
 type records struct {
 	mu  sync.Mutex
-	all []host.AskRecord
+	all []audit.Ask
 }
 
-func (r *records) add(a host.AskRecord) {
+func (r *records) add(a audit.Ask) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.all = append(r.all, a)

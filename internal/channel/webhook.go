@@ -10,12 +10,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/toolwarden/toolwarden/internal/audit"
 	"io"
 	"net/http"
 	"strconv"
 	"time"
 
-	"github.com/toolwarden/toolwarden/host"
 	"github.com/toolwarden/toolwarden/internal/inbox"
 )
 
@@ -145,7 +145,7 @@ func (r *Runner) send(pl Payload) {
 			retry, err := post(ctx, client, w.URL, []byte(secret), pl.Event, body, timeout)
 			if err == nil {
 				r.log().Debug("webhook sent", "event", pl.Event, "id", pl.ID)
-				r.record(pl, host.AskRecord{Ask: pl.ID, Channel: Webhook, Outcome: "sent", Option: pl.Option})
+				r.record(pl, audit.Ask{Ask: pl.ID, Channel: Webhook, Outcome: "sent", Option: pl.Option})
 				return
 			}
 			last = err
@@ -205,10 +205,10 @@ func Sign(secret []byte, ts int64, body []byte) string {
 
 func (r *Runner) webhookFailed(pl Payload, err error) {
 	r.log().Warn("webhook post failed; the ask still waits on its other channels", "event", pl.Event, "id", pl.ID, "err", err)
-	r.record(pl, host.AskRecord{Ask: pl.ID, Channel: Webhook, Outcome: "failed", Error: err.Error()})
+	r.record(pl, audit.Ask{Ask: pl.ID, Channel: Webhook, Outcome: "failed", Error: err.Error()})
 }
 
-func (r *Runner) record(pl Payload, a host.AskRecord) {
+func (r *Runner) record(pl Payload, a audit.Ask) {
 	if r.Record == nil {
 		return
 	}

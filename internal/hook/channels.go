@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/toolwarden/toolwarden/internal/audit"
 	"log/slog"
 	"time"
 
@@ -57,7 +58,7 @@ func Ask(ctx context.Context, h *host.Host, cfg *config.Config, ev *Event, d *ho
 		Setting: set,
 		Webhook: cfg.Webhook,
 		Log:     o.Log,
-		Record:  func(a host.AskRecord) { h.RecordAsk(ev.Session, a) },
+		Record:  func(a audit.Ask) { h.Audit(ev.Session, a) },
 	}
 	q := channel.NewQuestion(ev.ToolName, d, ev.Input, h.Approvals() != nil)
 	switch set.Effective() {

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/toolwarden/toolwarden/internal/audit"
 	"strings"
 	"sync"
 
@@ -323,10 +324,10 @@ func (p *Proxy) answer(ctx context.Context, rt *route, call host.Call, d *host.D
 	}
 	if toolresult.Ended(res) {
 		// No option was chosen: the audit says what the client did.
-		p.h.RecordAsk(p.session, host.AskRecord{Server: d.Server, Tool: d.Tool, App: d.App, Channel: channel.Elicitation, Outcome: endedOutcome(res.Action)})
+		p.h.Audit(p.session, audit.Ask{Server: d.Server, Tool: d.Tool, App: d.App, Channel: channel.Elicitation, Outcome: endedOutcome(res.Action)})
 		return made(p.unanswered(rt, d, res.Action))
 	}
-	p.h.RecordAsk(p.session, host.AskRecord{Server: d.Server, Tool: d.Tool, App: d.App, Channel: channel.Elicitation, Outcome: "answered", Option: choice})
+	p.h.Audit(p.session, audit.Ask{Server: d.Server, Tool: d.Tool, App: d.App, Channel: channel.Elicitation, Outcome: "answered", Option: choice})
 	return p.choose(ctx, rt, call, d, choice)
 }
 

@@ -3,6 +3,7 @@ package proxy
 import (
 	"context"
 	"errors"
+	"github.com/toolwarden/toolwarden/internal/audit"
 
 	"github.com/mark3labs/mcp-go/mcp"
 
@@ -20,7 +21,7 @@ func (p *Proxy) channels(d *host.Decision) *channel.Runner {
 		Setting: cfg.ApprovalChannel(d.Server, d.App),
 		Webhook: cfg.Webhook,
 		Log:     p.log,
-		Record:  func(a host.AskRecord) { p.h.RecordAsk(p.session, a) },
+		Record:  func(a audit.Ask) { p.h.Audit(p.session, a) },
 	}
 }
 

@@ -4,13 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/toolwarden/toolwarden/internal/audit"
 	"strconv"
 	"sync"
 	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
 
-	"github.com/toolwarden/toolwarden/host"
 	"github.com/toolwarden/toolwarden/internal/rawjson"
 	"github.com/toolwarden/toolwarden/internal/upstream"
 )
@@ -156,11 +156,11 @@ func (p *Proxy) upstreamAsked(ctx context.Context, u *upstream.Client, method st
 	if method == string(mcp.MethodListRoots) && rpcErr == nil {
 		p.rootsAnswered(u, res)
 	}
-	p.h.Relayed(p.session, host.Relay{Server: u.Name(), Method: method, Outcome: outcome})
+	p.h.Audit(p.session, audit.Relay{Server: u.Name(), Method: method, Outcome: outcome})
 	return res, rpcErr
 }
 
-// relay is upstreamAsked's work; outcome is how it ended (see host.Relay).
+// relay is upstreamAsked's work; outcome is how it ended (see audit.Relay).
 func (p *Proxy) relay(ctx context.Context, u *upstream.Client, method string, params json.RawMessage) (json.RawMessage, *upstream.RPCError, string) {
 	if method == string(mcp.MethodElicitationCreate) && p.aggregates() {
 		params = withAsker(params, u.Name())

@@ -6,13 +6,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/toolwarden/toolwarden/internal/audit"
 	"io"
 	"strings"
 	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
 
-	"github.com/toolwarden/toolwarden/host"
 	"github.com/toolwarden/toolwarden/internal/upstream"
 )
 
@@ -50,7 +50,7 @@ func (e *StartupError) Unwrap() error { return e.Cause }
 func (p *Proxy) startFailed(u *upstream.Client, err error) {
 	cause := startCause(err)
 	p.log.Error("upstream did not start", "server", u.Name(), "cmd", u.Spec().Describe(), "err", cause)
-	p.h.UpstreamFailed(p.session, host.UpstreamFailure{Server: u.Name(), Command: u.Spec().Describe(), Error: cause.Error()})
+	p.h.Audit(p.session, audit.UpstreamFailure{Server: u.Name(), Command: u.Spec().Describe(), Error: cause.Error()})
 }
 
 // startCause is why a start failed, without the "is unavailable" wrapper.
