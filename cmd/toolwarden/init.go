@@ -121,6 +121,10 @@ func (f *initFlags) run(e *env) int {
 		for _, s := range af.servers {
 			note := ""
 			switch {
+			case s.wrapped && af.agent == "Codex" && !readsConfig(s.args, af.path):
+				// An entry an older init wrote: Codex's own rules do not
+				// count for it, which the user would not guess.
+				note = fmt.Sprintf(" (already behind toolwarden, but it does not read this file, so its [apps.*] rules do not count: add \"--config\", %s after its other --config)", tomlString(af.path))
 			case s.wrapped:
 				note = " (already behind toolwarden)"
 			case s.remote:
@@ -171,6 +175,16 @@ func (f *initFlags) run(e *env) int {
 		return exitError
 	}
 	return exitOK
+}
+
+// readsConfig reports whether wrap args name path with --config.
+func readsConfig(args []string, path string) bool {
+	for i := 0; i+1 < len(args) && args[i] != "--"; i++ {
+		if args[i] == "--config" && args[i+1] == path || args[i] == "--config="+path {
+			return true
+		}
+	}
+	return false
 }
 
 // writeConfig writes the starter config unless one exists (then --force

@@ -56,3 +56,34 @@ func TestInitWritesAFullPathToToolwardenForAgentsStartedWithoutYourPATH(t *testi
 		})
 	}
 }
+
+// A Codex entry an older init wrapped with toolwarden's config alone is
+// named as one whose Codex rules do not count, with the fix; one that
+// reads both files is left alone quietly.
+func TestInitSaysWhenAWrappedCodexEntryDoesNotReadCodexsFile(t *testing.T) {
+	t.Parallel()
+	h := newInitHome(t)
+	codex := filepath.Join(h.home, ".codex", "config.toml")
+	h.write(".codex/config.toml", `[mcp_servers.old]
+command = "toolwarden"
+args = ["wrap", "--app", "old", "--config", "`+h.configPath()+`", "--", "mcp-old"]
+
+[mcp_servers.new]
+command = "toolwarden"
+args = ["wrap", "--app", "new", "--config", "`+h.configPath()+`", "--config", "`+codex+`", "--", "mcp-new"]
+`)
+	code, out, stderr := h.init()
+	if code != exitOK {
+		t.Fatal(stderr)
+	}
+	initMustContain(t, out, `(already behind toolwarden, but it does not read this file, so its [apps.*] rules do not count: add "--config", "`+codex+`" after its other --config)`)
+	quiet := false
+	for _, line := range strings.Split(out, "\n") {
+		if strings.HasPrefix(strings.TrimSpace(line), "new ") {
+			quiet = strings.HasSuffix(line, "(already behind toolwarden)")
+		}
+	}
+	if !quiet {
+		t.Fatalf("the entry that reads both files is not left alone quietly:\n%s", out)
+	}
+}
