@@ -18,7 +18,7 @@ import (
 	"github.com/mark3labs/mcp-go/client"
 
 	"github.com/toolwarden/toolwarden/host"
-	"github.com/toolwarden/toolwarden/internal/config"
+	"github.com/toolwarden/toolwarden/plugins"
 	"github.com/toolwarden/toolwarden/sdk"
 )
 
@@ -48,11 +48,11 @@ func run(ctx context.Context, argv []string, stdin io.Reader, stdout, stderr io.
 		return errors.New("--config is required")
 	}
 
-	cfg, err := config.Load(*configPath)
+	cfg, err := host.LoadConfig(*configPath)
 	if err != nil {
 		return err
 	}
-	settings := host.Defaults()
+	settings := host.Defaults().WithBuiltins(plugins.Modules())
 	if *approvals != "" {
 		settings = settings.WithApprovalsFile(*approvals)
 	}
