@@ -169,7 +169,7 @@ func decideHook(e *env, fl *hookFlags) int {
 			return out.Exit
 		}
 	}
-	out := hook.Render(agent, &d, ev.Input, def.Notes...)
+	out := hook.RenderEvent(ev, &d, def.Notes...)
 	e.stdout.Write(out.Stdout)
 	return out.Exit
 }

@@ -181,20 +181,22 @@ type Output struct {
 // values cut one by one, with the digest of the whole. Notes (where the
 // tool's definition came from, or why there is none) follow the reasons.
 func Render(agent Agent, d *policy.Decision, args json.RawMessage, notes ...string) Output {
+	return render(agent, d, args, false, notes)
+}
+
+// RenderEvent is Render for the call of ev: a call to one of the agent's
+// own tools (not MCP) gets advice that fits it, the agent's app table
+// rather than a server to define or wrap.
+func RenderEvent(ev *Event, d *policy.Decision, notes ...string) Output {
+	return render(ev.Agent, d, ev.Input, !ev.MCP, notes)
+}
+
+func render(agent Agent, d *policy.Decision, args json.RawMessage, builtin bool, notes []string) Output {
 	reason := Reason(d)
 	for _, n := range notes {
 		reason += "; " + policy.OneLine(n)
 	}
-	if d.Decision == policy.Ask {
-		if agent == Claude {
-			reason += "; " + claudeAskNote(d)
-		} else {
-			reason += "; " + NeedsApproval(d)
-		}
-	}
-	if advice := policy.DenyAdvice(d); advice != "" {
-		reason += "; " + advice
-	}
+	reason += advice(agent, d, builtin)
 	if d.Decision != policy.Allow {
 		reason += "\n" + Arguments(d, args)
 	}
@@ -267,6 +269,45 @@ func Arguments(d *policy.Decision, args json.RawMessage) string {
 // is "default" either way), so the reason says both.
 func claudeAskNote(d *policy.Decision) string {
 	return "Claude Code asks the user in its approval dialog; if no one saw it (claude -p shows none), the call was not made; to allow it, " + policy.ApproveAdvice(d)
+}
+
+// advice is what follows the reason of an ask or a deny: how the call can
+// be allowed, and where.
+func advice(agent Agent, d *policy.Decision, builtin bool) string {
+	out := ""
+	if d.Decision == policy.Ask {
+		switch {
+		case builtin && agent == Claude:
+			out += "; Claude Code asks the user in its approval dialog; if no one saw it (claude -p shows none), the call was not made; to allow it, " + policy.BuiltinApproveAdvice(d, agent.Display())
+		case builtin:
+			out += "; this call needs approval, which this agent's hook cannot ask for; to allow it, " + policy.BuiltinApproveAdvice(d, agent.Display())
+		case agent == Claude:
+			out += "; " + claudeAskNote(d)
+		default:
+			out += "; " + NeedsApproval(d)
+		}
+	}
+	deny := policy.DenyAdvice(d)
+	if builtin {
+		deny = policy.BuiltinDenyAdvice(d, agent.Display())
+	}
+	if deny != "" {
+		out += "; " + deny
+	}
+	return out
+}
+
+// Display is the agent's name as its users know it.
+func (a Agent) Display() string {
+	switch a {
+	case Claude:
+		return "Claude Code"
+	case Gemini:
+		return "Gemini CLI"
+	case Codex:
+		return "Codex"
+	}
+	return string(a)
 }
 
 // NeedsApproval explains, for agents that cannot ask, how to let the call

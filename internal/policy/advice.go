@@ -1,6 +1,9 @@
 package policy
 
-import "strings"
+import (
+	"fmt"
+	"strings"
+)
 
 // DenyAdvice says, for a denied decision, which rule denied the call and
 // what would allow it, as one clause for the model and the person reading
@@ -8,7 +11,25 @@ import "strings"
 // admin's requirements file) and the change that lifts it. It is "" for a
 // decision that is not a deny, or whose rule offers no way round (the
 // client's own arguments are at fault: the reason says so).
-func DenyAdvice(d *Decision) string {
+func DenyAdvice(d *Decision) string { return denyAdvice(d, ApproveAdvice) }
+
+// BuiltinDenyAdvice is DenyAdvice for a call to an agent's own tool
+// (Claude Code's Bash, Gemini CLI's run_shell_command, Codex's shell),
+// which a hook decides under the agent's app: the advice names that app's
+// table, never an MCP server to define or wrap, since none serves the tool.
+// agent is the agent's name as a person knows it ("Claude Code").
+func BuiltinDenyAdvice(d *Decision, agent string) string {
+	return denyAdvice(d, func(d *Decision) string { return BuiltinApproveAdvice(d, agent) })
+}
+
+// BuiltinApproveAdvice is ApproveAdvice for an agent's own tool: the
+// agent's [apps.<agent>.tools."<tool>"] table, the one place that decides
+// it.
+func BuiltinApproveAdvice(d *Decision, agent string) string {
+	return fmt.Sprintf("set approval_mode = \"approve\" in [apps.%s.tools.%q] of the toolwarden config (%s is %s's own tool, not an MCP server's: there is no server to define or wrap for it)", d.App, d.Tool, d.Tool, agent)
+}
+
+func denyAdvice(d *Decision, approve func(*Decision) string) string {
 	if d.Decision != Deny || len(d.Reasons) == 0 {
 		return ""
 	}
@@ -33,7 +54,7 @@ func DenyAdvice(d *Decision) string {
 		}
 		return "the toolwarden config hides this tool (" + where + "); to allow it, change that setting"
 	case r.Source == StepApprovalPolicy:
-		return "approval_policy turns every ask into a deny; to allow it, " + ApproveAdvice(d) + ", or set approval_policy to \"on-request\""
+		return "approval_policy turns every ask into a deny; to allow it, " + approve(d) + ", or set approval_policy to \"on-request\""
 	}
 	return ""
 }
