@@ -1,6 +1,6 @@
 package rawjson
 
-// Check as it was before it became a wrapper over policy.ValidateJSON,
+// Check as it was before it shared one scanner with Validate,
 // kept as the baseline that BenchmarkCheck measures against in the same
 // run.
 

@@ -7,7 +7,7 @@ import (
 	"time"
 )
 
-// BenchmarkCheck measures Check (a wrapper over policy.ValidateJSON)
+// BenchmarkCheck measures Check (Validate's scanner under the message rules)
 // against the scanner it replaced (the baseline), interleaved in the
 // same run, on messages the proxy relays: a tools/call, a large result,
 // and a deeply nested one.

@@ -1,6 +1,7 @@
 package rawjson
 
 import (
+	"bytes"
 	"strconv"
 	"unicode/utf8"
 )
@@ -221,18 +222,19 @@ func (r *Reader) str(decode bool) ([]byte, error) {
 	if !decode {
 		return nil, nil
 	}
+	// Bytes between escapes are kept as they are, UTF-8 or not.
 	out, inner := r.scratch[:0], r.b[start+1:end-1]
-	for j := 0; j < len(inner); {
-		u, n := DecodeUnit(inner, j)
-		if u.Invalid {
-			out = append(out, byte(u.R))
-		} else {
-			out = utf8.AppendRune(out, u.R) // a lone surrogate becomes U+FFFD
+	for {
+		k := bytes.IndexByte(inner, '\\')
+		if k < 0 {
+			break
 		}
-		j += n
+		u, n := DecodeUnit(inner, k)
+		out = utf8.AppendRune(append(out, inner[:k]...), u.R) // a lone surrogate becomes U+FFFD
+		inner = inner[k+n:]
 	}
-	r.scratch = out
-	return out, nil
+	r.scratch = append(out, inner...)
+	return r.scratch, nil
 }
 
 // stringFault words scanString's fault at b[at] as the reader always has:
