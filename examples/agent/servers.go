@@ -11,7 +11,7 @@ import (
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
 
-	"github.com/toolwarden/toolwarden/internal/config"
+	"github.com/toolwarden/toolwarden/host"
 )
 
 // server is one started MCP server.
@@ -23,7 +23,7 @@ type server struct {
 // startServers starts every enabled stdio server of [mcp_servers.*], in
 // name order, and initializes each. Streamable HTTP servers are skipped
 // (with a note on log): this example keeps to stdio.
-func startServers(ctx context.Context, cfg *config.Config, log io.Writer) ([]*server, error) {
+func startServers(ctx context.Context, cfg *host.Config, log io.Writer) ([]*server, error) {
 	names := make([]string, 0, len(cfg.Servers))
 	for name := range cfg.Servers {
 		names = append(names, name)
@@ -51,14 +51,14 @@ func startServers(ctx context.Context, cfg *config.Config, log io.Writer) ([]*se
 
 // startStdio starts one server: its command and args, the agent's
 // environment plus the server's env, in its cwd; its stderr goes to log.
-func startStdio(ctx context.Context, s *config.Server, log io.Writer) (*client.Client, error) {
-	spec := stdioSpec(s)
-	c, err := client.NewStdioMCPClientWithOptions(spec.Command, nil, spec.Args,
+func startStdio(ctx context.Context, s *host.Server, log io.Writer) (*client.Client, error) {
+	env := stdioEnv(s)
+	c, err := client.NewStdioMCPClientWithOptions(s.Command, nil, s.Args,
 		transport.WithCommandStderrWriter(log),
 		transport.WithCommandFunc(func(ctx context.Context, command string, _, args []string) (*exec.Cmd, error) {
 			cmd := exec.CommandContext(ctx, command, args...)
-			cmd.Env = spec.Env
-			cmd.Dir = spec.Dir
+			cmd.Env = env
+			cmd.Dir = s.Cwd
 			return cmd, nil
 		}))
 	if err != nil {
