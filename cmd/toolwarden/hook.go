@@ -102,9 +102,12 @@ func decideHook(e *env, fl *hookFlags) int {
 	if err != nil {
 		return fail("%v", err)
 	}
+	// The one server the agent runs under the event's name, found once:
+	// the allow-lists judge it and the catalog is read for it.
+	runs := resolveHookServer(e, agent, ev) // hook_target.go
 	var allowListNote string
 	if ev.Phase != hook.After {
-		allowListNote = admitHookServer(e, cfg, agent, ev) // hook_servers.go
+		allowListNote = admitHookServer(e, cfg, agent, ev, runs) // hook_servers.go
 	}
 	settings, closeAudit, err := hookSettings(e, fl, cfg)
 	if err != nil {
@@ -142,7 +145,7 @@ func decideHook(e *env, fl *hookFlags) int {
 		}
 	}()
 
-	def, err := hookDefinition(e, fl.toolsFile, fl.catalogDir, ev)
+	def, err := hookDefinition(e, fl.toolsFile, fl.catalogDir, ev, runs)
 	if err != nil {
 		return fail("%v", err)
 	}
@@ -274,7 +277,7 @@ func askHook(ctx context.Context, e *env, fl *hookFlags, h *host.Host, cfg *conf
 // is given (an unreadable one blocks the call: it was asked for), else in
 // the tool catalog (an unusable one is reported and counts as absent), else
 // by name alone, where the spec's pessimistic defaults apply.
-func hookDefinition(e *env, toolsFile string, catalogDir func() (string, error), ev *hook.Event) (hook.Definition, error) {
+func hookDefinition(e *env, toolsFile string, catalogDir func() (string, error), ev *hook.Event, runs hook.Resolution) (hook.Definition, error) {
 	if toolsFile != "" {
 		t, listed, err := toolsFileTool(toolsFile, ev)
 		return hook.Definition{Tool: t, Listed: listed}, err
@@ -283,7 +286,7 @@ func hookDefinition(e *env, toolsFile string, catalogDir func() (string, error),
 	if err != nil {
 		fmt.Fprintf(e.stderr, "toolwarden hook: warning: %v\n", err)
 	}
-	def := ev.Definition(dir, time.Now(), hookTarget(e, ev, dir)) // hook_target.go
+	def := ev.Definition(dir, time.Now(), hookTarget(e, ev, dir, runs)) // hook_target.go
 	if def.Warning != nil {
 		fmt.Fprintf(e.stderr, "toolwarden hook: warning: %v\n", def.Warning)
 	}

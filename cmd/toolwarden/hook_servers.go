@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"os"
 	"strings"
 
 	"github.com/toolwarden/toolwarden/internal/config"
@@ -21,38 +20,24 @@ import (
 // admit, or that cannot be found there, is disabled in cfg (required by
 // the entry that decided), so the decision denies, and is audited, like
 // any call to a disabled server; the returned note says why, for the agent.
-func admitHookServer(e *env, cfg *config.Config, agent hook.Agent, ev *hook.Event) string {
+func admitHookServer(e *env, cfg *config.Config, agent hook.Agent, ev *hook.Event, runs hook.Resolution) string {
 	if !cfg.HasServerAllowLists() || !ev.MCP {
 		return ""
 	}
-	if err := hookServerAllowed(e, cfg, agent, ev); err != nil {
+	if err := hookServerAllowed(e, cfg, agent, ev, runs); err != nil {
 		return err.Error()
 	}
 	return ""
 }
 
-func hookServerAllowed(e *env, cfg *config.Config, agent hook.Agent, ev *hook.Event) error {
-	home := e.getenv("HOME")
-	if home == "" {
-		home, _ = os.UserHomeDir()
-	}
-	project := ev.Cwd
-	if project == "" {
-		project, _ = os.Getwd()
-	}
-	// The one server the agent runs under the name, resolved as the agent
-	// resolves it; one it does not run (or that cannot be told) is none.
-	res := hook.Places{Home: home, Project: project, Getenv: e.getenv}.Resolve(agent, ev.Server)
-	var found *hook.Server
-	if res.Outcome == hook.Runs {
-		found = &res.Server
-	}
-	if found == nil {
-		why := res.Why
-		err := fmt.Errorf("server %q cannot be checked against the server allow-list: %s (required by %s)", ev.Server, why, strings.Join(cfg.ServerAllowListFiles(), ", "))
+// hookServerAllowed judges runs, the one server the agent runs under the
+// event's name; one it does not run (or that cannot be told) is none.
+func hookServerAllowed(e *env, cfg *config.Config, agent hook.Agent, ev *hook.Event, runs hook.Resolution) error {
+	if runs.Outcome != hook.Runs {
+		err := fmt.Errorf("server %q cannot be checked against the server allow-list: %s (required by %s)", ev.Server, runs.Why, strings.Join(cfg.ServerAllowListFiles(), ", "))
 		// No list admits a server without a command or URL: this disables it.
 		_ = cfg.AdmitServer(ev.Server, &config.Server{})
 		return err
 	}
-	return admitAgentServer(e, cfg, agent, ev, ev.Server, found) // hook_allowlist.go
+	return admitAgentServer(e, cfg, agent, ev, ev.Server, &runs.Server) // hook_allowlist.go
 }

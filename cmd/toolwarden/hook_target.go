@@ -9,30 +9,39 @@ import (
 	"github.com/toolwarden/toolwarden/internal/serverspec"
 )
 
-// hookPlaces says where the event's agent keeps its config: the user's
-// home and the folder the agent runs in, read through the hook's own
-// environment, which is the agent's.
-func hookPlaces(e *env, ev *hook.Event) hook.Places {
+// resolveHookServer finds the one server the event's agent runs under the
+// event's server name, as the agent finds it: in its config under the
+// user's home and the folder it runs in, read through the hook's own
+// environment, which is the agent's. The server is as its entry gives it
+// (its own variables only), which is what the allow-lists judge; the
+// catalog identity adds the environment it inherits (hookTarget). An event
+// that is not an MCP call has no server.
+func resolveHookServer(e *env, agent hook.Agent, ev *hook.Event) hook.Resolution {
+	if !ev.MCP {
+		return hook.Resolution{}
+	}
 	home := e.getenv("HOME")
 	if home == "" {
 		home, _ = os.UserHomeDir()
 	}
-	return hook.Places{Home: home, Project: eventProject(ev), Getenv: e.getenv, Environ: os.Environ()}
+	return hook.Places{Home: home, Project: eventProject(ev), Getenv: e.getenv}.Resolve(agent, ev.Server)
 }
 
 // hookTarget is the server the event's call goes to, for the catalog: the
-// identity of the one server the agent runs under the event's server name
-// (Places.Resolve), or why there is none to trust an entry for. Without a
-// catalog (dir "") there is nothing to look up.
-func hookTarget(e *env, ev *hook.Event, dir string) hook.Target {
+// identity of runs, the one server the agent runs under the event's server
+// name, started with the environment it inherits, or why there is none to
+// trust an entry for. Without a catalog (dir "") there is nothing to look
+// up.
+func hookTarget(e *env, ev *hook.Event, dir string, runs hook.Resolution) hook.Target {
 	if !ev.MCP || dir == "" {
 		return hook.Target{}
 	}
-	res := hookPlaces(e, ev).Resolve(ev.Agent, ev.Server)
-	if res.Outcome != hook.Runs {
-		return hook.Target{Why: res.Why}
+	if runs.Outcome != hook.Runs {
+		return hook.Target{Why: runs.Why}
 	}
-	return hook.Target{Identity: runIdentity(e, ev, res.Server)}
+	s := runs.Server
+	s.Spec = hook.Inherit(s.Spec, os.Environ())
+	return hook.Target{Identity: runIdentity(e, ev, s)}
 }
 
 // runIdentity is the identity of the server whose tools answer when s is

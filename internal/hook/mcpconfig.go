@@ -308,25 +308,39 @@ func (p Places) stdio(name, command string, args []string, env map[string]string
 	}
 	sp := serverspec.Spec{Name: name, Command: command, Args: args, Dir: cwd}
 	if len(env) > 0 {
-		merged := make([]string, 0, len(p.Environ)+len(env))
-		for _, kv := range p.Environ {
-			k, _, _ := strings.Cut(kv, "=")
-			if _, over := env[k]; !over {
-				merged = append(merged, kv)
-			}
-		}
 		keys := make([]string, 0, len(env))
 		for k := range env {
 			keys = append(keys, k)
 		}
 		sort.Strings(keys)
 		for _, k := range keys {
-			merged = append(merged, k+"="+env[k])
+			sp.Env = append(sp.Env, k+"="+env[k])
 		}
-		sp.Env = merged
-	} else if p.Environ != nil {
-		sp.Env = append([]string(nil), p.Environ...)
 	}
+	return Inherit(sp, p.Environ)
+}
+
+// Inherit is sp started with environ (the agent's environment, which a
+// stdio server inherits) under the entry's own variables, which win. An
+// HTTP server, or a nil environ, is sp itself. A server found without the
+// agent's environment (as the allow-lists judge it: only what the entry
+// sets) is the same server as one found with it, once inherited.
+func Inherit(sp serverspec.Spec, environ []string) serverspec.Spec {
+	if sp.URL != "" || environ == nil {
+		return sp
+	}
+	own := make(map[string]bool, len(sp.Env))
+	for _, kv := range sp.Env {
+		k, _, _ := strings.Cut(kv, "=")
+		own[k] = true
+	}
+	merged := make([]string, 0, len(environ)+len(sp.Env))
+	for _, kv := range environ {
+		if k, _, _ := strings.Cut(kv, "="); !own[k] {
+			merged = append(merged, kv)
+		}
+	}
+	sp.Env = append(merged, sp.Env...)
 	return sp
 }
 
