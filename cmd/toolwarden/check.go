@@ -88,7 +88,7 @@ still cannot be resolved is named in the trace with why.`
 	}
 	fs := newCmdFlags(e, name, name+" [--config F]... [--session ID] [--approve-session] [CALL.json|-]...", about)
 	o := &checkOptions{name: name}
-	fs.Var(&o.configs, "config", "config file (repeatable; later files override earlier)")
+	fs.Var(&o.configs, "config", "config file (repeatable; later files override earlier; default: the system and user config.toml that exist)")
 	fs.Var(&o.reqs, "requirements", "requirements file an admin sets (repeatable; with /etc/codex/requirements.toml, /etc/toolwarden/requirements.toml and $TOOLWARDEN_REQUIREMENTS)")
 	fs.StringVar(&o.sessionID, "session", "cli", "session for calls that name none")
 	fs.StringVar(&o.approve, "approve", "", "answer every rememberable ask as the user would: once, session or always")

@@ -2,9 +2,11 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -76,4 +78,41 @@ func runBinIn(t *testing.T, env []string, dir string, bin string, args ...string
 		t.Fatalf("%s %v: %v", bin, args, err)
 	}
 	return ran{cmd.ProcessState.ExitCode(), out.String(), errb.String()}
+}
+
+// After init, the README's hook line and explain give the same decision
+// for the same call: explain is a faithful preview of the protected
+// session, paths under ~, relative and unresolvable ones included.
+func TestAfterInitExplainPreviewsTheHooksDecisionForEveryPath(t *testing.T) {
+	t.Parallel()
+	n := newNewcomer(t)
+	n.init()
+	hookLine := readmeHookCommand(t)
+	calls := t.TempDir()
+	for i, path := range []string{
+		"/tmp/x.txt", filepath.Join(n.home, ".ssh", "authorized_keys"), "~/.ssh/config", "notes.txt",
+		"../.ssh/id_ed25519", "~/notes.txt", "~bob/.ssh/authorized_keys", "/etc/passwd",
+	} {
+		session := "s" + strconv.Itoa(i)
+		ev, _ := json.Marshal(map[string]any{
+			"session_id": session, "transcript_path": filepath.Join(n.home, "t.jsonl"), "cwd": n.project,
+			"hook_event_name": "PreToolUse", "tool_name": "mcp__fs__write_file",
+			"tool_input": map[string]any{"path": path, "content": "x"},
+		})
+		r := n.run(string(ev), hookLine[1:]...)
+		var answer struct {
+			Out struct {
+				Decision string `json:"permissionDecision"`
+			} `json:"hookSpecificOutput"`
+		}
+		if err := json.Unmarshal([]byte(r.stdout), &answer); err != nil || answer.Out.Decision == "" {
+			t.Fatalf("%s: hook answer (exit %d): %v\n%s%s", path, r.code, err, r.stdout, r.stderr)
+		}
+		file := filepath.Join(calls, session+".json")
+		writeTestFile(t, file, `{"session":`+quoteJSON(session)+`,"server":"fs","tool":{"name":"write_file"},"arguments":{"path":`+quoteJSON(path)+`,"content":"x"}}`)
+		e := runBinIn(t, n.env, n.project, built.tw, "explain", file)
+		if want := "  => " + strings.ToUpper(answer.Out.Decision); e.code != exitOK || !strings.Contains(e.stdout, want) {
+			t.Errorf("%s: the hook says %s, explain says\n%s%s", path, answer.Out.Decision, e.stdout, e.stderr)
+		}
+	}
 }

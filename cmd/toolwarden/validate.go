@@ -40,7 +40,7 @@ exists, or else the embedded default; it first lists each file looked for and
 whether it is present.
 Exit: 0 valid (warnings alone included), 1 errors, 2 bad usage.`)
 	var configs stringList
-	fs.Var(&configs, "config", "config file (repeatable; later files override earlier)")
+	fs.Var(&configs, "config", "config file (repeatable; later files override earlier; default: the system and user config.toml that exist)")
 	var reqs stringList
 	fs.Var(&reqs, "requirements", "requirements file an admin sets (repeatable; with /etc/codex/requirements.toml, /etc/toolwarden/requirements.toml and $TOOLWARDEN_REQUIREMENTS)")
 	if code, ok := fs.parse(args); !ok {
