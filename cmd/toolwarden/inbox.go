@@ -160,8 +160,8 @@ func serveInbox(ctx context.Context, e *env, args []string) int {
 
 // inboxAudit has the page read the audit log the deciding commands write
 // (the same flag, config key and default) and record its revokes there.
-// The log is opened for writing only when the page cannot do without it:
-// a log that cannot be opened is said on stderr, the page shows the rest.
+// A log that cannot be opened for writing is said on stderr; the page
+// still shows what it can read.
 func inboxAudit(e *env, opts web.Options, flag string, cfg *config.Config) (web.Options, func(), error) {
 	t, err := auditTargetOf(e, flag, cfg)
 	if err != nil {
