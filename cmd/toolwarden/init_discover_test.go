@@ -1,8 +1,12 @@
 package main
 
 import (
+	"bufio"
+	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -181,4 +185,64 @@ func TestABrokenUserConfigBlocksTheHookRatherThanFallingBackToTheDefault(t *test
 	if code != exitBlock || !strings.Contains(stderr, filepath.Join(home, ".config", "toolwarden", "config.toml")+":1:") || !strings.Contains(stderr, "call blocked") {
 		t.Fatalf("exit %d, want %d naming the broken file\nstdout: %s\nstderr: %s", code, exitBlock, out, stderr)
 	}
+}
+
+// wrap, given no --config, serves under the user's file too (its
+// [apps.*] rules hide a tool), and a --config replaces it.
+func TestWrapWithoutConfigReadsTheUserFileAndConfigReplacesIt(t *testing.T) {
+	t.Parallel()
+	n := newNewcomer(t)
+	writeTestFile(t, n.userConfig(), "[apps.t.tools.echo]\nenabled = false\n")
+	empty := filepath.Join(t.TempDir(), "empty.toml")
+	writeTestFile(t, empty, "")
+	for _, c := range []struct {
+		name   string
+		config []string
+		listed bool
+	}{
+		{"the user file hides echo", nil, false},
+		{"--config replaces the user file", []string{"--config", empty}, true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			args := append(append([]string{"wrap", "--app", "t", "--approvals", filepath.Join(t.TempDir(), "a.json")}, c.config...), "--", built.testsrv)
+			tools := listThroughWrap(t, n.env, args...)
+			if got := strings.Contains(tools, `"name":"echo"`); got != c.listed {
+				t.Fatalf("echo listed: %v, want %v\n%s", got, c.listed, tools)
+			}
+		})
+	}
+}
+
+// listThroughWrap starts toolwarden with args, initializes a session and
+// returns the tools/list response line.
+func listThroughWrap(t *testing.T, env []string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command(built.tw, args...)
+	cmd.Env = env
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { stdin.Close(); _ = cmd.Wait() }()
+	fmt.Fprintln(stdin, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
+	fmt.Fprintln(stdin, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	fmt.Fprintln(stdin, `{"jsonrpc":"2.0","id":2,"method":"tools/list","params":{}}`)
+	lines := bufio.NewScanner(stdout)
+	lines.Buffer(nil, 1<<20)
+	for lines.Scan() {
+		if strings.Contains(lines.Text(), `"id":2`) {
+			return lines.Text()
+		}
+	}
+	t.Fatalf("no tools/list answer: %v\nstderr: %s", lines.Err(), stderr.String())
+	return ""
 }
