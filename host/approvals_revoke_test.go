@@ -13,6 +13,7 @@ import (
 	"github.com/toolwarden/toolwarden/internal/interleave"
 	"github.com/toolwarden/toolwarden/internal/policy"
 	"github.com/toolwarden/toolwarden/internal/session"
+	"github.com/toolwarden/toolwarden/internal/testkit/testhost"
 )
 
 // revokeAll revokes every grant through its own handle on the file, as
@@ -33,7 +34,7 @@ func revokeAll(t testing.TB, file string) {
 func TestRevokingAnAlwaysApprovalTakesEffectInTheGrantingProcess(t *testing.T) {
 	t.Parallel()
 	file := filepath.Join(t.TempDir(), "approvals.json")
-	h := newHost(t, "", host.Defaults().WithApprovalsFile(file))
+	h := testhost.New(t, "", host.Defaults().WithApprovalsFile(file))
 	ctx := context.Background()
 	call := host.Call{Session: "s", Server: "fs", Tool: tool(t, writeFile)}
 	d := h.Check(ctx, call)
@@ -57,7 +58,7 @@ func TestRevokingAnAlwaysApprovalTakesEffectInTheGrantingProcess(t *testing.T) {
 func TestASessionApprovalOutlivesTheRevokeOfAnAlwaysApproval(t *testing.T) {
 	t.Parallel()
 	file := filepath.Join(t.TempDir(), "approvals.json")
-	h := newHost(t, "", host.Defaults().WithApprovalsFile(file))
+	h := testhost.New(t, "", host.Defaults().WithApprovalsFile(file))
 	ctx := context.Background()
 	call := host.Call{Session: "s", Server: "fs", Tool: tool(t, writeFile)}
 	d := h.Check(ctx, call)
@@ -88,7 +89,7 @@ func TestACorruptApprovalsFileGrantsNothingAndIsNotWrittenOver(t *testing.T) {
 	if err := os.WriteFile(file, []byte(corrupt), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	h := newHost(t, "", host.Defaults().WithApprovalsFile(file))
+	h := testhost.New(t, "", host.Defaults().WithApprovalsFile(file))
 	if err := h.Approvals().Err(); err == nil || !strings.Contains(err.Error(), file) {
 		t.Fatalf("Approvals().Err() = %v", err)
 	}
@@ -152,7 +153,7 @@ func BenchmarkCheckRemembered(b *testing.B) {
 			if c.file {
 				s = s.WithApprovalsFile(benchApprovals())
 			}
-			h := newHost(b, benchConfig, s)
+			h := testhost.New(b, benchConfig, s)
 			tl := tool(b, writeFile)
 			if c.file && c.scope != host.Always {
 				// A definition the file holds no grant for.
@@ -190,8 +191,8 @@ func BenchmarkCheckRememberedInterleaved(b *testing.B) {
 	args := []byte(`{"path":"/home/me/src/notes.txt","content":"hello"}`)
 	granted := tool(b, writeFile)
 	other := tool(b, strings.Replace(writeFile, "Write a file", "Write a file!", 1))
-	withFile := newHost(b, benchConfig, host.Defaults().WithApprovalsFile(benchApprovals()))
-	noFile := newHost(b, benchConfig, host.Defaults())
+	withFile := testhost.New(b, benchConfig, host.Defaults().WithApprovalsFile(benchApprovals()))
+	noFile := testhost.New(b, benchConfig, host.Defaults())
 	d := noFile.Check(ctx, host.Call{Session: "s", Server: "fs", Tool: granted, Arguments: args})
 	if err := noFile.Approve("s", &d, host.ForSession); err != nil {
 		b.Fatal(err)

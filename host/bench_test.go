@@ -9,6 +9,7 @@ import (
 
 	"github.com/toolwarden/toolwarden/host"
 	"github.com/toolwarden/toolwarden/internal/policy"
+	"github.com/toolwarden/toolwarden/internal/testkit/testhost"
 )
 
 // benchCall is a realistic call as it arrives: a filesystem write with its
@@ -31,7 +32,7 @@ args = ["-y", "@modelcontextprotocol/server-filesystem", "/home/me/src"]
 // BenchmarkCheck is one host decision without plugins, the tool already
 // parsed and pinned: what a proxy pays per tools/call.
 func BenchmarkCheck(b *testing.B) {
-	h := newHost(b, benchConfig, host.Defaults())
+	h := testhost.New(b, benchConfig, host.Defaults())
 	tl := tool(b, writeFile)
 	call := host.Call{Session: "s", Server: "fs", Tool: tl, Arguments: json.RawMessage(`{"path":"/home/me/src/notes.txt","content":"hello"}`)}
 	ctx := context.Background()
@@ -66,7 +67,7 @@ func BenchmarkCheckWithPlugins(b *testing.B) {
 		{"trifecta+argguard", trifecta + argguard, host.Defaults()},
 	} {
 		b.Run(c.name, func(b *testing.B) {
-			h := newHost(b, benchConfig+"[apps.fs.hints]\nreads_private_data = true\nsees_untrusted_content = true\ncan_exfiltrate = true\n"+c.policies, c.settings)
+			h := testhost.New(b, benchConfig+"[apps.fs.hints]\nreads_private_data = true\nsees_untrusted_content = true\ncan_exfiltrate = true\n"+c.policies, c.settings)
 			tl := tool(b, writeFile)
 			call := host.Call{Session: "s", Server: "fs", Tool: tl, Arguments: json.RawMessage(`{"path":"/home/me/src/notes.txt","content":"hello"}`)}
 			ctx := context.Background()
@@ -91,7 +92,7 @@ func BenchmarkCheckWithPlugins(b *testing.B) {
 // BenchmarkCheckParallel is BenchmarkCheck from every core at once, sharing
 // one session.
 func BenchmarkCheckParallel(b *testing.B) {
-	h := newHost(b, benchConfig, host.Defaults())
+	h := testhost.New(b, benchConfig, host.Defaults())
 	tl := tool(b, writeFile)
 	call := host.Call{Session: "s", Server: "fs", Tool: tl, Arguments: json.RawMessage(`{}`)}
 	ctx := context.Background()

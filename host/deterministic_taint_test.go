@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/toolwarden/toolwarden/host"
+	"github.com/toolwarden/toolwarden/internal/testkit/testhost"
 )
 
 // A deterministic plugin's verdict is reused only for the same input: the
@@ -15,7 +16,7 @@ import (
 // made twice, so the reuse path is the one answering.
 func TestAReusedVerdictNeverOutlivesATaint(t *testing.T) {
 	t.Parallel()
-	h := newHost(t, benchConfig+"[apps.fs.hints]\nreads_private_data = true\nsees_untrusted_content = true\ncan_exfiltrate = true\n"+
+	h := testhost.New(t, benchConfig+"[apps.fs.hints]\nreads_private_data = true\nsees_untrusted_content = true\ncan_exfiltrate = true\n"+
 		"\n[policies.trifecta]\nbuiltin = \"trifecta\"\n", host.Defaults())
 	ctx := context.Background()
 	call := host.Call{Session: "s", Server: "fs", Tool: tool(t, writeFile), Arguments: json.RawMessage(`{"path":"/home/me/notes.txt","content":"x"}`)}

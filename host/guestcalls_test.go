@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/toolwarden/toolwarden/host"
+	"github.com/toolwarden/toolwarden/internal/testkit/testhost"
 )
 
 // guestCallsPolicies configures both first-party plugins that act on a
@@ -21,7 +22,7 @@ const guestCallsPolicies = "\n[policies.trifecta]\nbuiltin = \"trifecta\"\n%s" +
 // never a second check (and the list event, which neither handles, never).
 func TestOneCallRunsEachPluginsCheckOnce(t *testing.T) {
 	t.Parallel()
-	h := newHost(t, benchConfig+fmt.Sprintf(guestCallsPolicies, ""), host.Defaults().WithPluginCacheDir(pluginCache))
+	h := testhost.New(t, benchConfig+fmt.Sprintf(guestCallsPolicies, ""), host.Defaults().WithPluginCacheDir(pluginCache))
 	n := host.CountGuestCalls(h)
 	tl := tool(t, writeFile)
 	call := host.Call{Session: "s", Server: "fs", Tool: tl, Arguments: json.RawMessage(`{"path":"/home/me/src/x"}`)}
@@ -75,7 +76,7 @@ func TestObserveIsSkippedOnlyWhereNoObserverMatches(t *testing.T) {
 			if tt.audit {
 				s = s.WithAuditLog(&log)
 			}
-			h := newHost(t, benchConfig+notes+fmt.Sprintf(guestCallsPolicies, tt.scope), s)
+			h := testhost.New(t, benchConfig+notes+fmt.Sprintf(guestCallsPolicies, tt.scope), s)
 			n := host.CountGuestCalls(h)
 			tl := tool(t, `{"name":"read_notes","annotations":{"readOnlyHint":true}}`)
 			call := host.Call{Session: "s", Server: tt.server, Tool: tl, Arguments: json.RawMessage(`{}`)}

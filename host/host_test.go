@@ -1,7 +1,6 @@
 package host_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -11,24 +10,11 @@ import (
 	"testing"
 
 	"github.com/toolwarden/toolwarden/host"
-	"github.com/toolwarden/toolwarden/internal/config"
 	"github.com/toolwarden/toolwarden/internal/policy"
 	"github.com/toolwarden/toolwarden/internal/session"
+	"github.com/toolwarden/toolwarden/internal/testkit"
+	"github.com/toolwarden/toolwarden/internal/testkit/testhost"
 )
-
-func newHost(t testing.TB, toml string, s host.Settings) *host.Host {
-	t.Helper()
-	cfg, err := config.LoadBytes("test.toml", []byte(toml))
-	if err != nil {
-		t.Fatal(err)
-	}
-	h, err := host.New(context.Background(), cfg, s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { h.Close(context.Background()) })
-	return h
-}
 
 func tool(t testing.TB, raw string) *host.Tool {
 	t.Helper()
@@ -43,7 +29,7 @@ const writeFile = `{"name":"write_file","description":"Write a file","inputSchem
 
 func TestApproveForSessionAllowsTheNextCallWithoutAsking(t *testing.T) {
 	t.Parallel()
-	h := newHost(t, "", host.Defaults())
+	h := testhost.New(t, "", host.Defaults())
 	ctx := context.Background()
 	call := host.Call{Session: "s1", Server: "fs", Tool: tool(t, writeFile), Arguments: json.RawMessage(`{"path":"/tmp/x"}`)}
 	d := h.Check(ctx, call)
@@ -65,7 +51,7 @@ func TestApproveForSessionAllowsTheNextCallWithoutAsking(t *testing.T) {
 
 func TestApproveOnceRemembersNothing(t *testing.T) {
 	t.Parallel()
-	h := newHost(t, "", host.Defaults())
+	h := testhost.New(t, "", host.Defaults())
 	call := host.Call{Session: "s", Server: "fs", Tool: tool(t, writeFile)}
 	d := h.Check(context.Background(), call)
 	if err := h.Approve("s", &d, host.Once); err != nil {
@@ -78,7 +64,7 @@ func TestApproveOnceRemembersNothing(t *testing.T) {
 
 func TestApproveRefusesWhatCannotBeRemembered(t *testing.T) {
 	t.Parallel()
-	h := newHost(t, "[apps.fs]\ndefault_tools_approval_mode = \"prompt\"\n", host.Defaults())
+	h := testhost.New(t, "[apps.fs]\ndefault_tools_approval_mode = \"prompt\"\n", host.Defaults())
 	call := host.Call{Session: "s", Server: "fs", Tool: tool(t, writeFile)}
 	d := h.Check(context.Background(), call)
 	if err := h.Approve("s", &d, host.ForSession); !errors.Is(err, host.ErrNotRememberable) {
@@ -99,7 +85,7 @@ func TestApproveRefusesWhatCannotBeRemembered(t *testing.T) {
 
 func TestDriftDropsSessionApproval(t *testing.T) {
 	t.Parallel()
-	h := newHost(t, "", host.Defaults())
+	h := testhost.New(t, "", host.Defaults())
 	ctx := context.Background()
 	v1 := tool(t, writeFile)
 	d := h.Check(ctx, host.Call{Session: "s", Server: "fs", Tool: v1})
@@ -132,13 +118,13 @@ func TestAlwaysApprovalPersistsAcrossHosts(t *testing.T) {
 	t.Parallel()
 	file := filepath.Join(t.TempDir(), "approvals.json")
 	ctx := context.Background()
-	h1 := newHost(t, "", host.Defaults().WithApprovalsFile(file))
+	h1 := testhost.New(t, "", host.Defaults().WithApprovalsFile(file))
 	call := host.Call{Session: "a", Server: "fs", Tool: tool(t, writeFile)}
 	d := h1.Check(ctx, call)
 	if err := h1.Approve("a", &d, host.Always); err != nil {
 		t.Fatal(err)
 	}
-	h2 := newHost(t, "", host.Defaults().WithApprovalsFile(file))
+	h2 := testhost.New(t, "", host.Defaults().WithApprovalsFile(file))
 	call.Session = "b"
 	if d2 := h2.Check(ctx, call); d2.Decision != host.Allow {
 		t.Fatalf("new host, new session: %s", d2.Decision)
@@ -160,8 +146,8 @@ func TestAlwaysApprovalPersistsAcrossHosts(t *testing.T) {
 
 func TestAuditLogHasOneRecordPerDecision(t *testing.T) {
 	t.Parallel()
-	var buf syncBuffer
-	h := newHost(t, "", host.Defaults().WithAuditLog(&buf))
+	var buf testkit.Buffer
+	h := testhost.New(t, "", host.Defaults().WithAuditLog(&buf))
 	ctx := context.Background()
 	for i := 0; i < 3; i++ {
 		h.Check(ctx, host.Call{Session: "s", Server: "fs", Tool: tool(t, writeFile)})
@@ -207,7 +193,7 @@ func (nativeLabeler) Check(ctx context.Context, in *policy.CheckInput) policy.Pl
 
 func TestNativePluginSeesLabelsFromObserve(t *testing.T) {
 	t.Parallel()
-	h := newHost(t, "[apps.fs]\ndefault_tools_approval_mode = \"approve\"\n", host.Defaults().WithPlugin(nativeLabeler{}))
+	h := testhost.New(t, "[apps.fs]\ndefault_tools_approval_mode = \"approve\"\n", host.Defaults().WithPlugin(nativeLabeler{}))
 	ctx := context.Background()
 	call := host.Call{Session: "s", Server: "fs", Tool: tool(t, writeFile)}
 	d := h.Check(ctx, call)
@@ -225,7 +211,7 @@ func TestNativePluginSeesLabelsFromObserve(t *testing.T) {
 
 func TestConcurrentChecksShareOneSessionSafely(t *testing.T) {
 	t.Parallel()
-	h := newHost(t, "", host.Defaults())
+	h := testhost.New(t, "", host.Defaults())
 	tl := tool(t, writeFile)
 	var wg sync.WaitGroup
 	for g := 0; g < 8; g++ {
@@ -246,26 +232,9 @@ func TestConcurrentChecksShareOneSessionSafely(t *testing.T) {
 	}
 }
 
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 func TestDuplicateArgumentKeysAreDeniedBeforeAnyRule(t *testing.T) {
 	t.Parallel()
-	h := newHost(t, "[apps.fs]\ndefault_tools_approval_mode = \"approve\"\n", host.Defaults())
+	h := testhost.New(t, "[apps.fs]\ndefault_tools_approval_mode = \"approve\"\n", host.Defaults())
 	d := h.Check(context.Background(), host.Call{Session: "s", Server: "fs", Tool: tool(t, writeFile),
 		Arguments: json.RawMessage(`{"path":"/home/me/ok","path":"/etc/passwd"}`)})
 	if d.Decision != host.Deny || d.Reasons[0].Code != policy.CodeInvalidArguments {

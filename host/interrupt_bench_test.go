@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/toolwarden/toolwarden/host"
+	"github.com/toolwarden/toolwarden/internal/testkit/testhost"
 )
 
 // BenchmarkCheckWithPluginsVaried is BenchmarkCheckWithPlugins/
@@ -20,7 +21,7 @@ func BenchmarkCheckWithPluginsVaried(b *testing.B) {
 	const policies = "\n[policies.trifecta]\nbuiltin = \"trifecta\"\n" +
 		"\n[policies.argguard]\nbuiltin = \"argguard\"\n" +
 		`config.rules = [{ tool = "*", arg = "path", deny_glob = "/etc/**" }, { tool = "*", arg = "command", ask_regex = 'rm\s+-rf' }]` + "\n"
-	h := newHost(b, benchConfig+"[apps.fs.hints]\nreads_private_data = true\nsees_untrusted_content = true\ncan_exfiltrate = true\n"+policies, host.Defaults())
+	h := testhost.New(b, benchConfig+"[apps.fs.hints]\nreads_private_data = true\nsees_untrusted_content = true\ncan_exfiltrate = true\n"+policies, host.Defaults())
 	tl := tool(b, writeFile)
 	calls := make([]host.Call, 64)
 	for i := range calls {

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/toolwarden/toolwarden/host"
+	"github.com/toolwarden/toolwarden/internal/testkit/testhost"
 )
 
 // scalingConfig is benchConfig with trifecta and argguard, and fs's
@@ -23,7 +24,7 @@ const scalingConfig = benchConfig + "[apps.fs.hints]\nreads_private_data = true\
 // once so that every later Check of it repeats.
 func scalingHost(b testing.TB) (*host.Host, []host.Call) {
 	b.Helper()
-	h := newHost(b, scalingConfig, host.Defaults().WithPluginCacheDir(pluginCache))
+	h := testhost.New(b, scalingConfig, host.Defaults().WithPluginCacheDir(pluginCache))
 	tl := tool(b, writeFile)
 	ctx := context.Background()
 	calls := make([]host.Call, runtime.GOMAXPROCS(0))

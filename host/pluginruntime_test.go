@@ -6,13 +6,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/toolwarden/toolwarden/host"
 	"github.com/toolwarden/toolwarden/internal/config"
 	"github.com/toolwarden/toolwarden/internal/plugin"
+	"github.com/toolwarden/toolwarden/internal/testkit"
 )
 
 const argguardEtc = "\n[policies.argguard]\nbuiltin = \"argguard\"\n" + `config.rules = [{ tool = "*", arg = "path", deny_glob = "/etc/**" }]` + "\n"
@@ -78,10 +78,7 @@ func TestHostsOnASharedPluginRuntimeLogApart(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer rt.Close(ctx)
-	chatty, err := filepath.Abs(filepath.Join("plugin", "testdata", "wat", "chatty.wasm"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	chatty := testkit.Path("internal", "plugin", "testdata", "wat", "chatty.wasm")
 	cfg, err := config.LoadBytes("shared.toml", []byte(fmt.Sprintf("%s\n[policies.chatty]\nwasm = %q\n", benchConfig, chatty)))
 	if err != nil {
 		t.Fatal(err)

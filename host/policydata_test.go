@@ -10,6 +10,7 @@ import (
 	"github.com/toolwarden/toolwarden/host"
 	"github.com/toolwarden/toolwarden/internal/config"
 	"github.com/toolwarden/toolwarden/internal/policy"
+	"github.com/toolwarden/toolwarden/internal/testkit"
 )
 
 // A policy's data file is read again when the host reloads its config:
@@ -17,7 +18,8 @@ import (
 func TestReloadRereadsAPolicyDataFile(t *testing.T) {
 	dir := t.TempDir()
 	wasm := filepath.Join(dir, "hosts.wasm")
-	cmd := exec.Command("go", "build", "-buildmode=c-shared", "-trimpath", "-o", wasm, "./plugin/testdata/godata")
+	cmd := exec.Command("go", "build", "-buildmode=c-shared", "-trimpath", "-o", wasm, "./internal/plugin/testdata/godata")
+	cmd.Dir = testkit.Root()
 	cmd.Env = append(os.Environ(), "GOOS=wasip1", "GOARCH=wasm", "CGO_ENABLED=0")
 	if msg, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, msg)

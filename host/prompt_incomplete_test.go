@@ -9,6 +9,7 @@ import (
 
 	"github.com/toolwarden/toolwarden/host"
 	"github.com/toolwarden/toolwarden/internal/policy"
+	"github.com/toolwarden/toolwarden/internal/testkit/testhost"
 )
 
 // contentFlagger asks about every call, remembering allowed, and flags
@@ -27,7 +28,7 @@ func (contentFlagger) Check(context.Context, *policy.CheckInput) policy.PluginVe
 // ErrNotRememberable, and the next call is asked again.
 func TestApproveRefusesToRememberWhatThePromptCouldNotShow(t *testing.T) {
 	t.Parallel()
-	h := newHost(t, "[apps.fs]\ndestructive_enabled = true\n", host.Defaults().WithPlugin(contentFlagger{}))
+	h := testhost.New(t, "[apps.fs]\ndestructive_enabled = true\n", host.Defaults().WithPlugin(contentFlagger{}))
 	call := host.Call{Session: "s", Server: "fs", Tool: tool(t, writeFile),
 		Arguments: json.RawMessage(`{"content":"` + strings.Repeat("x", 3000) + `","path":"/tmp/a"}`)}
 	ctx := context.Background()

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/toolwarden/toolwarden/host"
+	"github.com/toolwarden/toolwarden/internal/testkit/testhost"
 )
 
 // BenchmarkCheckPolicySnapshot measures what taking the policy generation
@@ -18,7 +19,7 @@ import (
 // round. It reports the median of the
 // per-block ratios, "counted/uncounted", and each case's ns per call.
 func BenchmarkCheckPolicySnapshot(b *testing.B) {
-	h := newHost(b, benchConfig, host.Defaults())
+	h := testhost.New(b, benchConfig, host.Defaults())
 	call := host.Call{Session: "s", Server: "fs", Tool: tool(b, writeFile), Arguments: json.RawMessage(`{"path":"/home/me/src/notes.txt","content":"hello"}`)}
 	ctx := context.Background()
 	h.Check(ctx, call) // pin
@@ -55,7 +56,7 @@ func BenchmarkCheckPolicySnapshot(b *testing.B) {
 // BenchmarkTakePolicy is the count alone: taking and releasing the
 // current policy, uncontended.
 func BenchmarkTakePolicy(b *testing.B) {
-	h := newHost(b, benchConfig, host.Defaults())
+	h := testhost.New(b, benchConfig, host.Defaults())
 	for i := 0; i < b.N; i++ {
 		host.TakePolicy(h)
 	}

@@ -2,7 +2,6 @@ package host_test
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"os"
@@ -14,21 +13,14 @@ import (
 	"github.com/toolwarden/toolwarden/host"
 	"github.com/toolwarden/toolwarden/internal/config"
 	"github.com/toolwarden/toolwarden/internal/policy"
+	"github.com/toolwarden/toolwarden/internal/testkit"
+	"github.com/toolwarden/toolwarden/internal/testkit/testhost"
 )
 
 // noopWasm is a check plugin with no opinion: a call it decides is
 // allowed or asked by the baseline, never denied, unless the plugin
 // failed (a closed plugin fails, and on_error denies).
-var noopWasm, _ = filepath.Abs(filepath.Join("plugin", "testdata", "wat", "noop.wasm"))
-
-func loadConfig(t testing.TB, toml string) *config.Config {
-	t.Helper()
-	cfg, err := config.LoadBytes("test.toml", []byte(toml))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return cfg
-}
+var noopWasm = testkit.Path("internal", "plugin", "testdata", "wat", "noop.wasm")
 
 func noopPolicy() string {
 	return "[policies.noop]\nwasm = " + strconvQuote(noopWasm) + "\n"
@@ -40,7 +32,7 @@ func TestReloadKeepsSessionsApprovalsPinsAndLabels(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	file := filepath.Join(t.TempDir(), "approvals.json")
-	h := newHost(t, "", host.Defaults().WithApprovalsFile(file).WithPluginCacheDir(pluginCache))
+	h := testhost.New(t, "", host.Defaults().WithApprovalsFile(file).WithPluginCacheDir(pluginCache))
 	write := tool(t, writeFile)
 	del := tool(t, `{"name":"delete_file","inputSchema":{"type":"object"},"annotations":{"readOnlyHint":false,"destructiveHint":true}}`)
 
@@ -55,7 +47,7 @@ func TestReloadKeepsSessionsApprovalsPinsAndLabels(t *testing.T) {
 	h.Session("s").AddLabels("untrusted")
 
 	// A config that changes something unrelated, with a plugin to load.
-	if err := h.Reload(ctx, loadConfig(t, "[apps.other]\nenabled = false\n"+noopPolicy())); err != nil {
+	if err := h.Reload(ctx, testhost.Config(t, "[apps.other]\nenabled = false\n"+noopPolicy())); err != nil {
 		t.Fatal(err)
 	}
 	if d := h.Check(ctx, host.Call{Session: "s", Server: "fs", Tool: write}); d.Decision != host.Allow || d.Reasons[0].Code != policy.CodeRemembered {
@@ -81,7 +73,7 @@ func TestReloadKeepsSessionsApprovalsPinsAndLabels(t *testing.T) {
 func TestReloadAppliesAStricterConfigToTheNextCall(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	h := newHost(t, "", host.Defaults())
+	h := testhost.New(t, "", host.Defaults())
 	read, write := tool(t, readFile), tool(t, writeFile)
 	call := host.Call{Session: "s", Server: "fs", Tool: read}
 	if d := h.Check(ctx, call); d.Decision != host.Allow {
@@ -90,7 +82,7 @@ func TestReloadAppliesAStricterConfigToTheNextCall(t *testing.T) {
 	if got := h.Filter(ctx, "s", "fs", []*host.Tool{read, write}); len(got) != 2 {
 		t.Fatalf("before: %d tools listed", len(got))
 	}
-	err := h.Reload(ctx, loadConfig(t, `
+	err := h.Reload(ctx, testhost.Config(t, `
 [apps.fs.tools.read_file]
 enabled = false
 [apps.fs.tools.write_file]
@@ -128,10 +120,10 @@ func TestReloadRefusesABrokenChangeAndTheOldPolicyKeepsDeciding(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			ctx := context.Background()
-			var log bytes.Buffer
-			h := newHost(t, "[apps.fs.tools.read_file]\nenabled = false\n", host.Defaults().WithAuditLog(&syncWriter{w: &log}).WithPluginCacheDir(pluginCache))
+			var log testkit.Buffer
+			h := testhost.New(t, "[apps.fs.tools.read_file]\nenabled = false\n", host.Defaults().WithAuditLog(&log).WithPluginCacheDir(pluginCache))
 			before := h.Config()
-			err := h.Reload(ctx, loadConfig(t, tc.toml))
+			err := h.Reload(ctx, testhost.Config(t, tc.toml))
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("Reload = %v, want an error naming %q", err, tc.want)
 			}
@@ -153,9 +145,9 @@ func TestReloadRefusesABrokenChangeAndTheOldPolicyKeepsDeciding(t *testing.T) {
 
 func TestReloadRecordsAnAppliedChangeInTheAuditLog(t *testing.T) {
 	t.Parallel()
-	var log bytes.Buffer
-	h := newHost(t, "", host.Defaults().WithAuditLog(&syncWriter{w: &log}))
-	if err := h.Reload(context.Background(), loadConfig(t, "")); err != nil {
+	var log testkit.Buffer
+	h := testhost.New(t, "", host.Defaults().WithAuditLog(&log))
+	if err := h.Reload(context.Background(), testhost.Config(t, "")); err != nil {
 		t.Fatal(err)
 	}
 	if !auditHas(t, log.String(), "reload", `"outcome":"applied"`, `"files":["test.toml"]`) {
@@ -182,17 +174,6 @@ func auditHas(t *testing.T, log, event string, parts ...string) bool {
 	return false
 }
 
-type syncWriter struct {
-	mu sync.Mutex
-	w  *bytes.Buffer
-}
-
-func (s *syncWriter) Write(b []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.w.Write(b)
-}
-
 // Under -race: calls decide while the policy changes under them, and
 // every decision is one policy's whole answer, never a closed plugin's.
 func TestCallsDuringReloadDecideByOnePolicyAndNeverUseAClosedPlugin(t *testing.T) {
@@ -200,8 +181,8 @@ func TestCallsDuringReloadDecideByOnePolicyAndNeverUseAClosedPlugin(t *testing.T
 	ctx := context.Background()
 	s := host.Defaults().WithPluginCacheDir(pluginCache)
 	configs := []*config.Config{
-		loadConfig(t, noopPolicy()+"[apps.fs.tools.write_file]\napproval_mode = \"approve\"\n"),
-		loadConfig(t, noopPolicy()+"[apps.fs.tools.write_file]\napproval_mode = \"prompt\"\n"),
+		testhost.Config(t, noopPolicy()+"[apps.fs.tools.write_file]\napproval_mode = \"approve\"\n"),
+		testhost.Config(t, noopPolicy()+"[apps.fs.tools.write_file]\napproval_mode = \"prompt\"\n"),
 	}
 	h, err := host.New(ctx, configs[0], s)
 	if err != nil {
@@ -263,7 +244,7 @@ func TestOldPluginsCloseOnlyAfterTheCallsUsingThemEnd(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	g := &gate{entered: make(chan struct{}), leave: make(chan struct{})}
-	h := newHost(t, noopPolicy(), host.Defaults().WithPluginCacheDir(pluginCache).WithPlugin(g))
+	h := testhost.New(t, noopPolicy(), host.Defaults().WithPluginCacheDir(pluginCache).WithPlugin(g))
 	oldClosed := host.PolicyClosed(h)
 
 	// The call runs the list event (held by the gate) and then the noop
@@ -273,7 +254,7 @@ func TestOldPluginsCloseOnlyAfterTheCallsUsingThemEnd(t *testing.T) {
 		result <- h.Check(ctx, host.Call{Session: "s", Server: "fs", Tool: tool(t, readFile), Arguments: json.RawMessage(`{}`)})
 	}()
 	<-g.entered
-	if err := h.Reload(ctx, loadConfig(t, noopPolicy())); err != nil {
+	if err := h.Reload(ctx, testhost.Config(t, noopPolicy())); err != nil {
 		t.Fatal(err)
 	}
 	select {
@@ -292,7 +273,7 @@ func TestOldPluginsCloseOnlyAfterTheCallsUsingThemEnd(t *testing.T) {
 func TestACallAfterCloseFailsClosedAndDoesNotHang(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	h, err := host.New(ctx, loadConfig(t, noopPolicy()), host.Defaults().WithPluginCacheDir(pluginCache))
+	h, err := host.New(ctx, testhost.Config(t, noopPolicy()), host.Defaults().WithPluginCacheDir(pluginCache))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/toolwarden/toolwarden/host"
+	"github.com/toolwarden/toolwarden/internal/testkit/testhost"
 )
 
 // The reason of a call let through by an earlier answer says which answer:
@@ -20,7 +21,7 @@ func TestTheReasonSaysWhichAnswerAllowedTheCall(t *testing.T) {
 		{host.ForSession, "approved earlier in this session for this exact definition"},
 		{host.Always, `approved earlier with "always" (the approvals file) for this exact definition`},
 	} {
-		h := newHost(t, "", host.Defaults().WithApprovalsFile(filepath.Join(t.TempDir(), "approvals.json")))
+		h := testhost.New(t, "", host.Defaults().WithApprovalsFile(filepath.Join(t.TempDir(), "approvals.json")))
 		ctx := context.Background()
 		call := host.Call{Session: "s", Server: "fs", Tool: tool(t, writeFile)}
 		d := h.Check(ctx, call)

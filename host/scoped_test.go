@@ -9,6 +9,7 @@ import (
 	"github.com/toolwarden/toolwarden/host"
 	"github.com/toolwarden/toolwarden/internal/hints"
 	"github.com/toolwarden/toolwarden/internal/policy"
+	"github.com/toolwarden/toolwarden/internal/testkit/testhost"
 )
 
 // pathScoper asks about every write, not rememberable as a whole, and
@@ -30,7 +31,7 @@ func (pathScoper) Check(context.Context, *policy.CheckInput) policy.PluginVerdic
 // refused for such an ask.
 func TestApproveScopedRemembersOnlyInsideTheScope(t *testing.T) {
 	t.Parallel()
-	h := newHost(t, "[apps.fs]\ndestructive_enabled = true\n", host.Defaults().WithPlugin(pathScoper{}))
+	h := testhost.New(t, "[apps.fs]\ndestructive_enabled = true\n", host.Defaults().WithPlugin(pathScoper{}))
 	ctx := context.Background()
 	at := func(session, path string, def *hints.Tool) host.Call {
 		return host.Call{Session: session, Server: "fs", Tool: def, Arguments: json.RawMessage(`{"path":"` + path + `","content":"x"}`)}
@@ -66,7 +67,7 @@ func TestApproveScopedRemembersOnlyInsideTheScope(t *testing.T) {
 // An ask that offers no scope cannot be approved scoped.
 func TestApproveScopedRefusesAnAskWithoutScopes(t *testing.T) {
 	t.Parallel()
-	h := newHost(t, "[apps.fs]\ndestructive_enabled = true\n", host.Defaults().WithPlugin(contentFlagger{}))
+	h := testhost.New(t, "[apps.fs]\ndestructive_enabled = true\n", host.Defaults().WithPlugin(contentFlagger{}))
 	d := h.Check(context.Background(), host.Call{Session: "s", Server: "fs", Tool: tool(t, writeFile), Arguments: json.RawMessage(`{"content":"x"}`)})
 	if d.Decision != host.Ask {
 		t.Fatalf("decision %s", d.Decision)

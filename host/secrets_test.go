@@ -7,6 +7,7 @@ import (
 
 	"github.com/toolwarden/toolwarden/host"
 	"github.com/toolwarden/toolwarden/internal/fakesecrets"
+	"github.com/toolwarden/toolwarden/internal/testkit/testhost"
 )
 
 // The secrets plugin sees the result text the host passes to observe: the
@@ -52,7 +53,7 @@ config = { mode = "deny" }
 			if c.cfg != "" {
 				conf = c.cfg
 			}
-			h := newHost(t, conf, s)
+			h := testhost.New(t, conf, s)
 			ctx := context.Background()
 			call := host.Call{Session: "s", Server: "fs", Tool: read}
 			d := h.Check(ctx, call)

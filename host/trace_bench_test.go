@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/toolwarden/toolwarden/host"
+	"github.com/toolwarden/toolwarden/internal/testkit/testhost"
 )
 
 const (
@@ -28,7 +29,7 @@ var traceCases = []struct{ name, toml string }{
 // that every later Check takes the same path.
 func primedTraceHost(tb testing.TB, toml string, s host.Settings) (*host.Host, host.Call) {
 	tb.Helper()
-	h := newHost(tb, toml, s)
+	h := testhost.New(tb, toml, s)
 	call := host.Call{Session: "s", Server: "fs", Tool: tool(tb, writeFile), Arguments: json.RawMessage(`{"path":"/home/me/src/notes.txt","content":"hello"}`)}
 	ctx := context.Background()
 	d := h.Check(ctx, call)

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/toolwarden/toolwarden/host"
+	"github.com/toolwarden/toolwarden/internal/testkit/testhost"
 )
 
 // The first-party plugins declare their checks deterministic, so each
@@ -20,7 +21,7 @@ import (
 // however the calls of the two sessions interleave.
 func TestAReusedVerdictNeverCrossesSessions(t *testing.T) {
 	t.Parallel()
-	h := newHost(t, benchConfig+"[apps.fs.hints]\nreads_private_data = true\nsees_untrusted_content = true\ncan_exfiltrate = true\n"+
+	h := testhost.New(t, benchConfig+"[apps.fs.hints]\nreads_private_data = true\nsees_untrusted_content = true\ncan_exfiltrate = true\n"+
 		"\n[policies.trifecta]\nbuiltin = \"trifecta\"\nconfig = { mode = \"deny\" }\n", host.Defaults())
 	ctx := context.Background()
 	call := func(session string) host.Call {
@@ -45,7 +46,7 @@ func TestAReusedVerdictNeverCrossesSessions(t *testing.T) {
 // allowed when the same call arrives for a server working in /etc.
 func TestAReusedVerdictNeverOutlivesAChangeOfWorkingDirectory(t *testing.T) {
 	t.Parallel()
-	h := newHost(t, benchConfig+"\n[policies.argguard]\nbuiltin = \"argguard\"\n"+
+	h := testhost.New(t, benchConfig+"\n[policies.argguard]\nbuiltin = \"argguard\"\n"+
 		`config.rules = [{ tool = "*", arg = "path", deny_glob = "/etc/**" }]`+"\n", host.Defaults())
 	ctx := context.Background()
 	for round := range 3 {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/toolwarden/toolwarden/host"
 	"github.com/toolwarden/toolwarden/internal/policy"
+	"github.com/toolwarden/toolwarden/internal/testkit/testhost"
 )
 
 // processCPU is the process's user and system CPU time so far, in ns.
@@ -52,7 +53,7 @@ func BenchmarkCheckVisibility(b *testing.B) {
 				name = "fresh-session/" + c.name
 			}
 			b.Run(name, func(b *testing.B) {
-				h := newHost(b, benchConfig+c.policies, c.settings)
+				h := testhost.New(b, benchConfig+c.policies, c.settings)
 				w, r := tool(b, writeFile), tool(b, readFile)
 				ctx := context.Background()
 				args := json.RawMessage(`{"path":"/home/me/src/notes.txt","content":"hello"}`)

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -14,12 +13,14 @@ import (
 	"github.com/toolwarden/toolwarden/host"
 	"github.com/toolwarden/toolwarden/internal/hints"
 	"github.com/toolwarden/toolwarden/internal/policy"
+	"github.com/toolwarden/toolwarden/internal/testkit"
+	"github.com/toolwarden/toolwarden/internal/testkit/testhost"
 )
 
 const readFile = `{"name":"read_file","description":"Read a file","inputSchema":{"type":"object"},"annotations":{"readOnlyHint":true,"openWorldHint":false}}`
 
 // hidelistWasm hides the tools named in its config's "hide" (list event only).
-var hidelistWasm, _ = filepath.Abs(filepath.Join("plugin", "testdata", "wat", "hidelist.wasm"))
+var hidelistWasm = testkit.Path("internal", "plugin", "testdata", "wat", "hidelist.wasm")
 
 // hider is a Go list plugin: it hides the tools in hide, and, once the
 // session carries label, the tools in hideWhen. It records every list input.
@@ -138,7 +139,7 @@ func TestEveryHideIsADeny(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			h := newHost(t, tc.toml, tc.settings)
+			h := testhost.New(t, tc.toml, tc.settings)
 			w, r := tool(t, writeFile), tool(t, readFile)
 			// Called before any list: the call itself runs the list.
 			wantHidden(t, check(h, "unlisted", w), tc.code, tc.source)
@@ -167,7 +168,7 @@ func TestEveryHideIsADeny(t *testing.T) {
 func TestListHideThatDependsOnLabelsAppliesAtTheNextCall(t *testing.T) {
 	t.Parallel()
 	p := &hider{name: "taint", label: "tainted", hideWhen: []string{"write_file"}}
-	h := newHost(t, approveAll, host.Defaults().WithPlugin(p).WithPlugin(labelOn{tool: "read_file", label: "tainted"}))
+	h := testhost.New(t, approveAll, host.Defaults().WithPlugin(p).WithPlugin(labelOn{tool: "read_file", label: "tainted"}))
 	w, r := tool(t, writeFile), tool(t, readFile)
 	if got := listed(h, "s", w, r); !slices.Equal(got, []string{"write_file", "read_file"}) {
 		t.Fatalf("tools/list before the label: %v", got)
@@ -195,7 +196,7 @@ func TestListHideThatDependsOnLabelsAppliesAtTheNextCall(t *testing.T) {
 func TestCallReusesTheLastListUntilTheToolChanges(t *testing.T) {
 	t.Parallel()
 	p := &hider{name: "h", hide: []string{"delete_file"}}
-	h := newHost(t, "", host.Defaults().WithPlugin(p))
+	h := testhost.New(t, "", host.Defaults().WithPlugin(p))
 	w := tool(t, writeFile)
 	listed(h, "s", w)
 	for i := 0; i < 3; i++ {
@@ -222,7 +223,7 @@ func TestCallReusesTheLastListUntilTheToolChanges(t *testing.T) {
 func TestListSeesEffectiveHints(t *testing.T) {
 	t.Parallel()
 	p := &hider{name: "h"}
-	h := newHost(t, "[apps.fs]\ntrust = \"none\"\n[apps.fs.tools.read_file]\nhints = { reads_private_data = true }\n", host.Defaults().WithPlugin(p))
+	h := testhost.New(t, "[apps.fs]\ntrust = \"none\"\n[apps.fs.tools.read_file]\nhints = { reads_private_data = true }\n", host.Defaults().WithPlugin(p))
 	r := tool(t, readFile)
 	listed(h, "s", r)
 	d := check(h, "s", r)
@@ -247,7 +248,7 @@ func TestListSeesEffectiveHints(t *testing.T) {
 func TestFailingListPluginFollowsOnError(t *testing.T) {
 	t.Parallel()
 	ask := failingHider{&hider{name: "flaky", err: errors.New("timeout"), onError: policy.Ask}}
-	h := newHost(t, approveAll, host.Defaults().WithPlugin(ask))
+	h := testhost.New(t, approveAll, host.Defaults().WithPlugin(ask))
 	w := tool(t, writeFile)
 	if got := listed(h, "s", w); !slices.Equal(got, []string{"write_file"}) {
 		t.Fatalf("on_error ask: tools/list %v", got)
@@ -258,7 +259,7 @@ func TestFailingListPluginFollowsOnError(t *testing.T) {
 	}
 
 	abstain := failingHider{&hider{name: "flaky", err: errors.New("timeout"), onError: policy.Abstain}}
-	h = newHost(t, approveAll, host.Defaults().WithPlugin(abstain))
+	h = testhost.New(t, approveAll, host.Defaults().WithPlugin(abstain))
 	if got := listed(h, "s", w); !slices.Equal(got, []string{"write_file"}) {
 		t.Fatalf("on_error abstain: tools/list %v", got)
 	}
@@ -271,7 +272,7 @@ func TestFailingListPluginFollowsOnError(t *testing.T) {
 // and at call time alike.
 func TestListPluginHidesOnlyWithinItsToolsGlobs(t *testing.T) {
 	t.Parallel()
-	h := newHost(t, fmt.Sprintf("[policies.hider]\nwasm = %q\ntools = [\"read_*\"]\nconfig = { hide = [\"write_file\", \"read_file\"] }\n", hidelistWasm), host.Defaults())
+	h := testhost.New(t, fmt.Sprintf("[policies.hider]\nwasm = %q\ntools = [\"read_*\"]\nconfig = { hide = [\"write_file\", \"read_file\"] }\n", hidelistWasm), host.Defaults())
 	w, r := tool(t, writeFile), tool(t, readFile)
 	if got := listed(h, "s", w, r); !slices.Equal(got, []string{"write_file"}) {
 		t.Fatalf("tools/list: %v", got)
