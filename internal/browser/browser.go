@@ -17,17 +17,12 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"sync"
 	"testing"
-)
 
-// Root is the repository's root folder.
-func Root() string {
-	_, file, _, _ := runtime.Caller(0)
-	return filepath.Join(filepath.Dir(file), "..", "..")
-}
+	"github.com/toolwarden/toolwarden/internal/testkit"
+)
 
 // Chromium returns the Chromium to drive: $CHROMIUM, else chromium (or
 // chromium-browser) on the PATH, as scripts/setup.sh installs it.
@@ -41,19 +36,6 @@ func Chromium() (string, error) {
 		}
 	}
 	return "", errors.New("no chromium on the PATH (scripts/setup.sh installs Debian's chromium)")
-}
-
-// need skips the test when a toolchain is missing, except when
-// TOOLWARDEN_REQUIRE_TOOLCHAINS=1 (CI), where it fails: CI runs every test.
-func need(t testing.TB, what string, err error) {
-	t.Helper()
-	if err == nil {
-		return
-	}
-	if os.Getenv("TOOLWARDEN_REQUIRE_TOOLCHAINS") == "1" {
-		t.Fatalf("%s is required (TOOLWARDEN_REQUIRE_TOOLCHAINS=1) but unavailable: %v (run scripts/setup.sh)", what, err)
-	}
-	t.Skipf("%s unavailable: %v (run scripts/setup.sh)", what, err)
 }
 
 // Browser is one headless Chromium with one page.
@@ -72,14 +54,14 @@ type Browser struct {
 func Start(t testing.TB) *Browser {
 	t.Helper()
 	chromium, err := Chromium()
-	need(t, "chromium", err)
+	testkit.Need(t, "chromium", err)
 	_, err = exec.LookPath("node")
-	need(t, "node", err)
-	npm := filepath.Join(Root(), "scripts", "npm")
+	testkit.Need(t, "node", err)
+	npm := testkit.Path("scripts", "npm")
 	_, err = os.Stat(filepath.Join(npm, "node_modules", "puppeteer-core", "package.json"))
-	need(t, "npm package puppeteer-core", err)
+	testkit.Need(t, "npm package puppeteer-core", err)
 
-	cmd := exec.Command("node", filepath.Join(Root(), "internal", "inbox", "testdata", "browser.mjs"))
+	cmd := exec.Command("node", testkit.Path("internal", "inbox", "testdata", "browser.mjs"))
 	cmd.Env = append(os.Environ(), "NPM_DIR="+npm, "CHROMIUM="+chromium)
 	var stderr strings.Builder
 	cmd.Stderr = &stderr

@@ -18,6 +18,7 @@ import (
 	"github.com/toolwarden/toolwarden/internal/inbox"
 	"github.com/toolwarden/toolwarden/internal/policy"
 	"github.com/toolwarden/toolwarden/internal/session"
+	"github.com/toolwarden/toolwarden/internal/testkit"
 )
 
 // binary is the toolwarden command the browser tests drive, built once.
@@ -38,7 +39,7 @@ func TestMain(m *testing.M) {
 		os.Setenv("GOCOVERDIR", cover)
 	}
 	build := exec.Command("go", append(args, "./cmd/toolwarden")...)
-	build.Dir = browser.Root()
+	build.Dir = testkit.Root()
 	build.Stdout, build.Stderr = os.Stderr, os.Stderr
 	if err := build.Run(); err != nil {
 		fmt.Fprintln(os.Stderr, "building toolwarden:", err)
@@ -107,7 +108,7 @@ func shot(t *testing.T, b *browser.Browser, name, selector string) {
 	if !filepath.IsAbs(dir) {
 		// go test runs in this package's folder; the docs name the
 		// folder from the module root (docs/images).
-		dir = filepath.Join(browser.Root(), dir)
+		dir = testkit.Path(dir)
 	}
 	b.Screenshot(filepath.Join(dir, name), selector)
 	t.Logf("screenshot %s", filepath.Join(dir, name))
