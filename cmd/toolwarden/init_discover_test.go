@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/toolwarden/toolwarden/internal/config"
 )
@@ -245,4 +246,60 @@ func listThroughWrap(t *testing.T, env []string, args ...string) string {
 	}
 	t.Fatalf("no tools/list answer: %v\nstderr: %s", lines.Err(), stderr.String())
 	return ""
+}
+
+// A running wrap given no --config watches the user file it found: an
+// edit of the file init wrote applies without a restart.
+func TestWrapWithoutConfigAppliesAnEditOfTheUserFileLive(t *testing.T) {
+	t.Parallel()
+	n := newNewcomer(t)
+	writeTestFile(t, n.userConfig(), "# nothing hidden yet\n")
+	cmd := exec.Command(built.tw, "wrap", "--app", "t", "--approvals", filepath.Join(t.TempDir(), "a.json"), "--", built.testsrv)
+	cmd.Env = n.env
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr lockedBuffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { stdin.Close(); _ = cmd.Wait() }()
+	lines := bufio.NewScanner(stdout)
+	lines.Buffer(nil, 1<<20)
+	id := 0
+	ask := func(method, params string) string {
+		t.Helper()
+		id++
+		fmt.Fprintf(stdin, `{"jsonrpc":"2.0","id":%d,"method":%q,"params":%s}`+"\n", id, method, params)
+		want := fmt.Sprintf(`"id":%d`, id)
+		for lines.Scan() {
+			if strings.Contains(lines.Text(), want) {
+				return lines.Text()
+			}
+		}
+		t.Fatalf("no answer to %s: %v\nstderr: %s", method, lines.Err(), stderr.String())
+		return ""
+	}
+	ask("initialize", `{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}`)
+	fmt.Fprintln(stdin, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	if l := ask("tools/list", "{}"); !strings.Contains(l, `"name":"echo"`) {
+		t.Fatalf("echo is not listed before the edit: %s", l)
+	}
+	writeTestFile(t, n.userConfig(), "[apps.t.tools.echo]\nenabled = false\n")
+	deadline := time.Now().Add(15 * time.Second)
+	for !strings.Contains(stderr.String(), "config reloaded") {
+		if time.Now().After(deadline) {
+			t.Fatalf("the edit of %s was not applied\nstderr: %s", n.userConfig(), stderr.String())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if l := ask("tools/list", "{}"); strings.Contains(l, `"name":"echo"`) {
+		t.Fatalf("echo is still listed after the edit hid it: %s", l)
+	}
 }
