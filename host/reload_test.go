@@ -150,7 +150,7 @@ func TestReloadRecordsAnAppliedChangeInTheAuditLog(t *testing.T) {
 	if err := h.Reload(context.Background(), testhost.Config(t, "")); err != nil {
 		t.Fatal(err)
 	}
-	if !auditHas(t, log.String(), "reload", `"outcome":"applied"`, `"files":["test.toml"]`) {
+	if !auditHas(t, log.String(), "reload", `"outcome":"applied"`, `"files":["config.toml"]`) {
 		t.Errorf("no applied reload in the audit log:\n%s", log.String())
 	}
 }

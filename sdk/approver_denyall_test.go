@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/toolwarden/toolwarden/host"
+	"github.com/toolwarden/toolwarden/internal/testkit/testhost"
 	"github.com/toolwarden/toolwarden/sdk"
 )
 
@@ -33,7 +34,7 @@ func TestUnderDenyAllTheModelIsToldNoOneWasAsked(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			f := newFiles()
-			g := sdk.New(newHost(t, "", host.Defaults()), sdk.WithApprover(tc.approver))
+			g := sdk.New(testhost.New(t, "", host.Defaults()), sdk.WithApprover(tc.approver))
 			out, isErr := call(t, g.Client("fs", f.connect(t)), "write_file", map[string]any{"path": "/a.txt", "content": "x"})
 			if !isErr || len(f.ran()) != 0 {
 				t.Fatalf("the asked call ran (error %v): %s", isErr, out)

@@ -13,6 +13,7 @@ import (
 	"github.com/toolwarden/toolwarden/host"
 	"github.com/toolwarden/toolwarden/internal/channel"
 	"github.com/toolwarden/toolwarden/internal/policy"
+	"github.com/toolwarden/toolwarden/internal/testkit/testhost"
 	"github.com/toolwarden/toolwarden/sdk"
 )
 
@@ -43,7 +44,7 @@ func TestAServerRefusesAScopedAnswerWhoseScopesChangedAfterTheHumanSawThem(t *te
 	t.Parallel()
 	scoper := &movingScoper{}
 	scoper.glob.Store("/docs/**")
-	g := sdk.New(newHost(t, "[apps.fs]\ndestructive_enabled = true\n", host.Defaults().WithPlugin(scoper)))
+	g := sdk.New(testhost.New(t, "[apps.fs]\ndestructive_enabled = true\n", host.Defaults().WithPlugin(scoper)))
 	f := newFiles(g.ServerOption("fs"))
 	var (
 		mu    sync.Mutex

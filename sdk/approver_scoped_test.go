@@ -8,6 +8,7 @@ import (
 
 	"github.com/toolwarden/toolwarden/host"
 	"github.com/toolwarden/toolwarden/internal/policy"
+	"github.com/toolwarden/toolwarden/internal/testkit/testhost"
 	"github.com/toolwarden/toolwarden/sdk"
 )
 
@@ -42,7 +43,7 @@ func TestGuardApproverAnswersTheScopedOption(t *testing.T) {
 		}
 		return sdk.AllowOnce, nil
 	})
-	g := sdk.New(newHost(t, "[apps.fs]\ndestructive_enabled = true\n", host.Defaults().WithPlugin(docsScoper{})), sdk.WithApprover(a))
+	g := sdk.New(testhost.New(t, "[apps.fs]\ndestructive_enabled = true\n", host.Defaults().WithPlugin(docsScoper{})), sdk.WithApprover(a))
 	c := g.Client("fs", f.connect(t))
 	for _, p := range []string{"/docs/a.md", "/docs/sub/b.md", "/src/c.go"} {
 		if out, isErr := call(t, c, "write_file", map[string]any{"path": p, "content": "x"}); isErr {

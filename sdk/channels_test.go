@@ -1,18 +1,18 @@
 package sdk_test
 
 import (
-	"bytes"
 	"context"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/toolwarden/toolwarden/host"
 	"github.com/toolwarden/toolwarden/internal/config"
 	"github.com/toolwarden/toolwarden/internal/inbox"
+	"github.com/toolwarden/toolwarden/internal/testkit"
+	"github.com/toolwarden/toolwarden/internal/testkit/testhost"
 	"github.com/toolwarden/toolwarden/sdk"
 )
 
@@ -49,24 +49,6 @@ func answerInbox(t *testing.T, dir, option string) inbox.Ask {
 	}
 }
 
-// syncBuffer is an audit log the test reads while calls write it.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 type callResult struct {
 	text  string
 	isErr bool
@@ -90,7 +72,7 @@ func TestTheInboxApproverAnswersFromTheInbox(t *testing.T) {
 		t.Run(tc.option, func(t *testing.T) {
 			dir := privateInbox(t)
 			f := newFiles()
-			g := sdk.New(newHost(t, "", host.Defaults()), sdk.WithApprover(sdk.Inbox(time.Hour)))
+			g := sdk.New(testhost.New(t, "", host.Defaults()), sdk.WithApprover(sdk.Inbox(time.Hour)))
 			done := callAsync(t, g, f)
 			a := answerInbox(t, dir, tc.option)
 			got := <-done
@@ -112,7 +94,7 @@ func TestTheGuardFollowsApprovalChannel(t *testing.T) {
 		dir := privateInbox(t)
 		f := newFiles()
 		a := &recorder{answer: sdk.AllowOnce}
-		g := sdk.New(newHost(t, "approval_channel = \"none\"\n", host.Defaults()), sdk.WithApprover(a))
+		g := sdk.New(testhost.New(t, "approval_channel = \"none\"\n", host.Defaults()), sdk.WithApprover(a))
 		out, isErr := call(t, g.Client("fs", f.connect(t)), "write_file", map[string]any{"path": "/a.txt", "content": "x"})
 		if !isErr || !strings.Contains(out, `approval_channel = "none" at config.toml:1:1`) || !strings.Contains(out, "no_approval_channel") {
 			t.Fatalf("result %q (error %v)", out, isErr)
@@ -127,8 +109,8 @@ func TestTheGuardFollowsApprovalChannel(t *testing.T) {
 	t.Run("inbox needs no approver and records which channel answered", func(t *testing.T) {
 		dir := privateInbox(t)
 		f := newFiles()
-		audit := &syncBuffer{}
-		g := sdk.New(newHost(t, "[mcp_servers.fs]\ncommand = \"x\"\napproval_channel = \"inbox\"\n", host.Defaults().WithAuditLog(audit)))
+		audit := &testkit.Buffer{}
+		g := sdk.New(testhost.New(t, "[mcp_servers.fs]\ncommand = \"x\"\napproval_channel = \"inbox\"\n", host.Defaults().WithAuditLog(audit)))
 		done := callAsync(t, g, f)
 		answerInbox(t, dir, "allow_once")
 		if got := <-done; got.isErr || len(f.ran()) != 1 {
@@ -147,7 +129,7 @@ func TestTheGuardFollowsApprovalChannel(t *testing.T) {
 			withdrawn <- ctx.Err()
 			return sdk.Deny, ctx.Err()
 		})
-		g := sdk.New(newHost(t, "[apps._default]\napproval_channel = \"both\"\n", host.Defaults()), sdk.WithApprover(slow))
+		g := sdk.New(testhost.New(t, "[apps._default]\napproval_channel = \"both\"\n", host.Defaults()), sdk.WithApprover(slow))
 		done := callAsync(t, g, f)
 		answerInbox(t, dir, "allow_once")
 		if got := <-done; got.isErr || len(f.ran()) != 1 {
@@ -161,7 +143,7 @@ func TestTheGuardFollowsApprovalChannel(t *testing.T) {
 		dir := privateInbox(t)
 		f := newFiles()
 		a := &recorder{answer: sdk.Deny}
-		g := sdk.New(newHost(t, "approval_channel = \"both\"\n", host.Defaults()), sdk.WithApprover(a))
+		g := sdk.New(testhost.New(t, "approval_channel = \"both\"\n", host.Defaults()), sdk.WithApprover(a))
 		out, isErr := call(t, g.Client("fs", f.connect(t)), "write_file", map[string]any{"path": "/a.txt", "content": "x"})
 		if !isErr || !strings.Contains(out, "the user denied") || len(f.ran()) != 0 {
 			t.Fatalf("result %q, ran %v", out, f.ran())
@@ -173,7 +155,7 @@ func TestTheGuardFollowsApprovalChannel(t *testing.T) {
 	t.Run("an inbox nobody answers denies when the timeout ends", func(t *testing.T) {
 		privateInbox(t)
 		f := newFiles()
-		g := sdk.New(newHost(t, "approval_channel = \"inbox\"\n", host.Defaults()), sdk.WithApprovalTimeout(50*time.Millisecond))
+		g := sdk.New(testhost.New(t, "approval_channel = \"inbox\"\n", host.Defaults()), sdk.WithApprovalTimeout(50*time.Millisecond))
 		out, isErr := call(t, g.Client("fs", f.connect(t)), "write_file", map[string]any{"path": "/a.txt", "content": "x"})
 		if !isErr || !strings.Contains(out, "no answer within 50ms") || len(f.ran()) != 0 {
 			t.Fatalf("result %q, ran %v", out, f.ran())
@@ -209,7 +191,7 @@ func TestTheGuardFollowsApprovalChannel(t *testing.T) {
 	})
 	t.Run("elicitation without an approver says how to be asked", func(t *testing.T) {
 		f := newFiles()
-		g := sdk.New(newHost(t, "[webhook]\nurl = \"http://127.0.0.1:9/\"\nsecret_env = \"TW_UNSET_SECRET\"\n", host.Defaults()))
+		g := sdk.New(testhost.New(t, "[webhook]\nurl = \"http://127.0.0.1:9/\"\nsecret_env = \"TW_UNSET_SECRET\"\n", host.Defaults()))
 		out, isErr := call(t, g.Client("fs", f.connect(t)), "write_file", map[string]any{"path": "/a.txt", "content": "x"})
 		if !isErr || !strings.Contains(out, "no approver") || len(f.ran()) != 0 {
 			t.Fatalf("result %q, ran %v", out, f.ran())

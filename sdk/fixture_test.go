@@ -12,8 +12,6 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
-	"github.com/toolwarden/toolwarden/host"
-	"github.com/toolwarden/toolwarden/internal/config"
 	"github.com/toolwarden/toolwarden/internal/policy"
 	"github.com/toolwarden/toolwarden/sdk"
 )
@@ -117,21 +115,6 @@ func (f *files) connect(tb testing.TB, opts ...client.ClientOption) *client.Clie
 	}
 	tb.Cleanup(func() { c.Close() })
 	return c
-}
-
-// newHost builds a host from TOML.
-func newHost(tb testing.TB, toml string, s host.Settings) *host.Host {
-	tb.Helper()
-	cfg, err := config.LoadBytes("config.toml", []byte(toml))
-	if err != nil {
-		tb.Fatal(err)
-	}
-	h, err := host.New(context.Background(), cfg, s)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(func() { h.Close(context.Background()) })
-	return h
 }
 
 // call makes a tool call and returns its text and whether it is an error.

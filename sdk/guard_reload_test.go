@@ -9,28 +9,20 @@ import (
 
 	"github.com/toolwarden/toolwarden/host"
 	"github.com/toolwarden/toolwarden/internal/config"
+	"github.com/toolwarden/toolwarden/internal/testkit/testhost"
 	"github.com/toolwarden/toolwarden/sdk"
 )
-
-func loadConfig(t testing.TB, toml string) *config.Config {
-	t.Helper()
-	cfg, err := config.LoadBytes("config.toml", []byte(toml))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return cfg
-}
 
 func TestReloadKeepsApprovalsLabelsAndPinsAndAppliesToTheNextCall(t *testing.T) {
 	t.Parallel()
 	f := newFiles()
 	a := &recorder{answer: sdk.AllowSession}
-	h := newHost(t, "", host.Defaults().WithPlugin(labeler{}))
+	h := testhost.New(t, "", host.Defaults().WithPlugin(labeler{}))
 	g := sdk.New(h, sdk.WithApprover(a))
 	fs := g.Session("s").Client("fs", f.connect(t))
 	call(t, fs, "write_file", writeArgs)
 
-	if err := g.Reload(context.Background(), loadConfig(t, "[apps.fs.tools.read_file]\nenabled = false\n")); err != nil {
+	if err := g.Reload(context.Background(), testhost.Config(t, "[apps.fs.tools.read_file]\nenabled = false\n")); err != nil {
 		t.Fatal(err)
 	}
 	if g.Host() != h {
@@ -54,9 +46,9 @@ func TestReloadKeepsApprovalsLabelsAndPinsAndAppliesToTheNextCall(t *testing.T) 
 func TestReloadRefusesAPluginThatDoesNotLoadAndTheOldConfigKeepsDeciding(t *testing.T) {
 	t.Parallel()
 	f := newFiles()
-	g := sdk.New(newHost(t, "[apps.fs.tools.read_file]\nenabled = false\n", host.Defaults()))
+	g := sdk.New(testhost.New(t, "[apps.fs.tools.read_file]\nenabled = false\n", host.Defaults()))
 	fs := g.Session("s").Client("fs", f.connect(t))
-	err := g.Reload(context.Background(), loadConfig(t, "[policies.mine]\nwasm = \"/nowhere/mine.wasm\"\n"))
+	err := g.Reload(context.Background(), testhost.Config(t, "[policies.mine]\nwasm = \"/nowhere/mine.wasm\"\n"))
 	if err == nil || !strings.Contains(err.Error(), "policies.mine") {
 		t.Fatalf("Reload = %v, want an error naming policies.mine", err)
 	}
@@ -71,9 +63,9 @@ func TestReloadAndSwapWhileConversationsCallIsSafe(t *testing.T) {
 	t.Parallel()
 	f := newFiles()
 	c := f.connect(t)
-	g := sdk.New(newHost(t, "", host.Defaults().WithPlugin(labeler{})), sdk.WithApprover(sdk.Fixed(sdk.AllowSession)))
-	other := newHost(t, "", host.Defaults().WithPlugin(labeler{}))
-	configs := []*config.Config{loadConfig(t, "[apps.other]\nenabled = false\n"), loadConfig(t, "")}
+	g := sdk.New(testhost.New(t, "", host.Defaults().WithPlugin(labeler{})), sdk.WithApprover(sdk.Fixed(sdk.AllowSession)))
+	other := testhost.New(t, "", host.Defaults().WithPlugin(labeler{}))
+	configs := []*config.Config{testhost.Config(t, "[apps.other]\nenabled = false\n"), testhost.Config(t, "")}
 	var wg sync.WaitGroup
 	for i := range 4 {
 		conv := g.Session(fmt.Sprintf("conv-%d", i)).Client("fs", c)

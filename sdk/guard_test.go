@@ -12,6 +12,7 @@ import (
 
 	"github.com/toolwarden/toolwarden/host"
 	"github.com/toolwarden/toolwarden/internal/policy"
+	"github.com/toolwarden/toolwarden/internal/testkit/testhost"
 	"github.com/toolwarden/toolwarden/sdk"
 )
 
@@ -25,7 +26,7 @@ func TestListToolsReturnsTheVisibleToolsAsTheServerDefinedThem(t *testing.T) {
 	t.Parallel()
 	f := newFiles()
 	c := f.connect(t)
-	g := sdk.New(newHost(t, hideDelete, host.Defaults()))
+	g := sdk.New(testhost.New(t, hideDelete, host.Defaults()))
 	ctx := context.Background()
 
 	raw, err := c.ListTools(ctx, mcp.ListToolsRequest{})
@@ -74,7 +75,7 @@ func TestCallsAreDecidedAndOnlyAllowedOnesRun(t *testing.T) {
 			t.Parallel()
 			f := newFiles()
 			a := &recorder{answer: tc.answer, err: tc.err}
-			g := sdk.New(newHost(t, hideDelete, host.Defaults()), sdk.WithApprover(a))
+			g := sdk.New(testhost.New(t, hideDelete, host.Defaults()), sdk.WithApprover(a))
 			out, isErr := call(t, g.Client("fs", f.connect(t)), tc.tool, tc.args)
 			if ran := len(f.ran()) > 0; ran != tc.runs {
 				t.Fatalf("ran = %v, want %v (result %q)", ran, tc.runs, out)
@@ -96,7 +97,7 @@ func TestTheQuestionCarriesWhatTheHumanDecidesOn(t *testing.T) {
 	t.Parallel()
 	f := newFiles()
 	a := &recorder{answer: sdk.Deny}
-	g := sdk.New(newHost(t, "", host.Defaults()), sdk.WithApprover(a))
+	g := sdk.New(testhost.New(t, "", host.Defaults()), sdk.WithApprover(a))
 	call(t, g.Session("conv-1").Client("fs", f.connect(t)), "write_file", map[string]any{"path": "/etc/passwd", "content": "x"})
 	qs := a.asked()
 	if len(qs) != 1 {
@@ -124,7 +125,7 @@ func TestTheServerGetsTheArgumentsThatWereDecided(t *testing.T) {
 	t.Parallel()
 	f := newFiles()
 	a := &recorder{answer: sdk.AllowOnce}
-	g := sdk.New(newHost(t, "", host.Defaults()), sdk.WithApprover(a))
+	g := sdk.New(testhost.New(t, "", host.Defaults()), sdk.WithApprover(a))
 	req := mcp.CallToolRequest{}
 	req.Params.Name = "write_file"
 	// Raw arguments win over the map, in the guard as in mcp-go's encoder.
@@ -143,7 +144,7 @@ func TestTheServerGetsTheArgumentsThatWereDecided(t *testing.T) {
 func TestArgumentsThatAreNotAnObjectAreRefused(t *testing.T) {
 	t.Parallel()
 	f := newFiles()
-	g := sdk.New(newHost(t, "", host.Defaults()), sdk.WithApprover(sdk.Fixed(sdk.AllowOnce)))
+	g := sdk.New(testhost.New(t, "", host.Defaults()), sdk.WithApprover(sdk.Fixed(sdk.AllowOnce)))
 	for _, raw := range []string{`[1]`, `"x"`, `{"path":`} {
 		req := mcp.CallToolRequest{}
 		req.Params.Name = "read_file"
@@ -161,7 +162,7 @@ func TestArgumentsThatAreNotAnObjectAreRefused(t *testing.T) {
 func TestWithoutAnApproverAnAskIsDenied(t *testing.T) {
 	t.Parallel()
 	f := newFiles()
-	g := sdk.New(newHost(t, "", host.Defaults()))
+	g := sdk.New(testhost.New(t, "", host.Defaults()))
 	out, isErr := call(t, g.Client("fs", f.connect(t)), "write_file", map[string]any{"path": "/a", "content": "x"})
 	if !isErr || !strings.Contains(out, "no approver") || len(f.ran()) != 0 {
 		t.Fatalf("%v %q ran=%v", isErr, out, f.ran())
@@ -174,7 +175,7 @@ func TestACancelledApprovalDenies(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	// The approver says yes, but the call was cancelled meanwhile.
 	a := sdk.ApproverFunc(func(context.Context, *sdk.Question) (sdk.Answer, error) { cancel(); return sdk.AllowOnce, nil })
-	g := sdk.New(newHost(t, "", host.Defaults()), sdk.WithApprover(a))
+	g := sdk.New(testhost.New(t, "", host.Defaults()), sdk.WithApprover(a))
 	c := g.Client("fs", f.connect(t))
 	if _, err := c.ListTools(context.Background(), mcp.ListToolsRequest{}); err != nil {
 		t.Fatal(err)
@@ -205,7 +206,7 @@ func (contextProbe) Check(ctx context.Context, in *policy.CheckInput) policy.Plu
 
 func TestCallsCarryTheServerContextTheAgentGave(t *testing.T) {
 	t.Parallel()
-	h := newHost(t, "", host.Defaults().WithPlugin(contextProbe{}))
+	h := testhost.New(t, "", host.Defaults().WithPlugin(contextProbe{}))
 	f := newFiles()
 	c := f.connect(t)
 	args := map[string]any{"path": "notes.txt"}
@@ -237,7 +238,7 @@ func (hider) List(ctx context.Context, in *policy.ListInput) ([]string, error) {
 func TestAToolAPluginHidesIsNeitherListedNorRun(t *testing.T) {
 	t.Parallel()
 	f := newFiles()
-	g := sdk.New(newHost(t, "", host.Defaults().WithPlugin(labeler{}).WithPlugin(hider{})), sdk.WithApprover(sdk.Fixed(sdk.AllowOnce)))
+	g := sdk.New(testhost.New(t, "", host.Defaults().WithPlugin(labeler{}).WithPlugin(hider{})), sdk.WithApprover(sdk.Fixed(sdk.AllowOnce)))
 	fs := g.Client("fs", f.connect(t))
 	read := map[string]any{"path": "/notes.txt"}
 	if _, isErr := call(t, fs, "read_file", read); isErr {
@@ -273,7 +274,7 @@ func TestTheQuestionNamesTheArgumentsARuleFlagged(t *testing.T) {
 	t.Parallel()
 	f := newFiles()
 	a := &recorder{answer: sdk.Deny}
-	g := sdk.New(newHost(t, "", host.Defaults().WithPlugin(flagger{})), sdk.WithApprover(a))
+	g := sdk.New(testhost.New(t, "", host.Defaults().WithPlugin(flagger{})), sdk.WithApprover(a))
 	call(t, g.Client("fs", f.connect(t)), "read_file", map[string]any{"path": "/etc/shadow"})
 	qs := a.asked()
 	if len(qs) != 1 || len(qs[0].Flagged) != 1 || !strings.Contains(qs[0].Flagged[0], "path") {
@@ -296,7 +297,7 @@ func (*twinClient) ListTools(context.Context, mcp.ListToolsRequest) (*mcp.ListTo
 func TestATwiceListedToolIsDecidedAsItIsShown(t *testing.T) {
 	t.Parallel()
 	a := &recorder{answer: sdk.Deny}
-	g := sdk.New(newHost(t, "", host.Defaults()), sdk.WithApprover(a))
+	g := sdk.New(testhost.New(t, "", host.Defaults()), sdk.WithApprover(a))
 	c := g.Client("twins", &twinClient{})
 	list, err := c.ListTools(context.Background(), mcp.ListToolsRequest{})
 	if err != nil || len(list.Tools) != 1 || *list.Tools[0].Annotations.ReadOnlyHint != true {

@@ -13,6 +13,7 @@ import (
 	"github.com/toolwarden/toolwarden/host"
 	"github.com/toolwarden/toolwarden/internal/channel"
 	"github.com/toolwarden/toolwarden/internal/policy"
+	"github.com/toolwarden/toolwarden/internal/testkit/testhost"
 	"github.com/toolwarden/toolwarden/sdk"
 )
 
@@ -65,7 +66,7 @@ var versions = []string{mcp.ProtocolVersion20250618, mcp.LATEST_PROTOCOL_VERSION
 
 func TestAServerShowsEachClientOnlyTheToolsItMaySee(t *testing.T) {
 	t.Parallel()
-	g := sdk.New(newHost(t, hideDelete, host.Defaults()))
+	g := sdk.New(testhost.New(t, hideDelete, host.Defaults()))
 	f := newFiles(g.ServerOption("fs"))
 	c := connectAs(t, f, mcp.LATEST_PROTOCOL_VERSION)
 	res, err := c.ListTools(context.Background(), mcp.ListToolsRequest{})
@@ -90,7 +91,7 @@ func TestAServerAsksItsClientAndRemembersForThatClientOnly(t *testing.T) {
 	for _, v := range versions {
 		t.Run("protocol "+v, func(t *testing.T) {
 			t.Parallel()
-			g := sdk.New(newHost(t, "", host.Defaults()))
+			g := sdk.New(testhost.New(t, "", host.Defaults()))
 			f := newFiles(g.ServerOption("fs"))
 			human := &elicitor{decision: "allow_session"}
 			a := connectAs(t, f, v, client.WithElicitationHandler(human))
@@ -122,7 +123,7 @@ func TestAServerAsksItsClientAndRemembersForThatClientOnly(t *testing.T) {
 
 func TestAServerRefusesAnAnswerItDidNotAskFor(t *testing.T) {
 	t.Parallel()
-	g := sdk.New(newHost(t, "", host.Defaults()))
+	g := sdk.New(testhost.New(t, "", host.Defaults()))
 	f := newFiles(g.ServerOption("fs"))
 	// mcp-go's client never sends an answer it was not asked for; a
 	// hostile client does, on its first call.
@@ -144,7 +145,7 @@ func TestAServerWhoseClientCannotAskDenies(t *testing.T) {
 	for _, v := range versions {
 		t.Run("protocol "+v, func(t *testing.T) {
 			t.Parallel()
-			g := sdk.New(newHost(t, "", host.Defaults()))
+			g := sdk.New(testhost.New(t, "", host.Defaults()))
 			f := newFiles(g.ServerOption("fs"))
 			out, isErr := call(t, connectAs(t, f, v), "write_file", writeArgs)
 			if !isErr || !strings.Contains(out, "approval") || len(f.ran()) != 0 {
@@ -174,7 +175,7 @@ func (s *sessionSpy) Check(ctx context.Context, in *policy.CheckInput) policy.Pl
 func TestAServerForgetsAClientThatWentAway(t *testing.T) {
 	t.Parallel()
 	spy := &sessionSpy{}
-	h := newHost(t, "", host.Defaults().WithPlugin(spy))
+	h := testhost.New(t, "", host.Defaults().WithPlugin(spy))
 	g := sdk.New(h)
 	f := newFiles(g.ServerOption("fs"))
 	c := connectAs(t, f, mcp.ProtocolVersion20250618, client.WithElicitationHandler(&elicitor{decision: "allow_session"}))
@@ -196,7 +197,7 @@ func TestAServerWhoseClientCannotAskFallsBackToTheGuardsApprover(t *testing.T) {
 		t.Run("protocol "+v, func(t *testing.T) {
 			t.Parallel()
 			a := &recorder{answer: sdk.AllowOnce}
-			g := sdk.New(newHost(t, "", host.Defaults()), sdk.WithApprover(a))
+			g := sdk.New(testhost.New(t, "", host.Defaults()), sdk.WithApprover(a))
 			f := newFiles(g.ServerOption("fs"))
 			out, isErr := call(t, connectAs(t, f, v), "write_file", writeArgs)
 			if isErr || len(a.asked()) != 1 || len(f.ran()) != 1 {

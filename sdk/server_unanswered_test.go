@@ -9,6 +9,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/toolwarden/toolwarden/host"
+	"github.com/toolwarden/toolwarden/internal/testkit/testhost"
 	"github.com/toolwarden/toolwarden/sdk"
 )
 
@@ -38,7 +39,7 @@ func TestAServerWhoseClientEndsThePromptSaysWhatTheClientDid(t *testing.T) {
 			t.Run("protocol "+v+" "+string(tc.action), func(t *testing.T) {
 				t.Parallel()
 				approvals := t.TempDir() + "/approvals.json"
-				g := sdk.New(newHost(t, "", host.Defaults().WithApprovalsFile(approvals)))
+				g := sdk.New(testhost.New(t, "", host.Defaults().WithApprovalsFile(approvals)))
 				f := newFiles(g.ServerOption("fs"))
 				out, isErr := call(t, connectAs(t, f, v, client.WithElicitationHandler(ender{tc.action})), "write_file", writeArgs)
 				if !isErr || len(f.ran()) != 0 {

@@ -11,6 +11,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/toolwarden/toolwarden/host"
+	"github.com/toolwarden/toolwarden/internal/testkit/testhost"
 	"github.com/toolwarden/toolwarden/sdk"
 )
 
@@ -21,7 +22,7 @@ func TestAnApprovalForOneConversationDoesNotApplyToAnother(t *testing.T) {
 	f := newFiles()
 	c := f.connect(t)
 	a := &recorder{answer: sdk.AllowSession}
-	g := sdk.New(newHost(t, "", host.Defaults()), sdk.WithApprover(a))
+	g := sdk.New(testhost.New(t, "", host.Defaults()), sdk.WithApprover(a))
 	convA, convB := g.Session("conv-a").Client("fs", c), g.Session("conv-b").Client("fs", c)
 
 	call(t, convA, "write_file", writeArgs)
@@ -46,7 +47,7 @@ func TestLabelsStayInTheConversationThatEarnedThem(t *testing.T) {
 	t.Parallel()
 	f := newFiles()
 	c := f.connect(t)
-	h := newHost(t, "", host.Defaults().WithPlugin(labeler{}))
+	h := testhost.New(t, "", host.Defaults().WithPlugin(labeler{}))
 	g := sdk.New(h)
 	call(t, g.Session("conv-a").Client("fs", c), "read_file", map[string]any{"path": "/notes.txt"})
 	if l := h.Session("conv-a").Labels(); !slices.Equal(l, []string{"ran_read_file"}) {
@@ -60,7 +61,7 @@ func TestLabelsStayInTheConversationThatEarnedThem(t *testing.T) {
 func TestObserveSeesFailedCallsToo(t *testing.T) {
 	t.Parallel()
 	f := newFiles()
-	h := newHost(t, "", host.Defaults().WithPlugin(labeler{}))
+	h := testhost.New(t, "", host.Defaults().WithPlugin(labeler{}))
 	g := sdk.New(h)
 	_, isErr := call(t, g.Session("s").Client("fs", f.connect(t)), "read_file", map[string]any{"path": "/missing"})
 	if !isErr || !h.Session("s").HasLabel("ran_read_file") {
@@ -76,7 +77,7 @@ func TestAChangedDefinitionIsAskedAboutAgain(t *testing.T) {
 			c := f.connect(t)
 			changed := make(chan struct{}, 1)
 			a := &recorder{answer: sdk.AllowSession}
-			g := sdk.New(newHost(t, "", host.Defaults()), sdk.WithApprover(a))
+			g := sdk.New(testhost.New(t, "", host.Defaults()), sdk.WithApprover(a))
 			fs := g.Session("s").Client("fs", c)
 			// After the guard's own handler, which fs registered first.
 			c.OnNotification(func(n mcp.JSONRPCNotification) {
@@ -113,12 +114,12 @@ func TestSwapKeepsApprovalsLabelsAndPins(t *testing.T) {
 	f := newFiles()
 	c := f.connect(t)
 	a := &recorder{answer: sdk.AllowSession}
-	old := newHost(t, "", host.Defaults().WithPlugin(labeler{}))
+	old := testhost.New(t, "", host.Defaults().WithPlugin(labeler{}))
 	g := sdk.New(old, sdk.WithApprover(a))
 	fs := g.Session("s").Client("fs", c)
 	call(t, fs, "write_file", writeArgs)
 
-	next := newHost(t, "", host.Defaults().WithPlugin(labeler{}))
+	next := testhost.New(t, "", host.Defaults().WithPlugin(labeler{}))
 	if got := g.Swap(next); got != old {
 		t.Fatalf("Swap returned %p, want the old host %p", got, old)
 	}
@@ -140,12 +141,12 @@ func TestSwapKeepsApprovalsLabelsAndPins(t *testing.T) {
 func TestSwapToAStricterConfigAppliesToTheNextCall(t *testing.T) {
 	t.Parallel()
 	f := newFiles()
-	g := sdk.New(newHost(t, "", host.Defaults()))
+	g := sdk.New(testhost.New(t, "", host.Defaults()))
 	fs := g.Session("s").Client("fs", f.connect(t))
 	if _, isErr := call(t, fs, "read_file", map[string]any{"path": "/notes.txt"}); isErr {
 		t.Fatal("read_file refused before the swap")
 	}
-	g.Swap(newHost(t, "[apps.fs]\nenabled = false\n", host.Defaults()))
+	g.Swap(testhost.New(t, "[apps.fs]\nenabled = false\n", host.Defaults()))
 	if out, isErr := call(t, fs, "read_file", map[string]any{"path": "/notes.txt"}); !isErr {
 		t.Fatalf("read_file ran after its app was disabled: %q", out)
 	}
@@ -157,7 +158,7 @@ func TestSwapToAStricterConfigAppliesToTheNextCall(t *testing.T) {
 func TestAnEndedConversationRefusesCalls(t *testing.T) {
 	t.Parallel()
 	f := newFiles()
-	g := sdk.New(newHost(t, "", host.Defaults()))
+	g := sdk.New(testhost.New(t, "", host.Defaults()))
 	s := g.Session("s")
 	fs := s.Client("fs", f.connect(t))
 	s.End()
@@ -173,7 +174,7 @@ func TestAnEndedConversationRefusesCalls(t *testing.T) {
 func TestEverythingButToolsPassesThrough(t *testing.T) {
 	t.Parallel()
 	f := newFiles()
-	g := sdk.New(newHost(t, "[apps.fs]\nenabled = false\n", host.Defaults()))
+	g := sdk.New(testhost.New(t, "[apps.fs]\nenabled = false\n", host.Defaults()))
 	fs := g.Client("fs", f.connect(t))
 	ctx := context.Background()
 	if err := fs.Ping(ctx); err != nil {
@@ -203,8 +204,8 @@ func TestSwapWhileConversationsCallIsSafe(t *testing.T) {
 	t.Parallel()
 	f := newFiles()
 	c := f.connect(t)
-	g := sdk.New(newHost(t, "", host.Defaults().WithPlugin(labeler{})), sdk.WithApprover(sdk.Fixed(sdk.AllowSession)))
-	hosts := []*host.Host{newHost(t, "", host.Defaults().WithPlugin(labeler{})), newHost(t, "", host.Defaults().WithPlugin(labeler{}))}
+	g := sdk.New(testhost.New(t, "", host.Defaults().WithPlugin(labeler{})), sdk.WithApprover(sdk.Fixed(sdk.AllowSession)))
+	hosts := []*host.Host{testhost.New(t, "", host.Defaults().WithPlugin(labeler{})), testhost.New(t, "", host.Defaults().WithPlugin(labeler{}))}
 	var wg sync.WaitGroup
 	for i := range 4 {
 		conv := g.Session(fmt.Sprintf("conv-%d", i)).Client("fs", c)

@@ -14,11 +14,11 @@ import (
 	"github.com/toolwarden/toolwarden/internal/config"
 )
 
-// Config loads toml (over the embedded defaults) as the file "test.toml",
+// Config loads toml (over the embedded defaults) as the file "config.toml",
 // failing the test when it does not load.
 func Config(t testing.TB, toml string) *config.Config {
 	t.Helper()
-	cfg, err := config.LoadBytes("test.toml", []byte(toml))
+	cfg, err := config.LoadBytes("config.toml", []byte(toml))
 	if err != nil {
 		t.Fatalf("the test's config does not load: %v", err)
 	}

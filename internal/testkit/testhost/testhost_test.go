@@ -49,7 +49,7 @@ func TestAConfigThatDoesNotLoadFailsTheTestAndSaysWhere(t *testing.T) {
 		defer func() { _ = recover() }() // Fatalf below stops the helper as FailNow would
 		testhost.Config(rec, "[apps.fs\n")
 	}()
-	if !strings.Contains(rec.msg, "test.toml:1") {
+	if !strings.Contains(rec.msg, "config.toml:1") {
 		t.Fatalf("failure message %q does not name the file and line", rec.msg)
 	}
 }
