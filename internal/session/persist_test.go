@@ -1,7 +1,6 @@
 package session_test
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -15,6 +14,7 @@ import (
 	"time"
 
 	"github.com/toolwarden/toolwarden/internal/session"
+	"github.com/toolwarden/toolwarden/internal/testkit"
 )
 
 var (
@@ -285,7 +285,7 @@ func TestProblemsAreLoggedOncePerChange(t *testing.T) {
 	file := filepath.Join(t.TempDir(), "approvals.json")
 	write(t, file, grantFile(keyA))
 	p := openP(t, file)
-	var buf syncBuf
+	var buf testkit.Buffer
 	p.SetLogger(slog.New(slog.NewTextHandler(&buf, nil)))
 	write(t, file, "garbage")
 	for i := 0; i < 5; i++ {
@@ -306,23 +306,6 @@ func TestProblemsAreLoggedOncePerChange(t *testing.T) {
 	if n := strings.Count(out, "readable again"); n != 1 {
 		t.Errorf("%d recoveries logged, want 1:\n%s", n, out)
 	}
-}
-
-type syncBuf struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuf) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuf) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
 
 // Calls racing a revoke: once Revoke has returned, no call that starts

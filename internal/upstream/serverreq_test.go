@@ -1,7 +1,6 @@
 package upstream
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"io"
@@ -12,25 +11,13 @@ import (
 	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/toolwarden/toolwarden/internal/testkit"
 )
 
 // lines collects what the transport writes to the server.
-type lines struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
+type lines struct{ testkit.Buffer }
 
-func (l *lines) Write(b []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.buf.Write(b)
-}
 func (l *lines) Close() error { return nil }
-func (l *lines) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.buf.String()
-}
 
 func (l *lines) waitFor(t *testing.T, want string) {
 	t.Helper()
