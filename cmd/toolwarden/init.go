@@ -117,48 +117,9 @@ func (f *initFlags) run(e *env) int {
 	}
 	pending := false
 	for _, af := range found {
-		fmt.Fprintf(e.stdout, "\n%s: %s\n", af.agent, af.path)
-		for _, s := range af.servers {
-			note := ""
-			switch {
-			case s.wrapped && af.agent == "Codex" && !readsConfig(s.args, af.path):
-				// An entry an older init wrote: Codex's own rules do not
-				// count for it, which the user would not guess.
-				note = fmt.Sprintf(" (already behind toolwarden, but it does not read this file, so its [apps.*] rules do not count: add \"--config\", %s after its other --config)", tomlString(af.path))
-			case s.wrapped:
-				note = " (already behind toolwarden)"
-			case s.remote:
-				note = " (not wrapped: toolwarden wrap runs stdio servers)"
-			case s.unknown != "":
-				note = " (not wrapped: " + s.unknown + ")"
-			}
-			fmt.Fprintf(e.stdout, "  %-16s %s%s\n", s.name, displayCommand(s), note)
-		}
-		out, changed, err := af.rewrite(tw, f.config)
-		if err != nil {
-			fmt.Fprintln(e.stderr, "toolwarden init:", err)
-			failed = true
-			continue
-		}
-		if len(changed) == 0 {
-			continue
-		}
-		fmt.Fprint(e.stdout, unifiedDiff(af.path, af.src, out))
-		if cs := af.wrapConfigs(f.config); len(cs) > 1 {
-			fmt.Fprintf(e.stdout, "%s's servers read both %s and %s, in that order: the [apps.*] and [mcp_servers.*] rules you keep in %s still apply, and win where both files set a key.\n",
-				af.agent, shellQuote(cs[0]), shellQuote(cs[1]), shellQuote(cs[1]))
-		}
-		if !f.writeAgents || f.dryRun {
-			pending = true
-			continue
-		}
-		backup, err := writeWithBackup(af.path, af.src, out, af.mode)
-		if err != nil {
-			fmt.Fprintln(e.stderr, "toolwarden init:", err)
-			failed = true
-			continue
-		}
-		fmt.Fprintf(e.stdout, "wrote %s (%d server(s) now run through toolwarden wrap; the old file is %s)\n", af.path, len(changed), backup)
+		p, ok := f.wrapAgentFile(e, af, tw)
+		pending = pending || p
+		failed = failed || !ok
 	}
 	switch {
 	case pending && f.dryRun:
@@ -175,6 +136,57 @@ func (f *initFlags) run(e *env) int {
 		return exitError
 	}
 	return exitOK
+}
+
+// wrapAgentFile lists one agent file's servers, shows the diff that puts
+// them behind toolwarden wrap (tw) and writes it when asked. pending is
+// true when a change was shown but not written; ok is false on an error,
+// which is reported.
+func (f *initFlags) wrapAgentFile(e *env, af *agentFile, tw string) (pending, ok bool) {
+	fmt.Fprintf(e.stdout, "\n%s: %s\n", af.agent, af.path)
+	for _, s := range af.servers {
+		fmt.Fprintf(e.stdout, "  %-16s %s%s\n", s.name, displayCommand(s), serverNote(af, s))
+	}
+	out, changed, err := af.rewrite(tw, f.config)
+	if err != nil {
+		fmt.Fprintln(e.stderr, "toolwarden init:", err)
+		return false, false
+	}
+	if len(changed) == 0 {
+		return false, true
+	}
+	fmt.Fprint(e.stdout, unifiedDiff(af.path, af.src, out))
+	if cs := af.wrapConfigs(f.config); len(cs) > 1 {
+		fmt.Fprintf(e.stdout, "%s's servers read both %s and %s, in that order: the [apps.*] and [mcp_servers.*] rules you keep in %s still apply, and win where both files set a key.\n",
+			af.agent, shellQuote(cs[0]), shellQuote(cs[1]), shellQuote(cs[1]))
+	}
+	if !f.writeAgents || f.dryRun {
+		return true, true
+	}
+	backup, err := writeWithBackup(af.path, af.src, out, af.mode)
+	if err != nil {
+		fmt.Fprintln(e.stderr, "toolwarden init:", err)
+		return false, false
+	}
+	fmt.Fprintf(e.stdout, "wrote %s (%d server(s) now run through toolwarden wrap; the old file is %s)\n", af.path, len(changed), backup)
+	return false, true
+}
+
+// serverNote says why a server of af is not (re)wrapped, "" when it will be.
+func serverNote(af *agentFile, s agentServer) string {
+	switch {
+	case s.wrapped && af.agent == "Codex" && !readsConfig(s.args, af.path):
+		// An entry an older init wrote: Codex's own rules do not count
+		// for it, which the user would not guess.
+		return fmt.Sprintf(" (already behind toolwarden, but it does not read this file, so its [apps.*] rules do not count: add \"--config\", %s after its other --config)", tomlString(af.path))
+	case s.wrapped:
+		return " (already behind toolwarden)"
+	case s.remote:
+		return " (not wrapped: toolwarden wrap runs stdio servers)"
+	case s.unknown != "":
+		return " (not wrapped: " + s.unknown + ")"
+	}
+	return ""
 }
 
 // readsConfig reports whether wrap args name path with --config.
