@@ -33,6 +33,10 @@
 // default.toml, which documents each key. docs/configuration.md is the full
 // reference.
 //
+// Which files a command reads when none is named is Discover's answer: the
+// system file, then the user file "toolwarden init" writes, each when it
+// exists (DiscoveredPaths); never a project's.
+//
 // An admin's requirements files (Codex's requirements.toml and toolwarden's
 // additions) are applied after the layers merge: LoadWithRequirements, or
 // ParseRequirements and Config.ApplyRequirements, which returns a new Config
