@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/toolwarden/toolwarden/internal/hook"
+
+	"github.com/toolwarden/toolwarden/internal/testkit"
 )
 
 // codexHome writes a Codex home (config.toml, hooks.json) and a trusted
@@ -92,16 +94,7 @@ type codexListedHook struct {
 // app server's hooks/list.
 func codexHooksList(t *testing.T, home, project string) []codexListedHook {
 	t.Helper()
-	bin, err := filepath.Abs(filepath.Join("..", "..", "scripts", "npm", "node_modules", ".bin", "codex"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := os.Stat(bin); err != nil {
-		if os.Getenv("TOOLWARDEN_REQUIRE_TOOLCHAINS") == "1" {
-			t.Fatalf("Codex is required (TOOLWARDEN_REQUIRE_TOOLCHAINS=1): %v (run scripts/setup.sh)", err)
-		}
-		t.Skipf("Codex not installed: %v (run scripts/setup.sh)", err)
-	}
+	bin := testkit.NPMBin(t, "codex")
 	cmd := exec.Command(bin, "app-server")
 	cmd.Env = append(os.Environ(), "HOME="+home, "CODEX_HOME="+filepath.Join(home, ".codex"))
 	cmd.Dir = project
