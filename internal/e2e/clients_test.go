@@ -16,6 +16,8 @@ import (
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/toolwarden/toolwarden/internal/testkit"
 )
 
 // rawClient speaks newline-delimited JSON-RPC to a process by hand, to send
@@ -25,7 +27,7 @@ type rawClient struct {
 	t     testing.TB
 	cmd   *exec.Cmd
 	in    io.WriteCloser
-	log   *logBuffer
+	log   *testkit.Buffer
 	mu    sync.Mutex
 	wait  map[string]chan rawMessage
 	notes []rawMessage
@@ -274,7 +276,7 @@ func (s *scripted) last() mcp.ElicitationRequest {
 type goClient struct {
 	*client.Client
 	notes chan mcp.JSONRPCNotification
-	log   *logBuffer
+	log   *testkit.Buffer
 }
 
 // startGo starts bin with args and connects mcp-go's client. legacy pins

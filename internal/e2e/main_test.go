@@ -1,16 +1,16 @@
 package e2e
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
+
+	"github.com/toolwarden/toolwarden/internal/testkit"
 )
 
 // Paths filled in by TestMain.
@@ -26,11 +26,7 @@ func TestMain(m *testing.M) {
 
 func run(m *testing.M) int {
 	var err error
-	root, err = filepath.Abs(filepath.Join("..", ".."))
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
+	root = testkit.Root()
 	dir, err := os.MkdirTemp("", "toolwarden-e2e-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -77,40 +73,20 @@ func run(m *testing.M) int {
 	return m.Run()
 }
 
-// needToolchain skips a test whose toolchain (node, the npm packages) is
-// missing, except in CI (TOOLWARDEN_REQUIRE_TOOLCHAINS=1), where a missing
-// toolchain fails the test: CI must run every test.
-func needToolchain(t testing.TB, what string, err error) {
-	t.Helper()
-	if err == nil {
-		return
-	}
-	if os.Getenv("TOOLWARDEN_REQUIRE_TOOLCHAINS") == "1" {
-		t.Fatalf("%s is required (TOOLWARDEN_REQUIRE_TOOLCHAINS=1) but unavailable: %v (run scripts/setup.sh)", what, err)
-	}
-	t.Skipf("%s unavailable: %v (run scripts/setup.sh)", what, err)
-}
-
 // npmServer returns the path of an MCP server installed by scripts/setup.sh
 // (scripts/npm/node_modules/.bin/<name>), after checking node runs.
 func npmServer(t testing.TB, name string) string {
 	t.Helper()
-	_, err := exec.LookPath("node")
-	needToolchain(t, "node", err)
-	p := filepath.Join(root, "scripts", "npm", "node_modules", ".bin", name)
-	_, err = os.Stat(p)
-	needToolchain(t, "npm package "+name, err)
-	return p
+	return testkit.NPMBin(t, name)
 }
 
 // nodeSDK returns the folder of the official MCP TypeScript SDK.
 func nodeSDK(t testing.TB) string {
 	t.Helper()
-	_, err := exec.LookPath("node")
-	needToolchain(t, "node", err)
+	testkit.LookPath(t, "node")
 	p := filepath.Join(root, "scripts", "npm", "node_modules", "@modelcontextprotocol", "sdk")
-	_, err = os.Stat(filepath.Join(p, "dist", "esm", "client", "index.js"))
-	needToolchain(t, "the MCP TypeScript SDK", err)
+	_, err := os.Stat(filepath.Join(p, "dist", "esm", "client", "index.js"))
+	testkit.Need(t, "the MCP TypeScript SDK", err)
 	return p
 }
 
@@ -124,26 +100,9 @@ func writeFile(t testing.TB, name, content string) string {
 	return p
 }
 
-// logBuffer collects a process's stderr and shows it when the test fails.
-type logBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (l *logBuffer) Write(b []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.buf.Write(b)
-}
-
-func (l *logBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.buf.String()
-}
-
-func newLog(t testing.TB, name string) *logBuffer {
-	l := &logBuffer{}
+// newLog collects a process's stderr and shows it when the test fails.
+func newLog(t testing.TB, name string) *testkit.Buffer {
+	l := &testkit.Buffer{}
 	t.Cleanup(func() {
 		if t.Failed() {
 			t.Logf("%s stderr:\n%s", name, l.String())
@@ -173,7 +132,7 @@ func eventually(t testing.TB, d time.Duration, what string, cond func() bool) {
 // logged waits until the process's stderr, which the test reads from a
 // pipe beside its calls, says want: a line written just before an answer
 // may reach the test just after it.
-func logged(t testing.TB, l *logBuffer, want string) {
+func logged(t testing.TB, l *testkit.Buffer, want string) {
 	t.Helper()
 	eventually(t, 10*time.Second, fmt.Sprintf("%q on stderr", want), func() bool { return strings.Contains(l.String(), want) })
 }

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/toolwarden/toolwarden/internal/testkit"
 )
 
 // From idea to a plugin enforced in front of a real MCP server, through the
@@ -36,7 +38,7 @@ func TestScaffoldedPluginIsEnforcedThroughWrap(t *testing.T) {
 	if err := build.Run(); err != nil {
 		var ee *exec.ExitError
 		if errors.As(err, &ee) && ee.ExitCode() == 3 {
-			needToolchain(t, "clang for wasm32", errors.New(out.String()))
+			testkit.Need(t, "clang for wasm32", errors.New(out.String()))
 		}
 		t.Fatalf("build.sh: %v\n%s", err, out.String())
 	}

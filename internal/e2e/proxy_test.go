@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/toolwarden/toolwarden/internal/testkit"
 )
 
 // proxyArgs is "proxy" with a private approvals file and the configs.
@@ -135,7 +137,7 @@ enabled = false
 // startRawCmd is startRaw for a prepared command.
 func startRawCmd(t testing.TB, cmd *exec.Cmd) *rawClient {
 	t.Helper()
-	c := &rawClient{t: t, wait: map[string]chan rawMessage{}, done: make(chan struct{}), log: &logBuffer{}}
+	c := &rawClient{t: t, wait: map[string]chan rawMessage{}, done: make(chan struct{}), log: &testkit.Buffer{}}
 	c.cmd = cmd
 	var err error
 	if c.in, err = cmd.StdinPipe(); err != nil {

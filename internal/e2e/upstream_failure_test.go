@@ -16,6 +16,8 @@ import (
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/toolwarden/toolwarden/internal/testkit"
 )
 
 // An upstream that cannot start is visible to the agent: wrap answers the
@@ -52,7 +54,7 @@ func brokenWrapArgs(t testing.TB, argv ...string) []string {
 func needNode(t testing.TB) {
 	t.Helper()
 	_, err := exec.LookPath("node")
-	needToolchain(t, "node", err)
+	testkit.Need(t, "node", err)
 }
 
 // The official TypeScript client's connect fails with the cause.

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/toolwarden/toolwarden/internal/testkit"
 )
 
 // orderedClient speaks raw JSON-RPC to a process and sees every line it
@@ -31,7 +33,7 @@ func startOrdered(t *testing.T, cmd *exec.Cmd) *orderedClient {
 	if err != nil {
 		t.Fatal(err)
 	}
-	stderr := &logBuffer{}
+	stderr := &testkit.Buffer{}
 	cmd.Stderr = stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
