@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"github.com/toolwarden/toolwarden/internal/config"
+
+	"github.com/toolwarden/toolwarden/internal/testkit"
 )
 
 // newcomer is a fresh home for the real binary, as a new user's: its own
@@ -264,7 +266,7 @@ func TestWrapWithoutConfigAppliesAnEditOfTheUserFileLive(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var stderr lockedBuffer
+	var stderr testkit.Buffer
 	cmd.Stderr = &stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/toolwarden/toolwarden/internal/testkit"
 )
 
 // exitMissingToolchain is every generated build.sh's exit code when its
@@ -37,10 +39,7 @@ func buildScaffold(t *testing.T, dir string, env []string, args ...string) {
 	var ee *exec.ExitError
 	switch {
 	case errors.As(err, &ee) && ee.ExitCode() == exitMissingToolchain:
-		if os.Getenv("TOOLWARDEN_REQUIRE_TOOLCHAINS") == "1" {
-			t.Fatalf("toolchain missing and TOOLWARDEN_REQUIRE_TOOLCHAINS=1:\n%s", out.String())
-		}
-		t.Skipf("SKIP: toolchain missing:\n%s", out.String())
+		testkit.Need(t, "the plugin's toolchain", errors.New(out.String()))
 	case err != nil:
 		t.Fatalf("build.sh: %v\n%s", err, out.String())
 	}

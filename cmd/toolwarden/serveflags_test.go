@@ -1,32 +1,14 @@
 package main
 
 import (
-	"bytes"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
+
+	"github.com/toolwarden/toolwarden/internal/testkit"
 )
-
-// lockedBuffer is a bytes.Buffer safe for writers on other goroutines.
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
 
 func TestWrapAndProxySayWhichPluginDidNotLoad(t *testing.T) {
 	t.Parallel()
@@ -43,7 +25,7 @@ func TestWrapAndProxySayWhichPluginDidNotLoad(t *testing.T) {
 		t.Run(args[0], func(t *testing.T) {
 			t.Parallel()
 			// The upstream's goroutines may still log after run returns.
-			var stderrBuf lockedBuffer
+			var stderrBuf testkit.Buffer
 			run(&env{stdin: strings.NewReader(""), stdout: io.Discard, stderr: &stderrBuf, getenv: func(string) string { return "" }}, args)
 			stderr := stderrBuf.String()
 			for _, want := range []string{

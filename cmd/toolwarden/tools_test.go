@@ -2,12 +2,13 @@ package main
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/toolwarden/toolwarden/internal/catalog"
+
+	"github.com/toolwarden/toolwarden/internal/testkit"
 )
 
 // npmBin is scripts/npm/node_modules/.bin, where scripts/setup.sh installs
@@ -15,18 +16,7 @@ import (
 // fails in CI, where TOOLWARDEN_REQUIRE_TOOLCHAINS=1).
 func npmBin(t *testing.T) string {
 	t.Helper()
-	bin, _ := filepath.Abs(filepath.Join("..", "..", "scripts", "npm", "node_modules", ".bin"))
-	_, err := exec.LookPath("node")
-	if err == nil {
-		_, err = os.Stat(filepath.Join(bin, "mcp-server-filesystem"))
-	}
-	if err != nil {
-		if os.Getenv("TOOLWARDEN_REQUIRE_TOOLCHAINS") == "1" {
-			t.Fatalf("node and the npm MCP servers are required: %v (run scripts/setup.sh)", err)
-		}
-		t.Skipf("node or the npm MCP servers unavailable: %v (run scripts/setup.sh)", err)
-	}
-	return bin
+	return filepath.Dir(testkit.NPMBin(t, "mcp-server-filesystem"))
 }
 
 // syncFixture lays out testdata/tools-sync in a temporary folder: a home
