@@ -5,13 +5,14 @@ import (
 	"io"
 	"log/slog"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"testing"
 
 	"github.com/toolwarden/toolwarden/internal/config"
 	"github.com/toolwarden/toolwarden/internal/hints"
 	"github.com/toolwarden/toolwarden/internal/policy"
+
+	"github.com/toolwarden/toolwarden/internal/testkit"
 )
 
 // testCache is one compilation cache for the package's tests: the Go
@@ -66,18 +67,11 @@ func loadWasm(t testing.TB, rt *Runtime, pol config.Policy, path string) (*Plugi
 	return Load(context.Background(), rt, &pol, nil)
 }
 
-// requireTool finds a toolchain binary; without it the test skips, unless
-// TOOLWARDEN_REQUIRE_TOOLCHAINS=1 (CI), where it fails.
+// requireTool finds a toolchain binary under testkit's rule: skipped
+// without it, failed instead in CI.
 func requireTool(t testing.TB, name string) string {
 	t.Helper()
-	p, err := exec.LookPath(name)
-	if err != nil {
-		if os.Getenv("TOOLWARDEN_REQUIRE_TOOLCHAINS") == "1" {
-			t.Fatalf("%s not found and TOOLWARDEN_REQUIRE_TOOLCHAINS=1", name)
-		}
-		t.Skipf("%s not found", name)
-	}
-	return p
+	return testkit.LookPath(t, name)
 }
 
 var testTool = &hints.Tool{Name: "write_file", Title: "Write File", HashHex: "3f1c9a0e5b7d2c4f6a8e0b1d3c5e7f9a2b4c6d8e0f1a3b5c7d9e1f2a4b6c8d0e"}

@@ -1,7 +1,6 @@
 package plugin
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -15,6 +14,8 @@ import (
 	"github.com/toolwarden/toolwarden/internal/config"
 	"github.com/toolwarden/toolwarden/internal/hints"
 	"github.com/toolwarden/toolwarden/internal/policy"
+
+	"github.com/toolwarden/toolwarden/internal/testkit"
 )
 
 func TestLoadAllKeepsConfigOrderAndListsEveryFailure(t *testing.T) {
@@ -271,9 +272,8 @@ func TestClosedRuntimeFailsEvents(t *testing.T) {
 
 // WASI stdout and stderr and the log import reach the host's log, capped.
 func TestPluginOutputGoesToTheCappedLog(t *testing.T) {
-	var buf bytes.Buffer
-	var mu sync.Mutex
-	log := slog.New(slog.NewTextHandler(&lockedWriter{w: &buf, mu: &mu}, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	var buf testkit.Buffer
+	log := slog.New(slog.NewTextHandler(&buf, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	rt := newRuntime(t, Options{Logger: log})
 	p, err := loadWasm(t, rt, config.Policy{Name: "chatty"}, filepath.Join("testdata", "wat", "chatty.wasm"))
 	if err != nil {
@@ -282,9 +282,7 @@ func TestPluginOutputGoesToTheCappedLog(t *testing.T) {
 	if v := p.Check(context.Background(), checkInput(`{}`)); v.Verdict != policy.Abstain || v.Err != nil {
 		t.Fatalf("%+v", v)
 	}
-	mu.Lock()
 	out := buf.String()
-	mu.Unlock()
 	for _, want := range []string{
 		`level=INFO msg="hello from stdout" plugin=chatty`,
 		`level=WARN msg="trouble on stderr" plugin=chatty`,
@@ -297,17 +295,6 @@ func TestPluginOutputGoesToTheCappedLog(t *testing.T) {
 	if n := strings.Count(out, `msg="log line"`); n != 30 {
 		t.Errorf("%d log lines kept, want 30 (32 per event, 2 used by stdout and stderr)", n)
 	}
-}
-
-type lockedWriter struct {
-	w  *bytes.Buffer
-	mu *sync.Mutex
-}
-
-func (l *lockedWriter) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.w.Write(p)
 }
 
 // The envelope is valid JSON with the documented keys, in the documented
