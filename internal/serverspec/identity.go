@@ -53,23 +53,24 @@ func (s Spec) Identity() Identity {
 		env = os.Environ()
 	}
 	id.Env = codeLoading(env)
-	id.Command = lookPath(id.Command, id.Dir, envValue(env, "PATH"))
+	id.Command, _ = LookPath(id.Command, id.Dir, envValue(env, "PATH"))
 	return id
 }
 
-// lookPath is the file command names, as a process started in dir with
-// PATH path finds it: a path with a folder part from dir, a bare name in
-// the first PATH folder (relative ones from dir) holding an executable
-// file of that name. A name found nowhere stays as it is.
-func lookPath(command, dir, path string) string {
+// LookPath is the file command names, as a process started in dir with
+// PATH path finds it (Node's and Rust's process spawning alike): a path
+// with a folder part from dir, a bare name in the first PATH folder
+// (relative ones from dir) holding an executable file of that name. A bare
+// name found nowhere is not found, and is returned as it is.
+func LookPath(command, dir, path string) (file string, found bool) {
 	if command == "" {
-		return ""
+		return "", false
 	}
 	if strings.ContainsAny(command, `/\`) {
 		if !filepath.IsAbs(command) && dir != "" {
 			command = filepath.Join(dir, command)
 		}
-		return filepath.Clean(command)
+		return filepath.Clean(command), true
 	}
 	for _, d := range filepath.SplitList(path) {
 		if d == "" {
@@ -80,10 +81,10 @@ func lookPath(command, dir, path string) string {
 		}
 		p := filepath.Join(d, command)
 		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0 {
-			return p
+			return p, true
 		}
 	}
-	return command
+	return command, false
 }
 
 // envValue is the last value of k in env.

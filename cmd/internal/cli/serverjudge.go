@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"fmt"
+	"github.com/toolwarden/toolwarden/internal/serverspec"
 	"io"
 	"os"
 	"path/filepath"
@@ -163,29 +164,11 @@ func sameBytes(p, q string) bool {
 	}
 }
 
-// ResolveCommand finds the file the agent runs for command, as an agent
-// (Node's and Rust's process spawning alike) finds it: a path with a
-// directory part from the server's directory, a bare name on the PATH the
-// server gets, whose relative entries are taken from that directory too.
-// "" when there is none.
+// ResolveCommand is the file the agent runs for command, started in dir
+// with PATH path (serverspec.LookPath), or "" when there is none.
 func ResolveCommand(command, dir, path string) string {
-	if strings.ContainsAny(command, `/\`) {
-		if !filepath.IsAbs(command) {
-			command = filepath.Join(dir, command)
-		}
-		return command
-	}
-	for _, d := range filepath.SplitList(path) {
-		if d == "" {
-			d = "."
-		}
-		if !filepath.IsAbs(d) {
-			d = filepath.Join(dir, d)
-		}
-		p := filepath.Join(d, command)
-		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0 {
-			return p
-		}
+	if file, found := serverspec.LookPath(command, dir, path); found {
+		return file
 	}
 	return ""
 }
