@@ -150,53 +150,33 @@ func (r *Runner) Uses() bool {
 // ErrTimeout, ctx.Err(), or the last channel's failure when every channel
 // failed.
 func (r *Runner) Ask(ctx context.Context, p Prompt, elicit Elicit) (Answer, error) {
-	q := p.Question
-	d := q.Decision
-	rec := func(a audit.Ask) {
-		a.Server, a.Tool, a.App = d.Server, d.Tool, d.App
-		if r.Record != nil {
-			r.Record(a)
-		}
-	}
+	a := &asking{r: r, p: p, d: p.Question.Decision}
 	ch := r.Setting.Effective()
 	if ch == config.ChannelNone {
-		rec(audit.Ask{Channel: None, Outcome: "refused", Error: r.Setting.Where()})
+		a.rec(audit.Ask{Channel: None, Outcome: "refused", Error: r.Setting.Where()})
 		return Answer{}, &RefusedError{Setting: r.Setting}
 	}
 	useElicit := ch.Elicits() && elicit != nil
-	useInbox := ch.Inbox()
-	if !useElicit && !useInbox {
+	if !useElicit && !ch.Inbox() {
 		return Answer{}, ErrNoChannel
 	}
 	ctx, cancel := context.WithTimeout(ctx, p.Timeout)
 	defer cancel()
 	expires := time.Now().Add(p.Timeout)
 
-	var (
-		pend *inbox.Pending
-		dir  string
-	)
-	if useInbox {
+	var pend *inbox.Pending
+	dir := ""
+	if ch.Inbox() {
 		var err error
-		if dir, err = r.dir(); err == nil {
-			pend, err = inbox.Post(dir, inboxAsk(p, expires))
+		if pend, dir, err = a.post(expires); err != nil && !useElicit {
+			return Answer{}, fmt.Errorf("cannot post the ask to the approval inbox: %w", err)
 		}
-		if err != nil {
-			r.log().Warn("cannot post the ask to the approval inbox", "server", d.Server, "tool", d.Tool, "err", err)
-			rec(audit.Ask{Channel: Inbox, Outcome: "failed", Error: err.Error()})
-			if !useElicit {
-				return Answer{}, fmt.Errorf("cannot post the ask to the approval inbox: %w", err)
-			}
-		} else {
+		if pend != nil {
 			// Withdrawn whatever happens: answered elsewhere, timed out,
 			// or the caller gone.
 			defer pend.Close()
-			rec(audit.Ask{Ask: pend.ID(), Channel: Inbox, Outcome: "posted"})
+			a.id = pend.ID()
 		}
-	}
-	id := ""
-	if pend != nil {
-		id = pend.ID()
 	}
 	var waitsOn []string
 	if useElicit {
@@ -205,78 +185,133 @@ func (r *Runner) Ask(ctx context.Context, p Prompt, elicit Elicit) (Answer, erro
 	if pend != nil {
 		waitsOn = append(waitsOn, Inbox)
 	}
-	id = r.notify(p, dir, id, expires, waitsOn)
+	a.id = r.notify(p, dir, a.id, expires, waitsOn)
+	return a.first(ctx, cancel, a.wait(ctx, pend, elicit, useElicit))
+}
 
-	type result struct {
-		channel string
-		ans     Answer
-		err     error
+// asking is one Ask under way: what it records, under which inbox id, and
+// which channels it still waits on.
+type asking struct {
+	r       *Runner
+	p       Prompt
+	d       *policy.Decision
+	id      string
+	waiting map[string]bool
+}
+
+// channelResult is one channel's answer, or why it gave none.
+type channelResult struct {
+	channel string
+	ans     Answer
+	err     error
+}
+
+// rec records a's part of the ask in the audit log, if the Runner has one.
+func (a *asking) rec(e audit.Ask) {
+	e.Server, e.Tool, e.App = a.d.Server, a.d.Tool, a.d.App
+	if a.r.Record != nil {
+		a.r.Record(e)
 	}
-	results := make(chan result, 2) // never blocks a loser after Ask returned
-	waiting := map[string]bool{}
+}
+
+// post puts the ask in the inbox; a failure is logged and recorded.
+func (a *asking) post(expires time.Time) (*inbox.Pending, string, error) {
+	dir, err := a.r.dir()
+	var pend *inbox.Pending
+	if err == nil {
+		pend, err = inbox.Post(dir, inboxAsk(a.p, expires))
+	}
+	if err != nil {
+		a.r.log().Warn("cannot post the ask to the approval inbox", "server", a.d.Server, "tool", a.d.Tool, "err", err)
+		a.rec(audit.Ask{Channel: Inbox, Outcome: "failed", Error: err.Error()})
+		return nil, dir, err
+	}
+	a.rec(audit.Ask{Ask: pend.ID(), Channel: Inbox, Outcome: "posted"})
+	return pend, dir, nil
+}
+
+// wait starts waiting on each channel that took the ask; their answers
+// arrive on the channel it returns, which never blocks a loser after Ask
+// returned.
+func (a *asking) wait(ctx context.Context, pend *inbox.Pending, elicit Elicit, useElicit bool) <-chan channelResult {
+	results := make(chan channelResult, 2)
+	a.waiting = map[string]bool{}
 	if pend != nil {
-		waiting[Inbox] = true
+		a.waiting[Inbox] = true
 		go func() {
-			a, err := pend.Wait(ctx)
-			results <- result{Inbox, Answer{Option: a.Option, Channel: Inbox, By: a.Channel}, err}
+			ans, err := pend.Wait(ctx)
+			results <- channelResult{Inbox, Answer{Option: ans.Option, Channel: Inbox, By: ans.Channel}, err}
 		}()
 	}
 	if useElicit {
-		waiting[Elicitation] = true
+		a.waiting[Elicitation] = true
 		go func() {
 			o, err := elicit(ctx)
-			results <- result{Elicitation, Answer{Option: o, Channel: Elicitation}, err}
+			results <- channelResult{Elicitation, Answer{Option: o, Channel: Elicitation}, err}
 		}()
 	}
+	return results
+}
+
+// first returns the first answer offered by a channel; a channel that
+// fails is recorded and the others are waited on. When the time runs out
+// the ask has expired; when every channel failed, the last failure is the
+// answer.
+func (a *asking) first(ctx context.Context, cancel context.CancelFunc, results <-chan channelResult) (Answer, error) {
 	var last error
-	expired := false
-	for len(waiting) > 0 {
+	for len(a.waiting) > 0 {
 		res := <-results
 		var end *EndedError
 		if errors.As(res.err, &end) {
 			res.ans, res.err = Answer{Option: policy.OptionDeny, Channel: res.channel, Ended: end.Outcome}, nil
 		}
-		if res.err == nil && (res.ans.Ended != "" || slices.Contains(q.Options, res.ans.Option)) {
-			delete(waiting, res.channel)
+		if res.err == nil && (res.ans.Ended != "" || slices.Contains(a.p.Question.Options, res.ans.Option)) {
 			cancel()
-			outcome, option := "answered", res.ans.Option
-			if res.ans.Ended != "" {
-				outcome, option = res.ans.Ended, "" // no option was chosen
-			}
-			rec(audit.Ask{Ask: id, Channel: res.channel, Outcome: outcome, Option: option, By: res.ans.By})
-			for other := range waiting {
-				rec(audit.Ask{Ask: id, Channel: other, Outcome: "withdrawn"})
-			}
-			r.notifyAnswer(p, id, res.channel, outcome, option)
-			return res.ans, nil
+			return a.answered(res), nil
 		}
 		if ctx.Err() != nil || errors.Is(res.err, inbox.ErrExpired) {
 			// The inbox's own clock ran out with ours.
-			expired = true
-			break
+			return a.expired(ctx)
 		}
-		delete(waiting, res.channel)
+		delete(a.waiting, res.channel)
 		err := res.err
 		if err == nil {
 			err = fmt.Errorf("answer %q was not offered", res.ans.Option)
 		}
-		r.log().Warn("an approval channel failed; waiting on the others", "channel", res.channel, "server", d.Server, "tool", d.Tool, "err", err)
-		rec(audit.Ask{Ask: id, Channel: res.channel, Outcome: "failed", Error: err.Error()})
+		a.r.log().Warn("an approval channel failed; waiting on the others", "channel", res.channel, "server", a.d.Server, "tool", a.d.Tool, "err", err)
+		a.rec(audit.Ask{Ask: a.id, Channel: res.channel, Outcome: "failed", Error: err.Error()})
 		last = err
 	}
-	if expired {
-		err := ctx.Err()
-		if err == nil || errors.Is(err, context.DeadlineExceeded) {
-			err = ErrTimeout
-		}
-		for other := range waiting {
-			rec(audit.Ask{Ask: id, Channel: other, Outcome: "expired", Error: err.Error()})
-		}
-		r.notifyAnswer(p, id, "", "expired", "")
-		return Answer{}, err
-	}
-	r.notifyAnswer(p, id, "", "failed", "")
+	a.r.notifyAnswer(a.p, a.id, "", "failed", "")
 	return Answer{}, last
+}
+
+// answered records res as the answer, and the other channels as withdrawn.
+func (a *asking) answered(res channelResult) Answer {
+	delete(a.waiting, res.channel)
+	outcome, option := "answered", res.ans.Option
+	if res.ans.Ended != "" {
+		outcome, option = res.ans.Ended, "" // no option was chosen
+	}
+	a.rec(audit.Ask{Ask: a.id, Channel: res.channel, Outcome: outcome, Option: option, By: res.ans.By})
+	for other := range a.waiting {
+		a.rec(audit.Ask{Ask: a.id, Channel: other, Outcome: "withdrawn"})
+	}
+	a.r.notifyAnswer(a.p, a.id, res.channel, outcome, option)
+	return res.ans
+}
+
+// expired records the channels still waited on as expired.
+func (a *asking) expired(ctx context.Context) (Answer, error) {
+	err := ctx.Err()
+	if err == nil || errors.Is(err, context.DeadlineExceeded) {
+		err = ErrTimeout
+	}
+	for other := range a.waiting {
+		a.rec(audit.Ask{Ask: a.id, Channel: other, Outcome: "expired", Error: err.Error()})
+	}
+	a.r.notifyAnswer(a.p, a.id, "", "expired", "")
+	return Answer{}, err
 }
 
 // Tell posts the "ask" event of an ask handed to a channel the Runner
