@@ -67,7 +67,7 @@ func isolated(t *testing.T, path string) []string {
 	t.Helper()
 	d := t.TempDir()
 	return []string{"HOME=" + d, "XDG_CONFIG_HOME=" + filepath.Join(d, "config"), "XDG_CACHE_HOME=" + filepath.Join(d, "cache"),
-		"TOOLWARDEN_CATALOG=" + filepath.Join(d, "catalog"), "PATH=" + path}
+		"TOOLWARDEN_CATALOG=" + filepath.Join(d, "catalog"), "TOOLWARDEN_SYSTEM_CONFIG_DIR=" + filepath.Join(d, "etc"), "PATH=" + path}
 }
 
 type ran struct {

@@ -34,10 +34,14 @@ func run(m *testing.M) int {
 	}
 	defer os.RemoveAll(dir)
 	// Every wrap and proxy the tests start writes the tool catalog here,
-	// not into the user's cache.
-	if err := os.Setenv("TOOLWARDEN_CATALOG", filepath.Join(dir, "catalog")); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
+	// not into the user's cache, and finds no config of the machine's or
+	// the developer's own: a command given no --config reads only what a
+	// test writes under these folders.
+	for k, sub := range map[string]string{"TOOLWARDEN_CATALOG": "catalog", "XDG_CONFIG_HOME": "config", "TOOLWARDEN_SYSTEM_CONFIG_DIR": "etc"} {
+		if err := os.Setenv(k, filepath.Join(dir, sub)); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
 	}
 	twBin = filepath.Join(dir, "toolwarden")
 	testServer = filepath.Join(dir, "testserver")
