@@ -227,3 +227,23 @@ func auditTestFile(t *testing.T, name, content string) string {
 	}
 	return p
 }
+
+// A hook that cannot ask (Gemini CLI under the default channel) denies
+// the call, and the log says so after the check: the inbox's row is a
+// deny, not an ask left open.
+func TestAHookThatCannotAskLogsTheDenial(t *testing.T) {
+	t.Parallel()
+	binaries(t)
+	home, env := freshHome(t)
+	event := `{"session_id":"g1","hook_event_name":"BeforeTool","tool_name":"run_shell_command","tool_input":{"command":"rm -rf build"},"cwd":"/tmp"}`
+	if _, out, _ := runTW(t, env, event, "hook", "--agent", "gemini"); !strings.Contains(out, `"decision":"deny"`) {
+		t.Fatalf("gemini hook: %s", out)
+	}
+	events := auditEvents(t, defaultLog(home))
+	if len(events) != 2 || events[0]["event"] != "check" || events[1]["event"] != "channel" {
+		t.Fatalf("the log holds %v; want the check, then the channel's refusal", events)
+	}
+	if a, _ := events[1]["decision"].(map[string]any); a["channel"] != audit.ChannelAgent || a["outcome"] != "refused" || a["tool"] != "run_shell_command" {
+		t.Errorf("channel record %v", a)
+	}
+}

@@ -22,7 +22,8 @@ type Ask struct {
 	Server string `json:"server"`
 	Tool   string `json:"tool"`
 	App    string `json:"app,omitempty"`
-	// Channel is "elicitation", "inbox", "webhook" or "none".
+	// Channel is "elicitation", "inbox", "webhook", "none" or "agent"
+	// (ChannelAgent).
 	Channel string `json:"channel"`
 	// Outcome is "answered", "declined" or "cancelled" (the client ended
 	// the prompt without an option: no Option), "posted", "sent", "failed",
@@ -38,6 +39,11 @@ type Ask struct {
 
 // Name is "channel".
 func (Ask) Name() string { return "channel" }
+
+// ChannelAgent is the Ask channel of an agent's hook that cannot ask
+// (Gemini CLI, Codex under approval_channel "elicitation"): its "refused"
+// record says the call was denied with nobody asked.
+const ChannelAgent = "agent"
 
 // Relay is a request a server made of the client that a proxy relayed
 // (sampling, elicitation, roots), and how it ended: "answered", "error"

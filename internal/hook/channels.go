@@ -70,6 +70,9 @@ func Ask(ctx context.Context, h *host.Host, cfg *config.Config, ev *Event, d *ho
 			// which nobody is asked about.
 			r.Tell(channel.Prompt{Origin: "hook", PID: o.PID, Session: ev.Session, Question: &q}, channel.Elicitation)
 			r.FlushWithin(channel.HookWebhookGrace)
+		} else {
+			// The log says how the ask ended: denied, nobody asked.
+			h.Audit(ev.Session, audit.Ask{Server: d.Server, Tool: d.Tool, App: d.App, Channel: audit.ChannelAgent, Outcome: "refused", Error: "this agent's hook cannot ask; the call was denied"})
 		}
 		return Output{}, false
 	}

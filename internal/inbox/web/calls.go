@@ -1,6 +1,10 @@
 package web
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/toolwarden/toolwarden/internal/audit"
+)
 
 // A call leaves several records in the audit log: its "check" (the
 // policy's verdict), and when it was asked about, each channel's part
@@ -21,6 +25,7 @@ const (
 	outcomeCancelled     = "cancelled"       // the prompt was closed without an answer
 	outcomeExpired       = "expired"         // nobody answered in time
 	outcomeRefused       = "refused"         // approval_channel = "none": nobody to ask
+	outcomeCannotAsk     = "cannot_ask"      // the agent's hook cannot ask: denied
 	outcomeFailed        = "failed"          // every channel failed
 	outcomeAsked         = "asked"           // no answer recorded (yet)
 	outcomeRevoked       = "revoked"         // a standing approval taken back
@@ -124,7 +129,11 @@ func (f *folder) channel(i int, l auditLine) {
 	case "expired":
 		f.end(i, outcomeExpired, "", "")
 	case "refused":
-		f.end(i, outcomeRefused, "", "")
+		if a.Channel == audit.ChannelAgent {
+			f.end(i, outcomeCannotAsk, "", "")
+		} else {
+			f.end(i, outcomeRefused, "", "")
+		}
 	case "failed":
 		// Another channel may still answer; if none does, this stands.
 		f.settle(i, outcomeFailed, "")
@@ -199,6 +208,8 @@ func describeOutcome(outcome, option string) (kind, words string) {
 		return "expired", "expired: no answer in time"
 	case outcomeRefused:
 		return "deny", "denied: no approval channel (approval_channel = \"none\")"
+	case outcomeCannotAsk:
+		return "deny", "denied: this agent cannot ask (approval_channel = \"inbox\" asks in the inbox)"
 	case outcomeFailed:
 		return "deny", "denied: the approval channel failed"
 	}

@@ -92,6 +92,10 @@ func TestEachCallIsOneRowWithItsFinalOutcome(t *testing.T) {
 			check(at(0), "fs", "write_file", policy.Ask, "destructive"),
 			ask(at(0), "s1", "fs", "write_file", audit.Ask{Channel: "none", Outcome: "refused"}),
 		}, "refused", `denied: no approval channel (approval_channel = "none")`},
+		{"denied: a hook that cannot ask", []audit.Record{
+			check(at(0), "gemini", "run_shell_command", policy.Ask, "destructive"),
+			ask(at(0), "s1", "gemini", "run_shell_command", audit.Ask{Channel: audit.ChannelAgent, Outcome: "refused"}),
+		}, "cannot_ask", `denied: this agent cannot ask (approval_channel = "inbox" asks in the inbox)`},
 		{"revoked from the page", []audit.Record{
 			{Time: at(0), Event: "revoke", Decision: audit.Revoke{Server: "fs", Tool: "write_file", App: "fs", File: "/a.json", By: "inbox"}},
 		}, "revoked", "always approval revoked"},
