@@ -478,7 +478,7 @@ func (s Settings) WithoutPluginDiskCache() Settings { s.noPluginDiskCache = true
 // host per request needs. The runtime's own options (cache dir, logger)
 // apply, not the host's WithPluginCacheDir, WithoutPluginDiskCache and
 // WithLogger.
-func (s Settings) WithPluginRuntime(rt *plugin.Runtime) Settings { s.pluginRuntime = rt; return s }
+func (s Settings) WithPluginRuntime(rt *PluginRuntime) Settings { s.pluginRuntime = rt; return s }
 
 // WithLogger receives plugin log output (nil: slog.Default()).
 func (s Settings) WithLogger(l *slog.Logger) Settings { s.logger = l; return s }

@@ -23,7 +23,7 @@ const argguardEtc = "\n[policies.argguard]\nbuiltin = \"argguard\"\n" + `config.
 // another's plugin config.
 func TestHostsOnASharedPluginRuntimeDecideApart(t *testing.T) {
 	ctx := context.Background()
-	rt, err := plugin.NewRuntime(ctx, plugin.Options{CacheDir: pluginCache})
+	rt, err := host.NewPluginRuntime(ctx, host.Defaults().WithPluginCacheDir(pluginCache))
 	if err != nil {
 		t.Fatal(err)
 	}

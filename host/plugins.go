@@ -30,7 +30,7 @@ func (g *generation) loadPlugins(ctx context.Context, s Settings) error {
 	}
 	rt := s.pluginRuntime
 	if rt == nil {
-		own, err := plugin.NewRuntime(ctx, plugin.Options{CacheDir: s.pluginCacheDir, NoDiskCache: s.noPluginDiskCache, Logger: s.logger})
+		own, err := NewPluginRuntime(ctx, s)
 		if err != nil {
 			return err
 		}

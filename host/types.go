@@ -1,7 +1,10 @@
 package host
 
 import (
+	"context"
+
 	"github.com/toolwarden/toolwarden/internal/config"
+	"github.com/toolwarden/toolwarden/internal/plugin"
 	"github.com/toolwarden/toolwarden/internal/policy"
 	"github.com/toolwarden/toolwarden/internal/session"
 )
@@ -66,3 +69,16 @@ type (
 	// ListInput is one app's tools as a Lister sees them.
 	ListInput = policy.ListInput
 )
+
+// PluginRuntime compiles plugin modules and holds their compiled code, for
+// hosts that share it (Settings.WithPluginRuntime). Close it after the last
+// host that uses it.
+type PluginRuntime = plugin.Runtime
+
+// NewPluginRuntime makes a runtime with s's plugin cache dir (or none, with
+// WithoutPluginDiskCache) and logger. A process that builds many hosts, one
+// per request, gives them one runtime, so that each module is compiled
+// once rather than at every New.
+func NewPluginRuntime(ctx context.Context, s Settings) (*PluginRuntime, error) {
+	return plugin.NewRuntime(ctx, plugin.Options{CacheDir: s.pluginCacheDir, NoDiskCache: s.noPluginDiskCache, Logger: s.logger})
+}
