@@ -1,7 +1,8 @@
 // Package web serves the approval inbox: a local page where a person sees
 // every pending ask of every toolwarden process of theirs (through the
 // rendezvous directory of package inbox) and answers it, revokes standing
-// ("always") approvals, and reads the recent decisions of an audit log.
+// ("always") approvals, and shows the recent calls of the audit log, one
+// row per call with how it ended (calls.go), revokes included.
 //
 // The page is for the machine's own user only. It is served on a loopback
 // address, every request must name that address in its Host header (no DNS
