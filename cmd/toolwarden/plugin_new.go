@@ -9,7 +9,6 @@ import (
 	"path"
 	"path/filepath"
 	"regexp"
-	"runtime/debug"
 	"strings"
 	"sync"
 	"text/template"
@@ -19,6 +18,17 @@ import (
 
 // toolwardenModule is the module a Go plugin depends on for pdk/go.
 const toolwardenModule = "github.com/toolwarden/toolwarden"
+
+// goKitDir is where a Go project carries its copy of the kit, as a
+// module named toolwardenModule holding only pdk/go: go.mod replaces the
+// module by it, so a build needs no proxy (a version of this module that
+// no proxy serves used to fail the first build with a bare 403).
+const goKitDir = "toolwarden-pdk"
+
+// goNoVersion is the version go.mod requires of toolwardenModule when a
+// replace directive supplies it: any version would do, and this one says
+// that none was published.
+const goNoVersion = "v0.0.0-00010101000000-000000000000"
 
 // ascVersion is the AssemblyScript compiler a new project pins: the one
 // scripts/npm/package.json pins for the kit's own tests.
@@ -57,7 +67,14 @@ func projectFiles(lang, name string) []projectFile {
 	case "go":
 		own = []projectFile{
 			{Path: "main.go", from: "go/main.go.tmpl", What: "the plugin"},
-			{Path: "go.mod", from: "go/go.mod.tmpl", What: "depends on `" + toolwardenModule + "` for the kit, `pdk/go`"},
+			{Path: "go.mod", from: "go/go.mod.tmpl", What: "depends on `" + toolwardenModule + "` for the kit, `pdk/go`, replaced by a folder"},
+			{Path: goKitDir + "/go.mod", from: "go/kit-go.mod.tmpl", What: "the Go kit, copied from toolwarden's `pdk/go` (no network needed)"},
+		}
+		srcs, _ := fs.Glob(kits.Files, "go/*.go")
+		for _, s := range srcs {
+			if !strings.HasSuffix(s, "_test.go") {
+				own = append(own, projectFile{Path: goKitDir + "/pdk/" + s, from: s, copy: true, What: "the Go kit"})
+			}
 		}
 	case "rust":
 		own = []projectFile{
@@ -97,9 +114,9 @@ func projectFiles(lang, name string) []projectFile {
 // projectData is what the templates see.
 type projectData struct {
 	Name, Ident, Lang, LangTitle string
-	// GoRequire is the version of toolwardenModule go.mod requires ("":
-	// none yet; the first build records the latest). GoReplace is a local
-	// checkout it is replaced by.
+	// GoRequire is the version of toolwardenModule go.mod requires, and
+	// GoReplace the folder that supplies it: the kit the project carries
+	// ("./toolwarden-pdk") or a local checkout.
 	GoRequire, GoReplace string
 	ASCVersion           string
 	// DescribeWAT is the describe answer as a WAT string literal, and
@@ -185,22 +202,20 @@ func newProjectData(lang, name, dir, pdkPath string) (*projectData, string, erro
 		if err != nil {
 			return nil, "", err
 		}
-		switch {
-		case data.GoReplace != "":
-			data.BuildNotes += "\n\n`go.mod` builds against the toolwarden checkout at `" + data.GoReplace + "` (a `replace` directive). Drop that line, and `go get " + toolwardenModule + "@latest`, to build against the published module."
-		case data.GoRequire != "":
-			data.BuildNotes += "\n\n`go.mod` requires `" + toolwardenModule + " " + data.GoRequire + "`, the version of the toolwarden that made this project. To build against a local checkout instead: `go mod edit -replace " + toolwardenModule + "=/path/to/toolwarden`."
-		default:
-			data.BuildNotes += "\n\n`go.mod` names no version of `" + toolwardenModule + "` yet: the first `./build.sh` records the latest published one. To build against a local checkout instead: `go mod edit -replace " + toolwardenModule + "=/path/to/toolwarden`."
+		if data.GoReplace == "./"+goKitDir {
+			data.BuildNotes += "\n\n`go.mod` builds against `" + goKitDir + "/`, the copy of the Go kit this project carries (a `replace` directive), so a build needs no network. To build against the published module instead, drop the `replace` line and `go get " + toolwardenModule + "@latest`; against a local checkout, `go mod edit -replace " + toolwardenModule + "=/path/to/toolwarden`."
+		} else {
+			data.BuildNotes += "\n\n`go.mod` builds against the toolwarden checkout at `" + data.GoReplace + "` (a `replace` directive). To build against the kit this project carries instead (no checkout, no network): `go mod edit -replace " + toolwardenModule + "=./" + goKitDir + "`."
 		}
 	}
 	return data, note, nil
 }
 
 // goDependency decides how go.mod reaches pdk/go: a replace directive to
-// --pdk, or to the toolwarden checkout the project is created in; else
-// the version of this binary's module when it is a release; else nothing,
-// and the first build records the latest.
+// --pdk, or to the toolwarden checkout the project is created in (to work
+// on the kit and a plugin together); else to the copy of the kit the
+// project carries, which needs no network and is exactly the kit of this
+// binary.
 func goDependency(dir, pdkPath string) (require, replace, note string, err error) {
 	checkout := pdkPath
 	if checkout != "" {
@@ -219,17 +234,9 @@ func goDependency(dir, pdkPath string) (require, replace, note string, err error
 		}
 	}
 	if checkout != "" {
-		return "v0.0.0-00010101000000-000000000000", replacePath(dir, checkout), "", nil
+		return goNoVersion, replacePath(dir, checkout), "", nil
 	}
-	// A release (go install .../cmd/toolwarden@v1.2.3) knows its version;
-	// a build from a dirty tree ("+dirty") or without VCS ("(devel)") does
-	// not have one anybody could fetch.
-	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Path == toolwardenModule &&
-		strings.HasPrefix(bi.Main.Version, "v") && !strings.Contains(bi.Main.Version, "+") {
-		return bi.Main.Version, "", "", nil
-	}
-	return "", "", "this toolwarden is a development build, so go.mod names no version of " + toolwardenModule +
-		": the first build records the latest published one. Pass --pdk /path/to/toolwarden to build against a checkout.", nil
+	return goNoVersion, "./" + goKitDir, "", nil
 }
 
 // replacePath is checkout as a replace directive wants it: relative to the
