@@ -41,7 +41,7 @@ The address it prints carries a per-run token: whoever has it can answer asks.
 The page listens on loopback only, accepts only its own Host and Origin, and
 fetches nothing from elsewhere. It runs until interrupted, and announces
 itself in the rendezvous directory ($TOOLWARDEN_RUNTIME_DIR, else
-$XDG_RUNTIME_DIR/toolwarden) so that askers can link to it.`
+/run/user/<uid>/toolwarden, else /tmp/toolwarden-<uid>) so that askers can link to it.`
 
 // inboxCmd is one run of toolwarden inbox: its flags.
 type inboxCmd struct {

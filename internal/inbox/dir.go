@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
 )
 
 // EnvRuntimeDir names the variable that overrides the rendezvous directory
@@ -21,22 +22,57 @@ const (
 
 // Dir returns the rendezvous directory every toolwarden process of this user
 // uses, creating it (0700) when missing: $TOOLWARDEN_RUNTIME_DIR if set, else
-// $XDG_RUNTIME_DIR/toolwarden, else <os.TempDir()>/toolwarden-<uid>. It is
-// refused when it is a symlink, not owned by the current user, or open to the
-// group or others: anyone who can write there could answer asks.
+// /run/user/<uid>/toolwarden when /run/user/<uid> is a private directory of
+// this user, else /tmp/toolwarden-<uid> (<os.TempDir()> where there is no
+// /tmp). It is refused when it is a symlink, not owned by the current user,
+// or open to the group or others: anyone who can write there could answer
+// asks.
+//
+// The choice depends on the uid alone, never on XDG_RUNTIME_DIR or TMPDIR:
+// agents start their MCP servers with a stripped environment (Codex passes
+// HOME, PATH, LANG, TERM; the TypeScript SDK HOME, LOGNAME, PATH, SHELL,
+// TERM, USER), so a server and the inbox a person starts from a terminal
+// would otherwise look in different places. See docs/approvals.md.
 func Dir() (string, error) {
 	dir := os.Getenv(EnvRuntimeDir)
-	switch {
-	case dir != "":
-	case os.Getenv("XDG_RUNTIME_DIR") != "":
-		dir = filepath.Join(os.Getenv("XDG_RUNTIME_DIR"), "toolwarden")
-	default:
-		dir = filepath.Join(os.TempDir(), fmt.Sprintf("toolwarden-%d", os.Getuid()))
+	if dir == "" {
+		dir = defaultDir(os.Getuid())
 	}
 	if err := prepare(dir); err != nil {
 		return "", err
 	}
 	return dir, nil
+}
+
+// Where defaultDir looks; tests point them at their own folders.
+var (
+	runUserBase = "/run/user"
+	tempBase    = fixedTempBase()
+)
+
+// defaultDir is the rendezvous directory of uid when nothing overrides it:
+// under the per-user runtime directory the system made (/run/user/<uid>,
+// private, cleared at logout) when there is one, else under the fixed
+// temporary directory.
+func defaultDir(uid int) string {
+	run := filepath.Join(runUserBase, strconv.Itoa(uid))
+	if isPrivateDirOf(run, uid) {
+		return filepath.Join(run, "toolwarden")
+	}
+	return filepath.Join(tempBase, fmt.Sprintf("toolwarden-%d", uid))
+}
+
+// isPrivateDirOf reports whether d is a real directory (not a symlink)
+// owned by uid and closed to everyone else, as logind makes /run/user/<uid>.
+// Anything else (missing, another owner, looser mode) is passed over for
+// the temporary directory, where prepare's checks then apply.
+func isPrivateDirOf(d string, uid int) bool {
+	fi, err := os.Lstat(d)
+	if err != nil || !fi.IsDir() || fi.Mode().Perm()&0o077 != 0 {
+		return false
+	}
+	owner, ok := ownerUID(fi)
+	return ok && owner == uid
 }
 
 // prepare creates dir and its sub-directories (0700) when missing and checks

@@ -64,21 +64,6 @@ func TestDirUsesTheEnvironmentAndCreatesItPrivate(t *testing.T) {
 	}
 }
 
-func TestDirFallsBackToXDGAndThenTemp(t *testing.T) {
-	t.Setenv(EnvRuntimeDir, "")
-	xdg := t.TempDir()
-	t.Setenv("XDG_RUNTIME_DIR", xdg)
-	if got, err := Dir(); err != nil || got != filepath.Join(xdg, "toolwarden") {
-		t.Fatalf("with XDG_RUNTIME_DIR: %q, %v", got, err)
-	}
-	t.Setenv("XDG_RUNTIME_DIR", "")
-	tmp := t.TempDir()
-	t.Setenv("TMPDIR", tmp)
-	if got, err := Dir(); err != nil || !strings.HasPrefix(got, filepath.Join(tmp, "toolwarden-")) {
-		t.Fatalf("without XDG_RUNTIME_DIR: %q, %v", got, err)
-	}
-}
-
 func TestUnsafeDirectoriesAreRefused(t *testing.T) {
 	tests := []struct {
 		name  string
