@@ -33,7 +33,7 @@ func (g *Guard) ServerOption(name string) server.ServerOption {
 	p := &serverPolicy{
 		g:      g,
 		name:   name,
-		signer: channel.NewSigner(channel.DefaultTimeout, 1024),
+		signer: channel.NewSigner(channel.StateTTL, 1024),
 		defs:   toolDefs{tools: map[string]*entry{}},
 	}
 	if sc := g.contexts[name]; sc != nil {

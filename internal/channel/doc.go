@@ -49,7 +49,7 @@
 // question offered, has not expired and was never used before
 // (Signer.Redeem):
 //
-//	s := channel.NewSigner(channel.DefaultTimeout, 1024)
+//	s := channel.NewSigner(channel.StateTTL, 1024)
 //	state, _ := s.Mint(channel.Binding{Session: sid, Server: "fs", Tool: "write_file",
 //		DefinitionHash: d.DefinitionHash, Arguments: args})
 //	// ... the client answers and echoes state ...

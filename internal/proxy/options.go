@@ -46,7 +46,7 @@ func Defaults() Options {
 		maxArgs:         DefaultMaxArgumentBytes,
 		maxResult:       DefaultMaxResultBytes,
 		approvalTimeout: channel.DefaultTimeout,
-		stateTTL:        channel.DefaultTimeout,
+		stateTTL:        channel.StateTTL,
 		log:             slog.New(slog.NewTextHandler(io.Discard, nil)),
 		workers:         16,
 	}
