@@ -37,6 +37,6 @@ rules = [{ tool = "write_file", arg = "path", deny_glob = "/srv/app/secret/**" }
 	}
 	// Output:
 	// deny argument "path" = "secret/notes.txt" (resolved: "/srv/app/secret/notes.txt") matches deny_glob "/srv/app/secret/**"
-	// allow auto: tool is neither destructive nor open-world
+	// allow write_file neither changes anything nor reaches outside this machine: allowed
 	// deny argument "path" = "secret/notes.txt" (unresolved: the server's working directory is unknown) matches deny_glob "/srv/app/secret/**"
 }

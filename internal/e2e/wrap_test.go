@@ -129,7 +129,7 @@ func TestWrapExplainsAsksToClientsWithoutElicitation(t *testing.T) {
 		t.Fatalf("want a tool error, got %q", out)
 	}
 	mustContain(t, out, "needs the user's approval")
-	mustContain(t, out, "tool is destructive")
+	mustContain(t, out, "write can change files or data: asking")
 	mustContain(t, out, `[apps.ts.tools."write"]`)
 	mustContain(t, out, "toolwarden approvals add")
 

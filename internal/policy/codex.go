@@ -171,8 +171,12 @@ func codexBaseline(mode config.Mode, h *hints.Set) (v Verdict, rememberable bool
 // wins, and an ask may be remembered only if every side that asks allows it.
 // deciding is the mode of the side that decided. It records in s whether
 // Codex asks, for approval_policy (step 7).
-func (s *state) floorBaseline(mode config.Mode, modeSrc string) (v Verdict, rememberable bool, code, msg, src string, deciding config.Mode) {
+//
+// say is the reason in plain words (reason_words.go); msg, with the modes
+// and hints that decided, is the trace's detail.
+func (s *state) floorBaseline(mode config.Mode, modeSrc string) (v Verdict, rememberable bool, code, say, msg, src string, deciding config.Mode) {
 	v, rememberable, code, msg = baseline(mode, &s.eff)
+	say = baselineWords(s.tool.Name, code, &s.eff)
 	src, deciding = modeSrc, mode
 	cmode, csrc := s.codexMode()
 	cv, crem, ccode, cmsg := codexBaseline(cmode, s.codexHints())
@@ -189,12 +193,13 @@ func (s *state) floorBaseline(mode config.Mode, modeSrc string) (v Verdict, reme
 	case cv != Ask:
 	case v != Ask:
 		// Codex asks where toolwarden's own rules would allow: Codex's ask.
-		return Ask, crem, ccode, cmsg + " (Codex's mode for this tool, from " + csrc + ")", csrc, cmode
+		return Ask, crem, ccode, baselineWords(s.tool.Name, ccode, s.codexHints()) + " (by Codex's settings for this tool)",
+			cmsg + " (Codex's mode for this tool, from " + csrc + ")", csrc, cmode
 	case rememberable && !crem:
 		rememberable = false
 		msg += "; not rememberable: Codex's mode for this tool is " + string(cmode) + " (" + csrc + ")"
 	}
-	return v, rememberable, code, msg, src, deciding
+	return v, rememberable, code, say, msg, src, deciding
 }
 
 // askedByPlugin reports whether an ask came from a plugin (its reasons are

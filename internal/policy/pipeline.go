@@ -201,14 +201,15 @@ func (r *Rules) decide(ctx context.Context, in *Input, d *Decision) {
 
 	// Step 4: baseline approval.
 	mode, modeSrc := s.mode()
-	base, rememberable, code, msg, modeSrc, mode := s.floorBaseline(mode, modeSrc)
+	base, rememberable, code, say, msg, modeSrc, mode := s.floorBaseline(mode, modeSrc)
 	msg += requiredNote(modeSrc)
+	say += requiredNote(modeSrc)
 	d.Mode = mode
 	if traced {
 		d.Trace = append(d.Trace, Step{Step: StepApprovalMode, Outcome: base.String(), Source: modeSrc, Detail: msg})
 	}
 	d.Decision, d.Rememberable = base, rememberable
-	d.Reasons = append(d.Reasons, Reason{Source: StepApprovalMode, Code: code, Message: msg})
+	d.Reasons = append(d.Reasons, Reason{Source: StepApprovalMode, Code: code, Message: say})
 
 	// Step 5: plugins.
 	if len(in.Plugins) > 0 {
