@@ -54,11 +54,35 @@ func binaries(t *testing.T) {
 
 // TestMain removes the binaries the tests built.
 func TestMain(m *testing.M) {
-	code := m.Run()
+	code := runTests(m)
 	if built.dir != "" {
 		os.RemoveAll(built.dir)
 	}
 	os.Exit(code)
+}
+
+// runTests runs the tests with HOME in a folder of their own: a command
+// run in process with no HOME of its own falls back to the process's, and
+// must not write the user's audit log, state or config. The caches the
+// tests share (Go's and the compiled plugins') stay where they were.
+func runTests(m *testing.M) int {
+	home, errH := os.UserHomeDir()
+	cache, errC := os.UserCacheDir()
+	tmp, err := os.MkdirTemp("", "toolwarden-cmd-home-")
+	if errH != nil || errC != nil || err != nil {
+		return m.Run()
+	}
+	defer os.RemoveAll(tmp)
+	for k, v := range map[string]string{
+		"GOPATH": filepath.Join(home, "go"), "GOCACHE": filepath.Join(cache, "go-build"),
+		"XDG_CACHE_HOME": cache,
+	} {
+		if os.Getenv(k) == "" {
+			os.Setenv(k, v)
+		}
+	}
+	os.Setenv("HOME", tmp)
+	return m.Run()
 }
 
 // isolated is an environment for a real binary that writes nothing of

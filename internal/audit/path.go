@@ -2,6 +2,7 @@ package audit
 
 import (
 	"errors"
+	"os"
 	"os/user"
 	"path/filepath"
 	"runtime"
@@ -41,14 +42,20 @@ func DefaultPath(getenv func(string) string) (string, error) {
 	return filepath.Join(home, ".local", "state", "toolwarden", FileName), nil
 }
 
-// Home is the user's home: $HOME (%USERPROFILE%), else the account's
-// entry, for a process started with an empty environment.
+// Home is the user's home: $HOME (%USERPROFILE%) of getenv, else of the
+// process, else the account's entry, for a process started with an empty
+// environment.
 func Home(getenv func(string) string) (string, error) {
 	v := "HOME"
 	if runtime.GOOS == "windows" {
 		v = "USERPROFILE"
 	}
 	if home := getenv(v); filepath.IsAbs(home) {
+		return home, nil
+	}
+	// A command given an environment without HOME (a test's, in process)
+	// falls back to its process's, then to the account's entry.
+	if home, err := os.UserHomeDir(); err == nil && filepath.IsAbs(home) {
 		return home, nil
 	}
 	if u, err := user.Current(); err == nil && filepath.IsAbs(u.HomeDir) {
