@@ -420,29 +420,9 @@ func scanString(b []byte, i int, strict bool) (int, string) {
 		case c == '"':
 			return i + 1, ""
 		case c == '\\':
-			if i+1 >= len(b) {
-				return i, "unterminated escape"
-			}
-			switch b[i+1] {
-			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
-				i += 2
-			case 'u':
-				u, ok := hex4(b, i+2)
-				if !ok {
-					return i, "bad \\u escape"
-				}
-				if strict && u >= 0xD800 && u < 0xE000 {
-					// Only a high surrogate followed at once by a low one
-					// is a character; anything else is a lone surrogate.
-					lo, ok := hex4(b, i+8)
-					if u >= 0xDC00 || !ok || b[i+6] != '\\' || b[i+7] != 'u' || lo < 0xDC00 || lo >= 0xE000 {
-						return i, failLoneSurrogate
-					}
-					i += 6
-				}
-				i += 6
-			default:
-				return i, "bad escape"
+			var why string
+			if i, why = scanEscape(b, i, strict); why != "" {
+				return i, why
 			}
 		case c < 0x20:
 			return i, "control character in string"
@@ -457,6 +437,34 @@ func scanString(b []byte, i int, strict bool) (int, string) {
 		}
 	}
 	return i, "unterminated string"
+}
+
+// scanEscape validates the escape whose backslash is b[i] and returns the
+// index just past it, or where it fails and why. Strict also refuses a
+// lone surrogate escape: only a high surrogate followed at once by a low
+// one is a character.
+func scanEscape(b []byte, i int, strict bool) (int, string) {
+	if i+1 >= len(b) {
+		return i, "unterminated escape"
+	}
+	switch b[i+1] {
+	case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+		return i + 2, ""
+	case 'u':
+		u, ok := hex4(b, i+2)
+		if !ok {
+			return i, "bad \\u escape"
+		}
+		if strict && u >= 0xD800 && u < 0xE000 {
+			lo, ok := hex4(b, i+8)
+			if u >= 0xDC00 || !ok || b[i+6] != '\\' || b[i+7] != 'u' || lo < 0xDC00 || lo >= 0xE000 {
+				return i, failLoneSurrogate
+			}
+			return i + 12, ""
+		}
+		return i + 6, ""
+	}
+	return i, "bad escape"
 }
 
 // quickString returns the index just past the string whose opening quote
