@@ -9,6 +9,7 @@ import (
 	"github.com/toolwarden/toolwarden/internal/channel"
 	"github.com/toolwarden/toolwarden/internal/hints"
 	"github.com/toolwarden/toolwarden/internal/policy"
+	"github.com/toolwarden/toolwarden/internal/session"
 )
 
 // Approver answers asks: the agent shows the Question in its own UI and
@@ -118,9 +119,25 @@ func (e *NoOneAskedError) Error() string {
 	if e.Server != "" && e.Tool != "" {
 		where = fmt.Sprintf("[mcp_servers.%s.tools.%q]", e.Server, e.Tool)
 	}
-	return "no one was asked: this agent answers every approval question with sdk.DenyAll. " +
+	return "no one was asked: " + noOneAskedInstead + ". " +
 		"To allow the call, set approval_mode = \"approve\" in " + where + " of the toolwarden config, " +
-		"or run the agent with an approver that asks a person (sdk.WithApprover, e.g. sdk.OpenTerminal) or with approval_channel = \"inbox\""
+		"or " + noOneAskedFirst + " or with approval_channel = \"inbox\""
+}
+
+// What a guarded call denied by a *NoOneAskedError tells the model, in
+// toolresult.NoOneAsked's words (the proxy's and the hooks'): what answered
+// instead of a person, and the first way to allow the call.
+const (
+	noOneAskedInstead = "this agent answers every approval question with sdk.DenyAll"
+	noOneAskedFirst   = "run the agent with an approver that asks a person (sdk.WithApprover, e.g. sdk.OpenTerminal)"
+)
+
+// approvals is the approvals file of the guard's host (nil: none), which
+// a refusal names in its advice.
+func (g *Guard) approvals() *session.Persistent {
+	g.mu.RLock()
+	defer g.mu.RUnlock()
+	return g.h.Approvals()
 }
 
 // Fixed is an Approver for runs without a human (CI): it gives answer to

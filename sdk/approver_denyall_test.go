@@ -22,10 +22,10 @@ func TestUnderDenyAllTheModelIsToldNoOneWasAsked(t *testing.T) {
 		not      []string
 	}{
 		{"DenyAll", sdk.DenyAll,
-			[]string{"no one was asked", "sdk.DenyAll", "To allow the call", `approval_mode = "approve" in [mcp_servers.fs.tools."write_file"]`},
+			[]string{"no one was asked", "sdk.DenyAll", "To allow it", `approval_mode = "approve" in [mcp_servers.fs.tools."write_file"]`},
 			[]string{"user denied", "denied by the user"}},
 		{"Fixed(Deny) is DenyAll", sdk.Fixed(sdk.Deny),
-			[]string{"no one was asked", "To allow the call"},
+			[]string{"no one was asked", "To allow it"},
 			[]string{"user denied"}},
 		{"a person's deny", sdk.ApproverFunc(func(_ context.Context, _ *sdk.Question) (sdk.Answer, error) { return sdk.Deny, nil }),
 			[]string{"the user denied this call to write_file"},

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -96,6 +97,10 @@ func (s *Session) ask(ctx context.Context, name string, call host.Call, d *host.
 		ans, err = g.approver.Approve(ctx, q)
 		if err == nil {
 			err = ctx.Err()
+		}
+		var noOne *NoOneAskedError
+		if errors.As(err, &noOne) {
+			return toolresult.NoOneAsked(name, d, noOneAskedInstead, noOneAskedFirst, g.approvals())
 		}
 		if err != nil {
 			return toolresult.Error("toolwarden: %s was not approved (%v), so it was denied.", name, err)

@@ -110,7 +110,13 @@ func ExampleGuard_Client() {
 	fs := sdk.New(h, sdk.WithApprover(sdk.DenyAll)).Client("fs", exampleClient(exampleServer()))
 	fmt.Println(callText(fs, "write_file", `{"path":"/a","content":"1"}`))
 	// Output:
-	// error: toolwarden: write_file was not approved (no one was asked: this agent answers every approval question with sdk.DenyAll. To allow the call, set approval_mode = "approve" in [mcp_servers.fs.tools."write_file"] of the toolwarden config, or run the agent with an approver that asks a person (sdk.WithApprover, e.g. sdk.OpenTerminal) or with approval_channel = "inbox"), so it was denied.
+	// error: toolwarden: this call to write_file needs the user's approval, but no one was asked: this agent answers every approval question with sdk.DenyAll. toolwarden denied the call: it was not made.
+	// Why: write_file can change files or data: asking [destructive]
+	// Hints: readOnlyHint=false destructiveHint=true idempotentHint=false openWorldHint=false
+	// To allow it, the user can:
+	//   - run the agent with an approver that asks a person (sdk.WithApprover, e.g. sdk.OpenTerminal);
+	//   - or set approval_mode = "approve" in [mcp_servers.fs.tools."write_file"] of the toolwarden config (or, for a server the config does not define, in [apps.fs.tools."write_file"]);
+	//   - or set approval_channel = "inbox" for this server and answer in the approval inbox (toolwarden inbox).
 }
 
 // Reload applies a changed config while the agent runs: the session keeps

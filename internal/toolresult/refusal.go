@@ -66,6 +66,19 @@ func unansweredWhat(tool string, action mcp.ElicitationResponseAction) string {
 		"A non-interactive run (claude -p, for one) cancels every prompt: then no one saw it. toolwarden denied the call: it was not made.\n", tool)
 }
 
+// NoOneAsked is the tool error for a call to tool that needed the user's
+// approval when nothing put the question to a person: instead says what
+// answered in their place ("this agent answers every approval question
+// with sdk.DenyAll"). The model must not read that a person refused; it
+// reads the proxy's and the hooks' words for why the call was asked and
+// how it can be allowed, first among them first.
+func NoOneAsked(tool string, d *host.Decision, instead, first string, always *session.Persistent) *mcp.CallToolResult {
+	var b strings.Builder
+	fmt.Fprintf(&b, "toolwarden: this call to %s needs the user's approval, but no one was asked: %s. toolwarden denied the call: it was not made.\n", tool, instead)
+	HowToAllow(&b, d, always, first, true)
+	return mcp.NewToolResultError(b.String())
+}
+
 // HowToAllow writes why the call was asked about and the ways the user can
 // allow it, first among them first; always is the approvals file (nil:
 // none), inbox whether the approval inbox is a way.
