@@ -227,7 +227,7 @@ func (p *Proxy) ask(ctx context.Context, rt *route, call host.Call, d *host.Deci
 	chans := p.channels(d)
 	canElicit := p.canElicit(req) && chans.Setting.Effective().Elicits()
 	if chans.Uses() && !(req.Modern && canElicit) {
-		return p.askChannels(ctx, rt, call, d, &q, chans, canElicit)
+		return p.askChannels(ctx, rt, call, d, req, &q, chans, canElicit)
 	}
 	if !canElicit {
 		return made(p.needsApproval(rt, d))
@@ -246,10 +246,12 @@ func (p *Proxy) ask(ctx context.Context, rt *route, call host.Call, d *host.Deci
 	ectx, cancel := context.WithTimeout(sess, p.opts.approvalTimeout)
 	defer cancel()
 	defer context.AfterFunc(ctx, cancel)()
+	stop := p.keepAlive(req, rt.name)
 	res, err := srv.RequestElicitation(ectx, mcp.ElicitationRequest{
 		Request: mcp.Request{Method: string(mcp.MethodElicitationCreate)},
 		Params:  q.Params(),
 	})
+	stop()
 	if err != nil {
 		if ectx.Err() != nil && ctx.Err() == nil {
 			return made(toolError("toolwarden: %s was not approved: no answer within %s, so it was denied.", rt.name, p.opts.approvalTimeout))

@@ -35,9 +35,10 @@ func (p *Proxy) origin() string {
 }
 
 // askChannels puts the question to every configured channel and applies
-// the first answer. canElicit is false when the client cannot (or the
+// the first answer, while the client hears progress (keepAlive); the ask
+// may outlive a call the client gives up on (askKept). canElicit is false when the client cannot (or the
 // channel does not) elicit: the inbox is then waited on alone.
-func (p *Proxy) askChannels(ctx context.Context, rt *route, call host.Call, d *host.Decision, q *channel.Question, r *channel.Runner, canElicit bool) outcome {
+func (p *Proxy) askChannels(ctx context.Context, rt *route, call host.Call, d *host.Decision, req *callRequest, q *channel.Question, r *channel.Runner, canElicit bool) outcome {
 	var el channel.Elicit
 	if canElicit {
 		el = func(ctx context.Context) (string, error) {
@@ -62,7 +63,9 @@ func (p *Proxy) askChannels(ctx context.Context, rt *route, call host.Call, d *h
 		}
 	}
 	prompt := channel.Prompt{Origin: p.origin(), Session: p.session, Question: q, Timeout: p.opts.approvalTimeout}
-	ans, err := r.Ask(ctx, prompt, el)
+	stop := p.keepAlive(req, rt.name)
+	ans, err := p.askKept(ctx, call, d, func(ctx context.Context) (channel.Answer, error) { return r.Ask(ctx, prompt, el) })
+	stop()
 	var refusal *channel.RefusedError
 	switch {
 	case err == nil:

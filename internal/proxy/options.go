@@ -19,6 +19,7 @@ type Options struct {
 	maxArgs          int
 	maxResult        int
 	approvalTimeout  time.Duration
+	askProgress      time.Duration // see WithAskProgressEvery
 	stateTTL         time.Duration
 	sessionID        string
 	log              *slog.Logger
@@ -37,8 +38,9 @@ const (
 )
 
 // Defaults: tools keep their upstream names, 1 MiB argument cap, 32 MiB
-// result cap, 10 minute approval timeout and state lifetime, a random
-// session ID, no logging.
+// result cap, channel.DefaultTimeout (50 s) to answer an ask, progress
+// every 10 s while one waits, channel.StateTTL (10 minutes) for request
+// states, a random session ID, no logging.
 func Defaults() Options {
 	return Options{
 		name:            "toolwarden",
@@ -46,6 +48,7 @@ func Defaults() Options {
 		maxArgs:         DefaultMaxArgumentBytes,
 		maxResult:       DefaultMaxResultBytes,
 		approvalTimeout: channel.DefaultTimeout,
+		askProgress:     DefaultAskProgressEvery,
 		stateTTL:        channel.StateTTL,
 		log:             slog.New(slog.NewTextHandler(io.Discard, nil)),
 		workers:         16,
@@ -85,6 +88,17 @@ func (o Options) WithMaxResultBytes(n int) Options { o.maxResult = n; return o }
 // approval prompt, and how long an ask waits in the approval inbox
 // (approval_channel "inbox" or "both"). No answer in time is a deny.
 func (o Options) WithApprovalTimeout(d time.Duration) Options { o.approvalTimeout = d; return o }
+
+// DefaultAskProgressEvery is how often a call waiting for an answer tells
+// the client it is still alive: under the shortest timeout a client that
+// resets it on progress is likely to use (the TypeScript SDK's
+// resetTimeoutOnProgress with its 60 s default, or less).
+const DefaultAskProgressEvery = 10 * time.Second
+
+// WithAskProgressEvery sets how often a tools/call that carries
+// _meta.progressToken gets notifications/progress for that token while it
+// waits for the human's answer; d <= 0 sends none.
+func (o Options) WithAskProgressEvery(d time.Duration) Options { o.askProgress = d; return o }
 
 // WithStateTTL sets how long a minted approval request state stays valid
 // (multi round-trip clients answer by retrying the call within this time).

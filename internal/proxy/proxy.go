@@ -65,6 +65,7 @@ type Proxy struct {
 	relistMu  sync.Mutex // one relisting of resources at a time
 
 	listed lastListed // the tools the client was last listed (reload.go)
+	late   lateAsks   // asks that may outlive their call (askwait.go)
 }
 
 // route is one downstream tool: which upstream serves it, under which name,
