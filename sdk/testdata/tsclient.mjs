@@ -89,8 +89,13 @@ for (const step of script.steps) {
       const res = await client.listTools();
       results.push({ op: 'list', tools: res.tools.map((t) => t.name) });
     } else if (step.op === 'call') {
-      const res = await client.callTool({ name: step.name, arguments: step.arguments ?? {} });
-      results.push({ op: 'call', name: step.name, isError: res.isError === true, text: textOf(res) });
+      // Optional: "timeout" (ms) and "resetTimeoutOnProgress", as a client
+      // sets them per request; "progress" counts the notifications seen.
+      let progress = 0;
+      const opts = step.timeout ? { timeout: step.timeout } : {};
+      if (step.resetTimeoutOnProgress) Object.assign(opts, { resetTimeoutOnProgress: true, onprogress: () => { progress++; } });
+      const res = await client.callTool({ name: step.name, arguments: step.arguments ?? {} }, undefined, opts);
+      results.push({ op: 'call', name: step.name, isError: res.isError === true, text: textOf(res), progress });
     } else if (step.op === 'setRoots') {
       roots = step.roots;
       await client.sendRootsListChanged();
