@@ -16,13 +16,14 @@ import (
 
 // WithApprovalTimeout bounds how long a call waits for an answer when the
 // config's approval_channel puts asks in the approval inbox; no answer in
-// time is a deny. Default: 10 minutes.
+// time is a deny. Default: channel.DefaultTimeout (50 s), below the 60 s
+// clients commonly give a tool call.
 func WithApprovalTimeout(d time.Duration) Option { return func(g *Guard) { g.approvalTimeout = d } }
 
 // Inbox is an Approver that puts every question in the approval inbox
 // (the page `toolwarden inbox` serves, shared by every toolwarden process
 // of the user) and returns the answer given there, or Deny when none comes
-// within timeout (0: 10 minutes) or ctx ends. The question is
+// within timeout (0: 50 s) or ctx ends. The question is
 // withdrawn from the inbox once the call stops waiting.
 //
 // A Guard also uses the inbox without it when the config says so:
