@@ -3,7 +3,6 @@ package plugin
 import (
 	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"testing"
 
@@ -15,40 +14,7 @@ import (
 // kits' toolchains (testdata/kitdata): the data file arrives once per
 // instance and decides.
 func TestKitDataHandlersGetTheDataFileOnce(t *testing.T) {
-	for _, kit := range []struct {
-		name  string
-		build func(t *testing.T, out string)
-	}{
-		{"c", func(t *testing.T, out string) {
-			cc := requireTool(t, "clang")
-			run(t, exec.Command(cc, "--target=wasm32", "-Os", "-mbulk-memory", "-nostdlib", "-Wall", "-Wextra", "-Werror",
-				"-I../../pdk/c", "-Wl,--no-entry", "-Wl,--strip-debug", "-o", out, "testdata/kitdata/data.c"))
-		}},
-		{"rust", func(t *testing.T, out string) {
-			rustc := "/usr/bin/rustc"
-			if _, err := os.Stat(rustc); err != nil {
-				rustc = requireTool(t, "rustc")
-			}
-			flags := []string{"--edition", "2021", "--target", "wasm32-unknown-unknown", "-C", "opt-level=s", "-C", "panic=abort", "-C", "target-feature=+bulk-memory"}
-			rlib := filepath.Join(t.TempDir(), "libtoolwarden_pdk.rlib")
-			run(t, exec.Command(rustc, append(flags, "--crate-type", "rlib", "--crate-name", "toolwarden_pdk", "--cfg", `feature="panic-handler"`, "-o", rlib, "../../pdk/rust/src/lib.rs")...))
-			run(t, exec.Command(rustc, append(flags, "--crate-type", "cdylib", "--crate-name", "rsdata", "-C", "lto", "-C", "link-arg=-zstack-size=65536",
-				"--extern", "toolwarden_pdk="+rlib, "-o", out, "testdata/kitdata/data.rs")...))
-		}},
-		{"assemblyscript", func(t *testing.T, out string) {
-			asc, err := filepath.Abs("../../scripts/npm/node_modules/.bin/asc")
-			if err != nil {
-				t.Fatal(err)
-			}
-			if _, err := os.Stat(asc); err != nil {
-				asc = requireTool(t, "asc")
-			}
-			cmd := exec.Command(asc, "data.ts", "-o", out, "-O3", "--noAssert", "--runtime", "../../../../pdk/assemblyscript/assembly/runtime",
-				"--use", "abort=../../../../pdk/assemblyscript/assembly/index/toolwardenAbort")
-			cmd.Dir = "testdata/kitdata"
-			run(t, cmd)
-		}},
-	} {
+	for _, kit := range kitBuilds("kitdata", "data") {
 		t.Run(kit.name, func(t *testing.T) {
 			out := filepath.Join(t.TempDir(), "data.wasm")
 			kit.build(t, out)

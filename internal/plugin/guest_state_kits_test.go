@@ -20,45 +20,13 @@ import (
 // of 5 concurrent checks in a session through, and observe's entry lands
 // in the session.
 func TestEveryKitsStateAccessorsHoldABudgetOfTwo(t *testing.T) {
-	for _, kit := range []struct {
-		name  string
-		build func(t *testing.T, out string)
-	}{
+	for _, kit := range append([]kitBuild{
 		{"go", func(t *testing.T, out string) {
 			if err := os.WriteFile(out, buildGuest(t, "./testdata/gobudget"), 0o600); err != nil {
 				t.Fatal(err)
 			}
 		}},
-		{"c", func(t *testing.T, out string) {
-			cc := requireTool(t, "clang")
-			run(t, exec.Command(cc, "--target=wasm32", "-Os", "-mbulk-memory", "-nostdlib", "-Wall", "-Wextra", "-Werror",
-				"-I../../pdk/c", "-Wl,--no-entry", "-Wl,--strip-debug", "-o", out, "testdata/kitbudget/budget.c"))
-		}},
-		{"rust", func(t *testing.T, out string) {
-			rustc := "/usr/bin/rustc"
-			if _, err := os.Stat(rustc); err != nil {
-				rustc = requireTool(t, "rustc")
-			}
-			flags := []string{"--edition", "2021", "--target", "wasm32-unknown-unknown", "-C", "opt-level=s", "-C", "panic=abort", "-C", "target-feature=+bulk-memory"}
-			rlib := filepath.Join(t.TempDir(), "libtoolwarden_pdk.rlib")
-			run(t, exec.Command(rustc, append(flags, "--crate-type", "rlib", "--crate-name", "toolwarden_pdk", "--cfg", `feature="panic-handler"`, "-o", rlib, "../../pdk/rust/src/lib.rs")...))
-			run(t, exec.Command(rustc, append(flags, "--crate-type", "cdylib", "--crate-name", "rsbudget", "-C", "lto", "-C", "link-arg=-zstack-size=65536",
-				"--extern", "toolwarden_pdk="+rlib, "-o", out, "testdata/kitbudget/budget.rs")...))
-		}},
-		{"assemblyscript", func(t *testing.T, out string) {
-			asc, err := filepath.Abs("../../scripts/npm/node_modules/.bin/asc")
-			if err != nil {
-				t.Fatal(err)
-			}
-			if _, err := os.Stat(asc); err != nil {
-				asc = requireTool(t, "asc")
-			}
-			cmd := exec.Command(asc, "budget.ts", "-o", out, "-O3", "--noAssert", "--runtime", "../../../../pdk/assemblyscript/assembly/runtime",
-				"--use", "abort=../../../../pdk/assemblyscript/assembly/index/toolwardenAbort")
-			cmd.Dir = "testdata/kitbudget"
-			run(t, cmd)
-		}},
-	} {
+	}, kitBuilds("kitbudget", "budget")...) {
 		t.Run(kit.name, func(t *testing.T) {
 			out := filepath.Join(t.TempDir(), "budget.wasm")
 			kit.build(t, out)
