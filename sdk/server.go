@@ -193,7 +193,8 @@ func (p *serverPolicy) ask(ctx context.Context, call host.Call, d *host.Decision
 	}
 	res, err := p.srv.RequestElicitation(ctx, mcp.ElicitationRequest{
 		Request: mcp.Request{Method: string(mcp.MethodElicitationCreate)},
-		Params:  q.Params(),
+		// The enum shape the client's protocol version defines.
+		Params: q.ParamsFor(server.RequestProtocolVersion(ctx)),
 	})
 	if err != nil {
 		return toolresult.Error("toolwarden: %s needs approval, but asking the client failed: %v", name, err)

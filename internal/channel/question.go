@@ -153,35 +153,55 @@ func (q *Question) title(o string) string {
 	return optionTitles[o]
 }
 
-// Params renders the question as a form-mode elicitation request: the
-// message and one required string property, "decision", whose values are
-// the options. The options are given both as a titled oneOf (MCP
-// 2025-11-25) and as enum with enumNames (2025-06-18), so that older and
-// newer clients can render them.
-func (q *Question) Params() mcp.ElicitationParams {
-	oneOf := make([]map[string]string, 0, len(q.Options))
-	names := make([]string, 0, len(q.Options))
-	for _, o := range q.Options {
-		oneOf = append(oneOf, map[string]string{"const": o, "title": q.title(o)})
-		names = append(names, q.title(o))
+// Params renders the question as a form-mode elicitation request for a
+// client of the current protocol (ParamsFor).
+func (q *Question) Params() mcp.ElicitationParams { return q.ParamsFor("") }
+
+// ParamsFor renders the question as a form-mode elicitation request for a
+// client that negotiated protocolVersion ("": unknown, taken as current):
+// the message and one required string property, "decision", whose values
+// are the options with their titles.
+//
+// One shape per version, never both in one field: from 2025-11-25 a
+// titled oneOf of {const, title}; before it, enum with the titles in
+// enumNames (2025-06-18, deprecated since). The official TypeScript SDK
+// validates the request against a union whose first match wins and drops
+// what that shape does not name, so a field carrying both reached its
+// handler as enum and enumNames alone, without the oneOf.
+func (q *Question) ParamsFor(protocolVersion string) mcp.ElicitationParams {
+	field := map[string]any{
+		"type":        "string",
+		"title":       "Decision",
+		"description": "Approve or deny this tool call.",
+	}
+	if legacyEnumForm(protocolVersion) {
+		names := make([]string, 0, len(q.Options))
+		for _, o := range q.Options {
+			names = append(names, q.title(o))
+		}
+		field["enum"], field["enumNames"] = q.Options, names
+	} else {
+		oneOf := make([]map[string]string, 0, len(q.Options))
+		for _, o := range q.Options {
+			oneOf = append(oneOf, map[string]string{"const": o, "title": q.title(o)})
+		}
+		field["oneOf"] = oneOf
 	}
 	return mcp.ElicitationParams{
 		Message: q.Message(),
 		RequestedSchema: map[string]any{
-			"type": "object",
-			"properties": map[string]any{
-				Field: map[string]any{
-					"type":        "string",
-					"title":       "Decision",
-					"description": "Approve or deny this tool call.",
-					"oneOf":       oneOf,
-					"enum":        q.Options,
-					"enumNames":   names,
-				},
-			},
-			"required": []string{Field},
+			"type":       "object",
+			"properties": map[string]any{Field: field},
+			"required":   []string{Field},
 		},
 	}
+}
+
+// legacyEnumForm reports a protocol version from before titled oneOf
+// enums (2025-11-25). Versions are dates, so they compare as strings;
+// elicitation itself came in 2025-06-18.
+func legacyEnumForm(protocolVersion string) bool {
+	return protocolVersion != "" && protocolVersion < "2025-11-25"
 }
 
 // Elicited reads the option the human chose from an elicitation result

@@ -40,14 +40,20 @@ func TestAdversarialPromptShowsThePathAfterLongContent(t *testing.T) {
 		var s struct {
 			Properties struct {
 				Decision struct {
-					Enum []string `json:"enum"`
+					OneOf []struct {
+						Const string `json:"const"`
+					} `json:"oneOf"`
 				} `json:"decision"`
 			} `json:"properties"`
 		}
 		if err := json.Unmarshal(b, &s); err != nil {
 			t.Fatal(err)
 		}
-		return strings.Join(s.Properties.Decision.Enum, ",")
+		var consts []string
+		for _, o := range s.Properties.Decision.OneOf {
+			consts = append(consts, o.Const)
+		}
+		return strings.Join(consts, ",")
 	}
 
 	t.Run("nothing flagged: the path is shown and remembering is offered", func(t *testing.T) {
