@@ -186,3 +186,33 @@ func TestAnAnswerGivenAfterTheClientGaveUpAppliesToTheIdenticalRetryOnce(t *test
 		t.Fatalf("a retry with other arguments took the answer: %+v", r)
 	}
 }
+
+// The same while the client's own prompt is open (elicitation/create):
+// progress for the call's token until the client answers the prompt.
+func TestAnOpenElicitationPromptSendsProgressForTheCallsToken(t *testing.T) {
+	t.Parallel()
+	c := startRaw(t, twBin, wrapArgs(t, "ts", nil, testServer, "-state", t.TempDir())...)
+	c.initialize(`{"elicitation":{}}`)
+	params := writeCall("e")
+	params["_meta"] = map[string]any{"progressToken": 42}
+	_, res := c.begin("tools/call", params)
+	var prompt rawMessage
+	eventually(t, 20*time.Second, "the elicitation request and a progress notification", func() bool {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		if len(c.reqs) == 0 || c.reqs[0].Method != "elicitation/create" {
+			return false
+		}
+		prompt = c.reqs[0]
+		for _, n := range c.notes {
+			if n.Method == "notifications/progress" && strings.Contains(string(n.Params), `"progressToken":42`) {
+				return true
+			}
+		}
+		return false
+	})
+	c.send(`{"jsonrpc":"2.0","id":` + string(prompt.ID) + `,"result":{"action":"accept","content":{"decision":"allow_once"}}}`)
+	if r := awaitCall(t, res, 10*time.Second); r.IsError || r.Text != "wrote e" {
+		t.Fatalf("call after the prompt was answered: %+v", r)
+	}
+}
