@@ -3,7 +3,6 @@ package e2e
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -33,27 +32,6 @@ func TestAdversarialPromptShowsThePathAfterLongContent(t *testing.T) {
 	digest := func(path, content string) string {
 		sum := sha256.Sum256([]byte(`{"content":"` + content + `","path":"` + path + `"}`))
 		return "sha256 " + hex.EncodeToString(sum[:])[:16]
-	}
-	offered := func(t *testing.T, schema map[string]any) string {
-		t.Helper()
-		b, _ := json.Marshal(schema)
-		var s struct {
-			Properties struct {
-				Decision struct {
-					OneOf []struct {
-						Const string `json:"const"`
-					} `json:"oneOf"`
-				} `json:"decision"`
-			} `json:"properties"`
-		}
-		if err := json.Unmarshal(b, &s); err != nil {
-			t.Fatal(err)
-		}
-		var consts []string
-		for _, o := range s.Properties.Decision.OneOf {
-			consts = append(consts, o.Const)
-		}
-		return strings.Join(consts, ",")
 	}
 
 	t.Run("nothing flagged: the path is shown and remembering is offered", func(t *testing.T) {

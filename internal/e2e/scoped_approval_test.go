@@ -65,7 +65,9 @@ rules = [ { tool = "write_file", arg = "path", ask_glob = %q } ]
 	// The first question offers the scoped option, titled with its scope,
 	// and neither unscoped remembering option.
 	schema, _ := json.Marshal(res.Asked[0].RequestedSchema)
-	mustContain(t, string(schema), `"allow_once","allow_session_scoped","deny"`)
+	if got := offered(t, res.Asked[0].RequestedSchema); got != "allow_once,allow_session_scoped,deny" {
+		t.Errorf("offered %s, want allow_once,allow_session_scoped,deny", got)
+	}
 	mustContain(t, string(schema), "Allow for this session for path under "+docs+"/**")
 	for _, o := range []string{`"allow_session"`, `"always"`} {
 		if strings.Contains(string(schema), o) {
@@ -80,4 +82,28 @@ rules = [ { tool = "write_file", arg = "path", ask_glob = %q } ]
 	if len(res.Asked) != 1 || len(res.Results) != 1 || !res.Results[0].IsError || fileExists(filepath.Join(docs, "f.md")) {
 		t.Errorf("a new session: asked %d times, results %+v; want the write asked and denied", len(res.Asked), res.Results)
 	}
+}
+
+// offered lists the options an approval form offers (its oneOf consts),
+// in order.
+func offered(t *testing.T, schema map[string]any) string {
+	t.Helper()
+	b, _ := json.Marshal(schema)
+	var s struct {
+		Properties struct {
+			Decision struct {
+				OneOf []struct {
+					Const string `json:"const"`
+				} `json:"oneOf"`
+			} `json:"decision"`
+		} `json:"properties"`
+	}
+	if err := json.Unmarshal(b, &s); err != nil {
+		t.Fatal(err)
+	}
+	var consts []string
+	for _, o := range s.Properties.Decision.OneOf {
+		consts = append(consts, o.Const)
+	}
+	return strings.Join(consts, ",")
 }

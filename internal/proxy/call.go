@@ -249,7 +249,7 @@ func (p *Proxy) ask(ctx context.Context, rt *route, call host.Call, d *host.Deci
 	stop := p.keepAlive(req, rt.name)
 	res, err := srv.RequestElicitation(ectx, mcp.ElicitationRequest{
 		Request: mcp.Request{Method: string(mcp.MethodElicitationCreate)},
-		Params:  q.Params(),
+		Params:  q.ParamsFor(p.down.version),
 	})
 	stop()
 	if err != nil {

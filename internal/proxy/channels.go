@@ -51,7 +51,7 @@ func (p *Proxy) askChannels(ctx context.Context, rt *route, call host.Call, d *h
 			defer context.AfterFunc(ctx, cancel)()
 			res, err := srv.RequestElicitation(ectx, mcp.ElicitationRequest{
 				Request: mcp.Request{Method: string(mcp.MethodElicitationCreate)},
-				Params:  q.Params(),
+				Params:  q.ParamsFor(p.down.version),
 			})
 			if err != nil {
 				return "", err

@@ -62,6 +62,11 @@ type downstream struct {
 	waits   map[string]chan relayAnswer // by the id (rawjson.IDKey) of a relayed request
 	level   mcp.LoggingLevel            // the client's, "" until it set one
 	leveled bool
+
+	// version is the protocol version the client asked for in its
+	// initialize request ("" when unknown), written before hello closes:
+	// the elicitation form takes the shape that version's clients read.
+	version string
 }
 
 // relayAnswer is the client's answer to a relayed request: its raw result
@@ -79,6 +84,7 @@ func (p *Proxy) heard(first *message) {
 	p.down.helloOnce.Do(func() {
 		var caps mcp.ClientCapabilities
 		if first != nil && first.method == string(mcp.MethodInitialize) && first.readCapabilities(&caps) {
+			p.down.version = first.clientVersion
 			for _, u := range p.ups {
 				u.SetClientCapabilities(caps)
 			}

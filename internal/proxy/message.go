@@ -72,6 +72,9 @@ type message struct {
 	// The _meta members it reads.
 	progress        []byte
 	protocolVersion string
+	// clientVersion is an initialize request's params.protocolVersion,
+	// when it is a string: the version the client asks for.
+	clientVersion string
 	hasCaps         bool   // io.modelcontextprotocol/clientCapabilities is an object
 	elicit          []byte // its elicitation member
 
@@ -167,6 +170,10 @@ func (m *message) readParams(v []byte) {
 			m.inputResponses = v
 		case 11:
 			m.level = v
+		case 12:
+			if rawjson.Kind(v) == '"' {
+				m.clientVersion, _ = rawjson.String(v)
+			}
 		case 13:
 			m.capabilities = v
 		case 15:
