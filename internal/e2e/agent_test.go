@@ -168,7 +168,7 @@ func TestExampleAgentMakesNoDeniedCall(t *testing.T) {
 {"server":"fs","tool":"write_file","arguments":{"path":"$DIR/denied.txt","content":"no"}}
 {"server":"fs","tool":"read_text_file","arguments":{"path":"$DIR/notes.txt"}}
 `)
-	if !strings.Contains(out, "approval asked [main] fs.write_file") || !strings.Contains(out, "write_file was not approved (no one was asked") || strings.Contains(out, "the user denied") {
+	if !strings.Contains(out, "approval asked [main] fs.write_file") || !strings.Contains(out, "write_file needs the user's approval, but no one was asked") || strings.Contains(out, "the user denied") {
 		t.Errorf("the write was not asked about and denied:\n%s", out)
 	}
 	if _, err := os.Stat(filepath.Join(s.dir, "denied.txt")); err == nil {
