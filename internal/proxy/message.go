@@ -75,8 +75,8 @@ type message struct {
 	// clientVersion is an initialize request's params.protocolVersion,
 	// when it is a string: the version the client asks for.
 	clientVersion string
-	hasCaps         bool   // io.modelcontextprotocol/clientCapabilities is an object
-	elicit          []byte // its elicitation member
+	hasCaps       bool   // io.modelcontextprotocol/clientCapabilities is an object
+	elicit        []byte // its elicitation member
 
 	top, params, meta keyCheck
 	// typeFault names the first member the call path reads whose JSON

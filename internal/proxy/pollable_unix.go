@@ -6,8 +6,6 @@ import (
 	"io"
 	"os"
 	"syscall"
-
-	"github.com/toolwarden/toolwarden/internal/rawio"
 )
 
 // pollable returns a pipe or socket given as an *os.File (stdin, stdout)
@@ -17,12 +15,10 @@ import (
 // get a P back, the larger part of the proxy's added round-trip time
 // (docs/performance.md, "Proxy round trip"). Terminals and files are left alone (a terminal
 // left non-blocking would break the shell after we exit).
-//
-// Reads and writes on it are then made as raw system calls (see rawio).
 func pollableReader(r io.Reader) io.Reader {
 	if f, ok := r.(*os.File); ok {
 		if nf := pollable(f); nf != nil {
-			return rawio.Wrap(nf)
+			return nf
 		}
 	}
 	return r
@@ -31,7 +27,7 @@ func pollableReader(r io.Reader) io.Reader {
 func pollableWriter(w io.Writer) io.Writer {
 	if f, ok := w.(*os.File); ok {
 		if nf := pollable(f); nf != nil {
-			return rawio.Wrap(nf)
+			return nf
 		}
 	}
 	return w

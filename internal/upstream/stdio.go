@@ -20,7 +20,6 @@ import (
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
 
-	"github.com/toolwarden/toolwarden/internal/rawio"
 	"github.com/toolwarden/toolwarden/internal/rawjson"
 )
 
@@ -38,7 +37,7 @@ import (
 type stdioTransport struct {
 	cmd    *exec.Cmd
 	stdin  io.WriteCloser // our ends of the pipes: non-blocking, served by
-	stdout io.ReadCloser  // the netpoller, read and written raw (see rawio)
+	stdout io.ReadCloser  // the netpoller
 	log    *slog.Logger
 
 	wmu sync.Mutex // whole lines, one writer at a time
@@ -134,7 +133,7 @@ func (s *stdioTransport) Start(ctx context.Context) error {
 		close(s.exited)
 		return err
 	}
-	s.stdin, s.stdout = rawio.Wrap(inW), rawio.Wrap(outR)
+	s.stdin, s.stdout = inW, outR
 	go func() {
 		_ = s.cmd.Wait()
 		close(s.exited)
