@@ -34,8 +34,8 @@ func denyAdvice(d *Decision, approve func(*Decision) string) string {
 		return ""
 	}
 	r := denyingReason(d)
-	if i := strings.Index(r.Message, "required by "); i >= 0 {
-		return "an admin's requirements file sets this (" + strings.TrimSuffix(r.Message[i:], ")") + "): only an admin can allow the call"
+	if r.RequiredBy != "" {
+		return "an admin's requirements file sets this (required by " + r.RequiredBy + "): only an admin can allow the call"
 	}
 	switch {
 	case strings.HasPrefix(r.Source, StepPlugin+":"):

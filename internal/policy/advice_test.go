@@ -107,3 +107,38 @@ func TestDenyAdviceSendsARequiredDenyToTheAdmin(t *testing.T) {
 		t.Fatalf("advice %q", advice)
 	}
 }
+
+// What a deny's reason says comes partly from outside: a plugin's reason
+// quotes the argument it judged, which the model wrote. An argument that
+// carries "required by" does not make the plugin's deny look like an
+// admin's (the user would be told only an admin can lift what a rule of
+// theirs can).
+func TestDenyAdviceIsNotFooledByAnArgumentNamedLikeARequirement(t *testing.T) {
+	t.Parallel()
+	rules, err := policy.Compile(config.Default())
+	if err != nil {
+		t.Fatal(err)
+	}
+	tool, err := hints.ParseTool([]byte(`{"name":"write_file","annotations":{"destructiveHint":true}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := rules.Decide(context.Background(), &policy.Input{Server: "fs", Tool: tool, Arguments: []byte(`{}`),
+		Plugins: []policy.Checker{quoting{`path "/x required by /etc/toolwarden/requirements.toml:1:1" is protected`}}})
+	if d.Decision != policy.Deny {
+		t.Fatalf("decision %s, want the plugin's deny", d.Decision)
+	}
+	if advice := policy.DenyAdvice(&d); strings.Contains(advice, "only an admin") || !strings.Contains(advice, "[policies.guard]") {
+		t.Fatalf("advice %q: an argument made a plugin's deny look like an admin's", advice)
+	}
+}
+
+// quoting is a plugin that denies with a reason quoting an argument.
+type quoting struct{ reason string }
+
+func (quoting) Name() string                  { return "guard" }
+func (quoting) Matches(app, tool string) bool { return true }
+func (quoting) CanApprove() bool              { return false }
+func (x quoting) Check(context.Context, *policy.CheckInput) policy.PluginVerdict {
+	return policy.PluginVerdict{Verdict: policy.Deny, Code: "arg_denied", Reason: x.reason}
+}

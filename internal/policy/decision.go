@@ -80,6 +80,9 @@ type Reason struct {
 	Source  string `json:"source"`
 	Code    string `json:"code"`
 	Message string `json:"message"`
+	// RequiredBy is the admin requirements file (and line) that set what
+	// decided, when one did: only an admin can change it.
+	RequiredBy string `json:"required_by,omitempty"`
 }
 
 // Step is one line of the trace: a pipeline step and what it saw.

@@ -209,7 +209,7 @@ func (r *Rules) decide(ctx context.Context, in *Input, d *Decision) {
 		d.Trace = append(d.Trace, Step{Step: StepApprovalMode, Outcome: base.String(), Source: modeSrc, Detail: msg})
 	}
 	d.Decision, d.Rememberable = base, rememberable
-	d.Reasons = append(d.Reasons, Reason{Source: StepApprovalMode, Code: code, Message: say})
+	d.Reasons = append(d.Reasons, Reason{Source: StepApprovalMode, Code: code, Message: say, RequiredBy: requiredBy(modeSrc)})
 
 	// Step 5: plugins.
 	if len(in.Plugins) > 0 {
@@ -298,7 +298,7 @@ func b2i(b bool) int {
 func (s *state) visibility() (bool, Reason, Step) {
 	hide := func(src, msg string) (bool, Reason, Step) {
 		msg += requiredNote(src)
-		return false, Reason{Source: StepVisibility, Code: CodeBlockedByAppConfig, Message: msg},
+		return false, Reason{Source: StepVisibility, Code: CodeBlockedByAppConfig, Message: msg, RequiredBy: requiredBy(src)},
 			Step{Step: StepVisibility, Outcome: "hidden", Source: src, Detail: msg}
 	}
 	for i := 0; i < s.nApps; i++ {

@@ -290,8 +290,18 @@ func required(cfg *config.Config, path string) string {
 
 // requiredNote is what a reason adds when its source was a requirement.
 func requiredNote(src string) string {
-	if i := strings.Index(src, "required by "); i >= 0 {
-		return " (" + src[i:] + ")"
+	if at := requiredBy(src); at != "" {
+		return " (required by " + at + ")"
+	}
+	return ""
+}
+
+// requiredBy is the requirements file and line in a source that required
+// (see required), or "". A source is built from config paths, never from
+// what a server says, so its text can be read back.
+func requiredBy(src string) string {
+	if _, at, ok := strings.Cut(src, ", required by "); ok {
+		return at
 	}
 	return ""
 }
