@@ -37,7 +37,18 @@ func run(m *testing.M) int {
 	// not into the user's cache, and finds no config of the machine's or
 	// the developer's own: a command given no --config reads only what a
 	// test writes under these folders.
-	for k, sub := range map[string]string{"TOOLWARDEN_CATALOG": "catalog", "XDG_CONFIG_HOME": "config", "TOOLWARDEN_SYSTEM_CONFIG_DIR": "etc"} {
+	// HOME too, so that no wrap writes the user's audit log or state; the
+	// caches the runs share (Go's, the compiled plugins') stay where they
+	// were.
+	if err := keepCaches(); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	for k, sub := range map[string]string{"TOOLWARDEN_CATALOG": "catalog", "XDG_CONFIG_HOME": "config", "TOOLWARDEN_SYSTEM_CONFIG_DIR": "etc", "HOME": "home"} {
+		if err := os.MkdirAll(filepath.Join(dir, sub), 0o700); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
 		if err := os.Setenv(k, filepath.Join(dir, sub)); err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			return 1
@@ -146,4 +157,26 @@ func mustContain(t testing.TB, got, want string) {
 	if !strings.Contains(got, want) {
 		t.Fatalf("want %q in:\n%s", want, got)
 	}
+}
+
+// keepCaches pins the caches that default to places under HOME (Go's
+// build cache and GOPATH, the compiled plugins' cache) to where they are
+// now, before the tests move HOME.
+func keepCaches() error {
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return err
+	}
+	cache, err := os.UserCacheDir()
+	if err != nil {
+		return err
+	}
+	for k, v := range map[string]string{"GOPATH": filepath.Join(home, "go"), "GOCACHE": filepath.Join(cache, "go-build"), "XDG_CACHE_HOME": cache} {
+		if os.Getenv(k) == "" {
+			if err := os.Setenv(k, v); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
