@@ -6,6 +6,7 @@ package identity
 
 import (
 	"context"
+	"net/http"
 	"slices"
 )
 
@@ -35,4 +36,11 @@ func WithPrincipal(ctx context.Context, p Principal) context.Context {
 func FromContext(ctx context.Context) (Principal, bool) {
 	p, ok := ctx.Value(principalKey{}).(Principal)
 	return p, ok
+}
+
+// Authenticator finds the principal of one HTTP request. It returns an
+// error when the request carries no credential it accepts; the error's
+// text is safe to show the caller (it never echoes the credential).
+type Authenticator interface {
+	Authenticate(r *http.Request) (Principal, error)
 }
