@@ -23,6 +23,11 @@ type Record struct {
 	Scope string `json:"scope,omitempty"`
 }
 
+// Name is the record's event, so a Record is an Event too: a sink that
+// exports records (OpenTelemetry logs) takes the engine's records and a
+// front end's events alike.
+func (r Record) Name() string { return r.Event }
+
 // Log appends records to a writer. It is safe for concurrent use; a write
 // error is kept and reported by Err, and never stops decisions.
 type Log struct {

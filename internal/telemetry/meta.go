@@ -1,0 +1,83 @@
+package telemetry
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+
+	"go.opentelemetry.io/otel/propagation"
+	"go.opentelemetry.io/otel/trace"
+)
+
+// The W3C trace context and baggage travel unprefixed in params._meta
+// (SEP-414; the MCP semantic conventions). The propagators are ours, not
+// the global ones, so a library that sets the global cannot change what
+// serve reads or writes.
+var metaPropagator = propagation.NewCompositeTextMapPropagator(propagation.TraceContext{}, propagation.Baggage{})
+
+// metaKeys are the only _meta members the propagators read or write.
+var metaKeys = [...]string{"traceparent", "tracestate", "baggage"}
+
+// extractMeta returns ctx with the remote span context carried in meta
+// (params._meta), and whether there was a valid one. A malformed _meta or
+// traceparent is ignored: telemetry never fails a request.
+func extractMeta(ctx context.Context, meta json.RawMessage) (context.Context, bool) {
+	meta = bytes.TrimSpace(meta)
+	if len(meta) == 0 || meta[0] != '{' || !bytes.Contains(meta, []byte("traceparent")) {
+		return ctx, false
+	}
+	var fields map[string]json.RawMessage
+	if json.Unmarshal(meta, &fields) != nil {
+		return ctx, false
+	}
+	carrier := propagation.MapCarrier{}
+	for _, k := range metaKeys {
+		var v string
+		if raw, ok := fields[k]; ok && json.Unmarshal(raw, &v) == nil {
+			carrier[k] = v
+		}
+	}
+	out := metaPropagator.Extract(ctx, carrier)
+	sc := trace.SpanContextFromContext(out)
+	return out, sc.IsValid() && sc.IsRemote()
+}
+
+// InjectMeta returns params (a JSON-RPC request's params object) with the
+// span context of ctx written into params._meta as traceparent and
+// tracestate, replacing any the client sent, and every other member of
+// params and _meta kept as it was. With no span in ctx (telemetry off),
+// or params that are not an object, params comes back unchanged: the
+// upstream then sees what the client sent.
+func InjectMeta(ctx context.Context, params json.RawMessage) json.RawMessage {
+	if !trace.SpanContextFromContext(ctx).IsValid() {
+		return params
+	}
+	carrier := propagation.MapCarrier{}
+	metaPropagator.Inject(ctx, carrier)
+	if len(carrier) == 0 {
+		return params
+	}
+	trimmed := bytes.TrimSpace(params)
+	obj := map[string]json.RawMessage{}
+	if len(trimmed) > 0 && string(trimmed) != "null" {
+		if trimmed[0] != '{' || json.Unmarshal(trimmed, &obj) != nil {
+			return params
+		}
+	}
+	meta := map[string]json.RawMessage{}
+	if raw, ok := obj["_meta"]; ok {
+		if json.Unmarshal(raw, &meta) != nil || meta == nil {
+			return params // a _meta that is not an object is the upstream's to reject
+		}
+	}
+	for k, v := range carrier {
+		b, _ := json.Marshal(v)
+		meta[k] = b
+	}
+	obj["_meta"], _ = json.Marshal(meta)
+	out, err := json.Marshal(obj)
+	if err != nil {
+		return params
+	}
+	return out
+}

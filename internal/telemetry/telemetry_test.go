@@ -1,0 +1,178 @@
+package telemetry
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"go.opentelemetry.io/otel/trace"
+
+	"github.com/toolwarden/toolwarden/internal/audit"
+)
+
+func env(vars map[string]string) func(string) string {
+	return func(k string) string { return vars[k] }
+}
+
+func TestEveryMethodIsSafeOnNilTelemetryAndNilSpan(t *testing.T) {
+	var tel *Telemetry
+	ctx := context.Background()
+	ctx2, span := tel.StartServer(ctx, Request{Method: "tools/call", Target: "x"})
+	if span != nil || ctx2 != ctx {
+		t.Fatalf("nil telemetry started a span: %v", span)
+	}
+	_, cspan := tel.StartClient(ctx, "fs", Request{Method: "tools/call"})
+	span.Decision("deny", []string{"rule"}, "sha256:x")
+	span.SetResourceURI("file:///x")
+	span.End("tool_error")
+	cspan.End("")
+	tel.ExportAudit(audit.Ask{Server: "fs"})
+	tel.ExportAuditContext(ctx, audit.Record{Event: "check"})
+	if tel.Enabled() {
+		t.Fatal("nil telemetry says it is enabled")
+	}
+	if err := tel.Shutdown(ctx); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestSetupWithNothingConfiguredIsOff(t *testing.T) {
+	for name, vars := range map[string]map[string]string{
+		"no variables":                        {},
+		"sdk disabled beats an endpoint":      {"OTEL_SDK_DISABLED": "true", "OTEL_EXPORTER_OTLP_ENDPOINT": "http://127.0.0.1:1"},
+		"every signal none beats an endpoint": {"OTEL_EXPORTER_OTLP_ENDPOINT": "http://127.0.0.1:1", "OTEL_TRACES_EXPORTER": "none", "OTEL_METRICS_EXPORTER": "none", "OTEL_LOGS_EXPORTER": "none"},
+		"a protocol with no endpoint":         {"OTEL_EXPORTER_OTLP_PROTOCOL": "grpc"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			tel, err := setup(context.Background(), "toolwarden", "test", env(vars))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tel.Enabled() {
+				t.Fatal("telemetry is on with no exporter configured")
+			}
+			if _, span := tel.StartServer(context.Background(), Request{Method: "tools/call"}); span != nil {
+				t.Fatal("an off telemetry started a span")
+			}
+		})
+	}
+}
+
+func TestSetupRefusesAnExporterOrProtocolItCannotHonour(t *testing.T) {
+	for name, c := range map[string]struct {
+		vars map[string]string
+		want string
+	}{
+		"console exporter":     {map[string]string{"OTEL_TRACES_EXPORTER": "console"}, `OTEL_TRACES_EXPORTER="console"`},
+		"prometheus in a list": {map[string]string{"OTEL_METRICS_EXPORTER": "otlp,prometheus"}, `OTEL_METRICS_EXPORTER="prometheus"`},
+		"http/json":            {map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": "http://127.0.0.1:1", "OTEL_EXPORTER_OTLP_PROTOCOL": "http/json"}, `OTEL_EXPORTER_OTLP_PROTOCOL="http/json"`},
+		"per-signal typo":      {map[string]string{"OTEL_LOGS_EXPORTER": "otlp", "OTEL_EXPORTER_OTLP_LOGS_PROTOCOL": "grcp"}, `OTEL_EXPORTER_OTLP_LOGS_PROTOCOL="grcp"`},
+	} {
+		t.Run(name, func(t *testing.T) {
+			tel, err := setup(context.Background(), "toolwarden", "test", env(c.vars))
+			if err == nil {
+				_ = tel.Shutdown(context.Background())
+				t.Fatal("setup accepted a configuration it cannot honour")
+			}
+			if !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("error %q does not name %s", err, c.want)
+			}
+		})
+	}
+}
+
+func TestSpanNameFollowsTheMCPConventions(t *testing.T) {
+	for _, c := range []struct {
+		r    Request
+		want string
+	}{
+		{Request{Method: "tools/call", Target: "read_file"}, "tools/call read_file"},
+		{Request{Method: "prompts/get", Target: "review"}, "prompts/get review"},
+		{Request{Method: "resources/read", Target: "file:///etc/passwd"}, "resources/read"},
+		{Request{Method: "tools/list"}, "tools/list"},
+		{Request{Method: "tools/call"}, "tools/call"},
+	} {
+		if got := spanName(c.r); got != c.want {
+			t.Errorf("spanName(%+v) = %q, want %q", c.r, got, c.want)
+		}
+	}
+}
+
+func TestRequestIDIsTheConventionsStringForm(t *testing.T) {
+	for raw, want := range map[string]string{`7`: "7", `"req-7"`: "req-7", ` 12 `: "12"} {
+		if got, ok := requestID(json.RawMessage(raw)); !ok || got != want {
+			t.Errorf("requestID(%s) = %q, %v; want %q", raw, got, ok, want)
+		}
+	}
+	for _, raw := range []string{``, `null`, `"unterminated`} {
+		if got, ok := requestID(json.RawMessage(raw)); ok {
+			t.Errorf("requestID(%q) = %q, want none", raw, got)
+		}
+	}
+}
+
+// remote is the span context a client's traceparent carries.
+func remote(t *testing.T, traceparent string) trace.SpanContext {
+	t.Helper()
+	ctx, ok := extractMeta(context.Background(), json.RawMessage(`{"traceparent":"`+traceparent+`"}`))
+	if !ok {
+		t.Fatalf("traceparent %q was not extracted", traceparent)
+	}
+	return trace.SpanContextFromContext(ctx)
+}
+
+func TestInjectMetaWritesTheSpanContextAndKeepsEverythingElse(t *testing.T) {
+	sc := remote(t, "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01")
+	ctx := trace.ContextWithSpanContext(context.Background(), sc)
+	params := json.RawMessage(`{"name":"read_file","arguments":{"path":"/x","n":1.50},"_meta":{"progressToken":9,"traceparent":"00-11111111111111111111111111111111-2222222222222222-01","io.example/k":"v"}}`)
+	out := InjectMeta(ctx, params)
+	var got struct {
+		Name      string                     `json:"name"`
+		Arguments json.RawMessage            `json:"arguments"`
+		Meta      map[string]json.RawMessage `json:"_meta"`
+	}
+	if err := json.Unmarshal(out, &got); err != nil {
+		t.Fatalf("InjectMeta wrote invalid JSON %s: %v", out, err)
+	}
+	if got.Name != "read_file" || string(got.Arguments) != `{"path":"/x","n":1.50}` {
+		t.Errorf("params changed beyond _meta: %s", out)
+	}
+	if string(got.Meta["traceparent"]) != `"00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"` {
+		t.Errorf("traceparent = %s, want the span in ctx (the client's replaced)", got.Meta["traceparent"])
+	}
+	if string(got.Meta["progressToken"]) != `9` || string(got.Meta["io.example/k"]) != `"v"` {
+		t.Errorf("other _meta members lost: %s", out)
+	}
+}
+
+func TestInjectMetaLeavesParamsAloneWhenItCannotOrNeedNot(t *testing.T) {
+	sc := remote(t, "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01")
+	withSpan := trace.ContextWithSpanContext(context.Background(), sc)
+	for name, c := range map[string]struct {
+		ctx    context.Context
+		params string
+	}{
+		"no span in ctx":      {context.Background(), `{"name":"x","_meta":{"traceparent":"00-11111111111111111111111111111111-2222222222222222-01"}}`},
+		"params an array":     {withSpan, `[1,2]`},
+		"params not JSON":     {withSpan, `{"name":`},
+		"_meta not an object": {withSpan, `{"name":"x","_meta":"nope"}`},
+	} {
+		t.Run(name, func(t *testing.T) {
+			if out := InjectMeta(c.ctx, json.RawMessage(c.params)); string(out) != c.params {
+				t.Fatalf("InjectMeta changed %s into %s", c.params, out)
+			}
+		})
+	}
+	if out := InjectMeta(withSpan, nil); !strings.Contains(string(out), `"_meta":{"traceparent":"00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"}`) {
+		t.Fatalf("absent params got no _meta: %s", out)
+	}
+}
+
+func TestExtractMetaIgnoresWhatIsNotATraceContext(t *testing.T) {
+	for _, meta := range []string{``, `null`, `[]`, `{"traceparent":7}`, `{"traceparent":"garbage"}`, `{"traceparent":"00-00000000000000000000000000000000-0000000000000000-01"}`, `{"trace`} {
+		if _, ok := extractMeta(context.Background(), json.RawMessage(meta)); ok {
+			t.Errorf("extractMeta(%q) found a parent", meta)
+		}
+	}
+}
