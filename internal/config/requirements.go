@@ -308,6 +308,7 @@ func (c *Config) apply(reqs []*Requirements) (*Config, error) {
 		c.requirementsFiles = append(c.requirementsFiles, r.File)
 		errs = append(errs, c.checkAllowedModes(r, userFiles)...)
 		c.applyAppRequirements(r, overrideAt)
+		c.applyAccessRequirements(r) // principals.go
 		c.applyServerRequirements(r, overrideAt)
 		c.clampTrust(r, overrideAt)
 		c.pinChannels(r, overrideAt)

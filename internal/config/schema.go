@@ -150,7 +150,7 @@ func (l *loader) apps(cfg *Config, v any) {
 func (l *loader) appDefault(p string, t map[string]any) AppDefault {
 	d := AppDefault{}
 	d.Pos, _ = l.firstPos(p)
-	l.table(p, t, fields{
+	l.table(p, t, l.refuseAccess(fields{
 		"enabled":                     func(p string, v any) { d.Enabled = l.boolPtr(p, v) },
 		"destructive_enabled":         func(p string, v any) { d.DestructiveEnabled = l.boolPtr(p, v) },
 		"open_world_enabled":          func(p string, v any) { d.OpenWorldEnabled = l.boolPtr(p, v) },
@@ -158,14 +158,14 @@ func (l *loader) appDefault(p string, t map[string]any) AppDefault {
 		"approvals_reviewer":          func(p string, v any) { d.ApprovalsReviewer = l.approvalsReviewer(p, v) },
 		"trust":                       func(p string, v any) { d.Trust = l.trust(p, v) },
 		"approval_channel":            func(p string, v any) { d.ApprovalChannel = l.approvalChannel(p, v) },
-	})
+	}))
 	return d
 }
 
 func (l *loader) app(p, id string, t map[string]any) *App {
 	a := &App{ID: id}
 	a.Pos, _ = l.firstPos(p)
-	l.table(p, t, fields{
+	l.table(p, t, l.withAccess(&a.Access, fields{
 		"enabled":                     func(p string, v any) { a.Enabled = l.boolPtr(p, v) },
 		"destructive_enabled":         func(p string, v any) { a.DestructiveEnabled = l.boolPtr(p, v) },
 		"open_world_enabled":          func(p string, v any) { a.OpenWorldEnabled = l.boolPtr(p, v) },
@@ -186,18 +186,18 @@ func (l *loader) app(p, id string, t map[string]any) *App {
 		"hints":     func(p string, v any) { a.Hints = l.hints(p, v) },
 
 		"approval_channel": func(p string, v any) { a.ApprovalChannel = l.approvalChannel(p, v) },
-	})
+	}))
 	return a
 }
 
 func (l *loader) appTool(p string, t map[string]any) *AppTool {
 	at := &AppTool{}
 	at.Pos, _ = l.firstPos(p)
-	l.table(p, t, fields{
+	l.table(p, t, l.withAccess(&at.Access, fields{
 		"enabled":       func(p string, v any) { at.Enabled = l.boolPtr(p, v) },
 		"approval_mode": func(p string, v any) { at.ApprovalMode = l.mode(p, v) },
 		"hints":         func(p string, v any) { at.Hints = l.hints(p, v) },
-	})
+	}))
 	return at
 }
 

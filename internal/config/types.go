@@ -159,7 +159,12 @@ type App struct {
 	Trust           string
 	Hints           hints.Set // trusted overrides for every tool of the app
 	ApprovalChannel ChannelSetting
-	Pos             Position
+	// Access is who may see and call the app's tools and whose approval
+	// counts (principals.go); RequiredAccess are requirements' rules on
+	// top of it.
+	Access
+	RequiredAccess []RequiredAccess
+	Pos            Position
 }
 
 // AppTool is [apps.<id>.tools."<tool>"].
@@ -167,6 +172,7 @@ type AppTool struct {
 	Enabled      *bool
 	ApprovalMode Mode
 	Hints        hints.Set // ours: trusted overrides for this tool
+	Access                 // ours: narrows the app's (principals.go)
 	Pos          Position
 }
 

@@ -20,7 +20,8 @@ func Validate(cfg *Config) []Diagnostic {
 	v.serverNames()
 	v.toolLists()
 	v.appModesOnServers()
-	v.channels() // channel.go
+	v.channels()        // channel.go
+	v.accessNarrowing() // principals.go
 	return v.out
 }
 
