@@ -151,6 +151,15 @@ type Decision struct {
 	// Scopes are what an OptionAllowSessionScoped answer remembers, set
 	// when the prompt offers it (scope_remember.go).
 	Scopes []ProposedScope `json:"scopes,omitempty"`
+	// Approvers are whose approval counts for this tool's asks, as the
+	// config names them (principal names and "group:<name>"), nil when
+	// it names none: then the caller's own answer counts. See MayApprove.
+	Approvers []string `json:"approvers,omitempty"`
+
+	// approverLevels are every level's approvers when more than one
+	// level names some (an approver must be in each); Approvers is then
+	// the innermost.
+	approverLevels [][]string
 
 	// unremembered are the plugin asks that forbade remembering, and
 	// baseForbids says the baseline's ask did: what a scoped approval may

@@ -38,6 +38,10 @@ type Input struct {
 	// NoTrace leaves Decision.Trace empty, for callers that never show it:
 	// the steps' strings are then not built at all.
 	NoTrace bool
+	// Caller is who makes the call; nil when no one is known (the local
+	// front ends): a tool restricted to principals or groups is then
+	// hidden (principals.go).
+	Caller *Caller
 }
 
 // Step names, in pipeline order.
@@ -97,6 +101,8 @@ type state struct {
 	cx        hints.Set
 	cxDone    bool
 	codexAsks bool
+	// caller is who makes the call (nil: no one known).
+	caller *Caller
 }
 
 func (r *Rules) prepare(s *state, server string, tool *hints.Tool, drifted bool, d *Decision) {
@@ -143,12 +149,22 @@ func (r *Rules) prepare(s *state, server string, tool *hints.Tool, drifted bool,
 }
 
 // Visible runs steps 1-3 only: is the tool listed at all? It is what a proxy
-// uses to filter tools/list.
+// uses to filter tools/list. It knows no caller: see VisibleTo.
 func (r *Rules) Visible(server string, tool *hints.Tool, drifted bool) (bool, Reason) {
+	return r.VisibleTo(server, tool, drifted, nil)
+}
+
+// VisibleTo is Visible for a caller (nil: no one known), with the
+// principal gate after step 3.
+func (r *Rules) VisibleTo(server string, tool *hints.Tool, drifted bool, caller *Caller) (bool, Reason) {
 	var d Decision
 	var s state
 	r.prepare(&s, server, tool, drifted, &d)
+	s.caller = caller
 	ok, reason, _ := s.visibility()
+	if ok {
+		ok, reason, _, _ = s.principals()
+	}
 	return ok, reason
 }
 
@@ -170,14 +186,21 @@ func (r *Rules) decide(ctx context.Context, in *Input, d *Decision) {
 	traced := !in.NoTrace
 	var s state
 	r.prepare(&s, in.Server, in.Tool, in.Drifted, d)
+	s.caller = in.Caller
 	if traced {
 		d.Trace = append(d.Trace, s.hintsStep(), capsStep(d.Capabilities))
 	}
 
-	// Step 3: visibility.
+	// Step 3: visibility, then who may see the tool (principals.go).
 	ok, reason, step := s.visibility()
 	if traced {
 		d.Trace = append(d.Trace, step)
+	}
+	if ok && r.anyAccess {
+		var ran bool
+		if ok, reason, step, ran = s.principals(); ran && traced {
+			d.Trace = append(d.Trace, step)
+		}
 	}
 	if !ok {
 		d.Decision, d.Hidden = Deny, true
@@ -230,8 +253,11 @@ func (r *Rules) decide(ctx context.Context, in *Input, d *Decision) {
 		d.liftScoped(in) // scope_remember.go
 	}
 
-	// Step 7: approval_policy.
+	// Step 7: approval_policy; then whose approval counts.
 	r.approvalPolicy(&s, in, d)
+	if r.anyAccess {
+		s.approvers(in, d) // principals.go
+	}
 
 	if d.Decision == Ask {
 		d.Prompt = s.prompt(d, in.Arguments)

@@ -22,6 +22,7 @@ type Rules struct {
 	elicitationsOff bool // granular mcp_elicitations = false: traced, asks stay asks (Codex)
 	fullAccess      bool // sandbox_mode = "danger-full-access"
 	policySrc       string
+	anyAccess       bool // some app or tool names principals, groups or approvers (principals.go)
 }
 
 type appRules struct {
@@ -52,6 +53,10 @@ type appRules struct {
 	tools map[string]*toolRules
 	// required are managed modes by raw tool name (requirements).
 	required map[string]requiredMode
+	// access are the app's principal rules (its table's, then
+	// requirements'), toolAccess requirements' by raw tool name.
+	access     []accessRule
+	toolAccess map[string][]accessRule
 }
 
 type toolRules struct {
@@ -60,6 +65,7 @@ type toolRules struct {
 	mode       config.Mode
 	modeSrc    string
 	hints      *hints.Set
+	access     *accessRule // principals.go
 }
 
 // requiredMode is a requirements file's managed mode for one tool.
@@ -197,6 +203,7 @@ func (r *Rules) compileApp(cfg *config.Config, id string, a *config.App) (*appRu
 			ar.tools[name] = tr
 		}
 	}
+	r.compileAccess(cfg, p, a, ar) // principals.go
 	return ar, nil
 }
 

@@ -11,10 +11,20 @@ const CodeHiddenByPlugin = "hidden_by_plugin"
 // drift and config overrides): what the list event shows plugins, so that
 // a plugin hides by the same hints it later decides by.
 func (r *Rules) VisibleHints(server string, tool *hints.Tool, drifted bool) (bool, Reason, hints.Set) {
+	return r.VisibleHintsTo(server, tool, drifted, nil)
+}
+
+// VisibleHintsTo is VisibleHints for a caller (nil: no one known), with
+// the principal gate after step 3 (principals.go).
+func (r *Rules) VisibleHintsTo(server string, tool *hints.Tool, drifted bool, caller *Caller) (bool, Reason, hints.Set) {
 	var d Decision
 	var s state
 	r.prepare(&s, server, tool, drifted, &d)
+	s.caller = caller
 	ok, reason, _ := s.visibility()
+	if ok {
+		ok, reason, _, _ = s.principals()
+	}
 	return ok, reason, s.eff
 }
 
@@ -32,8 +42,11 @@ func (r *Rules) DecideHidden(in *Input, why Reason, step Step) Decision {
 func (r *Rules) decideHidden(in *Input, why Reason, step Step, d *Decision) {
 	var s state
 	r.prepare(&s, in.Server, in.Tool, in.Drifted, d)
+	s.caller = in.Caller
 	d.Trace = append(d.Trace, s.hintsStep(), capsStep(d.Capabilities))
 	if ok, reason, gate := s.visibility(); !ok {
+		why, step = reason, gate
+	} else if ok, reason, gate, _ := s.principals(); !ok {
 		why, step = reason, gate
 	}
 	d.Trace = append(d.Trace, step, Step{Step: StepDecision, Outcome: "deny", Detail: "hidden tools are never prompted"})
