@@ -1,0 +1,12 @@
+package identity
+
+import "time"
+
+// SetRecheck shortens how often t looks at its file, for reload tests.
+func SetRecheck(t *Tokens, d time.Duration) {
+	t.recheck = d
+	t.next.Store(0)
+}
+
+// SetRefetch shortens the least time between two key set fetches.
+func SetRefetch(o *OIDC, d time.Duration) { o.keys.refetch = d }
