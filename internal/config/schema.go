@@ -55,6 +55,10 @@ func (l *loader) interpret(root map[string]any) *Config {
 	if v, ok := root["audit"]; ok {
 		cfg.Audit = l.audit("audit", v)
 	}
+	cfg.Serve = DefaultServe()
+	if v, ok := root["serve"]; ok {
+		cfg.Serve = l.serve("serve", v)
+	}
 	if v, ok := root["apps"]; ok {
 		l.apps(cfg, v)
 	}

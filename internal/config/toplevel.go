@@ -13,7 +13,7 @@ import (
 
 // ourTopLevel are the top-level keys toolwarden reads and a typo may have
 // meant.
-var ourTopLevel = []string{"apps", "mcp_servers", "policies", "approval_policy", "sandbox_mode", "profile", "profiles", "approval_channel", "webhook", "audit"}
+var ourTopLevel = []string{"apps", "mcp_servers", "policies", "approval_policy", "sandbox_mode", "profile", "profiles", "approval_channel", "webhook", "audit", "serve"}
 
 // codexTopLevel are Codex's own top-level keys: never a typo, however close
 // to ours they are spelled.

@@ -49,6 +49,8 @@ type Config struct {
 	Webhook *Webhook
 	// Audit is the [audit] table (audit.go), nil when absent.
 	Audit *Audit
+	// Serve is the [serve] table (serve.go), defaults filled in when absent.
+	Serve Serve
 
 	// SandboxMode is Codex's sandbox_mode (or the active profile's). Only
 	// "danger-full-access" changes a decision: with approval_policy =
