@@ -173,7 +173,9 @@ func (l *loader) rateLimit(p string, v any) ServeRateLimit {
 			}
 			r.CallsPerSecond = f
 		},
-		"burst": func(p string, v any) { r.Burst = l.positiveInt(p, v, 1e6, "calls a principal may make at once above the rate") },
+		"burst": func(p string, v any) {
+			r.Burst = l.positiveInt(p, v, 1e6, "calls a principal may make at once above the rate")
+		},
 	})
 	return r
 }
@@ -193,11 +195,17 @@ func (l *loader) serveOIDC(p string, v any) *ServeOIDC {
 	o := &ServeOIDC{PrincipalClaim: "sub", GroupsClaim: "groups"}
 	o.Pos, _ = l.firstPos(p)
 	t, ok := l.table(p, v, fields{
-		"issuer":          func(p string, v any) { o.Issuer = l.issuerURL(p, v, "issuer") },
-		"audience":        func(p string, v any) { o.Audience = l.nonEmpty(p, v, `the resource tokens must be issued for, usually this gateway's URL, e.g. audience = "https://mcp.example.com/mcp"`) },
-		"jwks_url":        func(p string, v any) { o.JWKSURL = l.issuerURL(p, v, "jwks_url") },
-		"principal_claim": func(p string, v any) { o.PrincipalClaim = l.nonEmpty(p, v, `the claim that names the caller, e.g. "sub" or "email"`) },
-		"groups_claim":    func(p string, v any) { o.GroupsClaim = l.nonEmpty(p, v, `the claim that lists the caller's groups, e.g. "groups"`) },
+		"issuer": func(p string, v any) { o.Issuer = l.issuerURL(p, v, "issuer") },
+		"audience": func(p string, v any) {
+			o.Audience = l.nonEmpty(p, v, `the resource tokens must be issued for, usually this gateway's URL, e.g. audience = "https://mcp.example.com/mcp"`)
+		},
+		"jwks_url": func(p string, v any) { o.JWKSURL = l.issuerURL(p, v, "jwks_url") },
+		"principal_claim": func(p string, v any) {
+			o.PrincipalClaim = l.nonEmpty(p, v, `the claim that names the caller, e.g. "sub" or "email"`)
+		},
+		"groups_claim": func(p string, v any) {
+			o.GroupsClaim = l.nonEmpty(p, v, `the claim that lists the caller's groups, e.g. "groups"`)
+		},
 	})
 	if !ok {
 		return nil
