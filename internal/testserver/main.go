@@ -3,7 +3,8 @@
 // on request: print garbage, crash mid-call, hang, change their own
 // definition mid-session.
 //
-//	testserver [-http ADDR] [-garbage-at-start] [-state DIR]
+//	testserver [-http ADDR] [-garbage-at-start] [-state DIR] [-count-echo]
+//	testserver -http ADDR -reverse-proxy URL
 package main
 
 import (
@@ -13,10 +14,14 @@ import (
 	"fmt"
 	"io"
 	"log"
+	"net/http"
+	"net/http/httputil"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -29,6 +34,8 @@ var (
 	garbageAtStart = flag.Bool("garbage-at-start", false, "write non-JSON lines to stdout before serving")
 	stateDir       = flag.String("state", os.TempDir(), "folder for state that must survive a restart (flaky)")
 	relay          = flag.Bool("relay", false, "instead of serving, run the command given after the flags and copy bytes both ways (the floor for any stdio proxy)")
+	reverseProxy   = flag.String("reverse-proxy", "", "instead of serving MCP, forward every HTTP request on -http to this URL with net/http/httputil (the floor for any HTTP proxy)")
+	countEcho      = flag.Bool("count-echo", false, "echo appends \" (seen N)\": how many times this server has echoed that message (benchmarks check each call ran once)")
 )
 
 var mutableVersion atomic.Int64
@@ -39,6 +46,9 @@ func main() {
 		runRelay(flag.Args())
 		return
 	}
+	if *reverseProxy != "" {
+		log.Fatal(runReverseProxy(*httpAddr, *reverseProxy))
+	}
 	s := server.NewMCPServer("testserver", "1.0.0", server.WithToolCapabilities(true), server.WithLogging(), server.WithElicitation(), server.WithRoots(), server.WithInstructions("testserver: tools that misbehave on request"))
 
 	s.AddTool(mcp.NewTool("echo",
@@ -47,7 +57,11 @@ func main() {
 		mcp.WithReadOnlyHintAnnotation(true), mcp.WithDestructiveHintAnnotation(false),
 		mcp.WithIdempotentHintAnnotation(true), mcp.WithOpenWorldHintAnnotation(false),
 	), func(ctx context.Context, r mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		return mcp.NewToolResultText("echo: " + r.GetString("message", "")), nil
+		msg := r.GetString("message", "")
+		if *countEcho {
+			return mcp.NewToolResultText(fmt.Sprintf("echo: %s (seen %d)", msg, echoed.seen(msg))), nil
+		}
+		return mcp.NewToolResultText("echo: " + msg), nil
 	})
 
 	s.AddTool(mcp.NewTool("write",
@@ -298,6 +312,44 @@ func runRelay(argv []string) {
 	}()
 	_, _ = io.Copy(os.Stdout, out)
 	_ = cmd.Wait()
+}
+
+// runReverseProxy is the least an HTTP proxy can do: forward each request
+// to target and stream the answer back, parsing no MCP. Its transport keeps
+// as many idle connections to target as the load needs (Go's default keeps
+// 2, which would make it open a connection per call under load and measure
+// that instead of proxying).
+func runReverseProxy(addr, target string) error {
+	u, err := url.Parse(target)
+	if err != nil || u.Host == "" {
+		return fmt.Errorf("testserver -reverse-proxy %q: not an absolute URL (%v)", target, err)
+	}
+	if addr == "" {
+		return fmt.Errorf("testserver -reverse-proxy: give the address to listen on with -http")
+	}
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	tr.MaxIdleConns, tr.MaxIdleConnsPerHost = 0, 4096
+	rp := &httputil.ReverseProxy{
+		Rewrite:       func(r *httputil.ProxyRequest) { r.SetURL(u); r.Out.URL.Path = r.In.URL.Path },
+		Transport:     tr,
+		FlushInterval: -1,
+	}
+	return http.ListenAndServe(addr, rp)
+}
+
+// echoed counts the messages echo has answered, for -count-echo.
+var echoed = &echoCounts{n: map[string]int{}}
+
+type echoCounts struct {
+	mu sync.Mutex
+	n  map[string]int
+}
+
+func (e *echoCounts) seen(msg string) int {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.n[msg]++
+	return e.n[msg]
 }
 
 func flaky(name string) *mcp.CallToolResult {
