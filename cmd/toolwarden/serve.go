@@ -1,0 +1,164 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"sort"
+	"syscall"
+	"time"
+
+	"github.com/toolwarden/toolwarden/cmd/internal/cli"
+	"github.com/toolwarden/toolwarden/internal/config"
+	"github.com/toolwarden/toolwarden/internal/serve"
+	"github.com/toolwarden/toolwarden/internal/serverspec"
+)
+
+const serveSummary = "serve every [mcp_servers.*] to a team over streamable HTTP (<server>__<tool>)"
+
+func init() {
+	register(command{name: "serve", summary: serveSummary, run: runServe})
+}
+
+// serveCmdFlags are toolwarden serve's flags.
+type serveCmdFlags struct {
+	cli.ServeFlags
+	Listen string
+}
+
+func parseServe(e *env, args []string) (*cli.Flags, *serveCmdFlags, int, bool) {
+	f := &serveCmdFlags{}
+	fs := cli.NewFlags(e.stdout, e.stderr, "serve", serveSummary, "serve --listen ADDR [--config F]... [flags]",
+		`Serves MCP over streamable HTTP at http://ADDR/mcp in front of every enabled
+[mcp_servers.<name>] of the config (stdio servers it runs, streamable HTTP ones it
+calls), each tool as <name>__<tool>, for every caller at once. Clients of protocol
+2025-06-18 and 2025-11-25 get sessions (Mcp-Session-Id); 2026-07-28 clients are
+served without one. Hidden tools are left out, every call is decided by policy,
+asks become approval prompts (elicitation, or multi round-trip input requests).
+Once it accepts connections it prints one line to stderr:
+  toolwarden serve: listening on http://HOST:PORT/mcp`)
+	fs.StringVar(&f.Listen, "listen", "", "address to listen on, host:port (port 0: any free port); default 127.0.0.1:8080")
+	fs.Var(&f.Configs, "config", "config file (repeatable; later files override earlier; default: the usual config files)")
+	fs.Var(&f.Requirements, "requirements", "requirements file an admin sets (repeatable)")
+	fs.StringVar(&f.Approvals, "approvals", "", "persistent \"always\" approvals file (default: "+cli.DisplayApprovalsPath()+")")
+	fs.StringVar(&f.Audit, "audit", "", "the decision log (default: [audit] path of the config, else <home>/.local/state/toolwarden/audit.jsonl; \"off\": none)")
+	fs.BoolVar(&f.Quiet, "quiet", false, "log only errors to stderr")
+	if code, ok := fs.ParseArgs(args); !ok {
+		return fs, f, code, false
+	}
+	if code, ok := fs.NoArgs("servers come from [mcp_servers.*] of the config"); !ok {
+		return fs, f, code, false
+	}
+	return fs, f, exitOK, true
+}
+
+func runServe(e *env, args []string) int {
+	_, f, code, ok := parseServe(e, args)
+	if !ok {
+		return code
+	}
+	if err := serveHTTP(e, f); err != nil {
+		fmt.Fprintf(e.stderr, "toolwarden serve: %v\n", err)
+		return exitError
+	}
+	return exitOK
+}
+
+// serveHTTP runs the gateway until SIGINT or SIGTERM.
+func serveHTTP(e *env, f *serveCmdFlags) error {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	sf := &serveFlags{&f.ServeFlags}
+	h, cfg, cleanup, err := sf.startHost(ctx, e)
+	if err != nil {
+		return err
+	}
+	defer cleanup()
+	specs, err := serveSpecs(cfg, e)
+	if err != nil {
+		return err
+	}
+	if len(specs) == 0 {
+		return errors.New("no enabled [mcp_servers.<name>] in the config; nothing to serve (use --config)")
+	}
+	addr := f.Listen
+	if addr == "" {
+		addr = "127.0.0.1:8080"
+	}
+	if err := loopbackOnly(addr); err != nil {
+		return err
+	}
+	log := sf.logger(e)
+	srv := serve.New(h, specs, serve.Options{Listen: addr, Version: cli.Version(), Logger: log})
+	l, err := net.Listen("tcp", addr)
+	if err != nil {
+		return fmt.Errorf("cannot listen on %s: %w", addr, err)
+	}
+	mux := http.NewServeMux()
+	mux.Handle("/mcp", srv.MCPHandler())
+	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	served := make(chan error, 1)
+	go func() { served <- hs.Serve(l) }()
+	fmt.Fprintf(e.stderr, "toolwarden serve: listening on http://%s/mcp\n", l.Addr())
+	if err := srv.Start(ctx); err != nil {
+		log.Warn("some upstream servers did not start; their tools appear once they do", "err", err)
+	}
+	select {
+	case err := <-served:
+		return err
+	case <-ctx.Done():
+	}
+	sctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	_ = hs.Shutdown(sctx)
+	return srv.Close(sctx)
+}
+
+// loopbackOnly refuses an address beyond loopback: serve has no
+// authentication of its own to offer there yet.
+func loopbackOnly(addr string) error {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return fmt.Errorf("--listen %q: %v (want host:port, such as 127.0.0.1:8080)", addr, err)
+	}
+	if host == "localhost" {
+		return nil
+	}
+	if ip := net.ParseIP(host); ip != nil && ip.IsLoopback() {
+		return nil
+	}
+	return fmt.Errorf("--listen %s: refusing to listen beyond loopback without authentication (listen on 127.0.0.1)", addr)
+}
+
+// serveSpecs turns the enabled [mcp_servers.*] into upstream specs, in
+// name order. A server that cannot be set up (say, its bearer token
+// variable is unset) is skipped with a warning, unless it is required.
+func serveSpecs(cfg *config.Config, e *env) ([]serverspec.Spec, error) {
+	names := make([]string, 0, len(cfg.Servers))
+	for n := range cfg.Servers {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	var specs []serverspec.Spec
+	for _, n := range names {
+		s := cfg.Servers[n]
+		if !config.Bool(s.Enabled, true) {
+			continue
+		}
+		sp, err := serverspec.FromConfig(s, e.getenv)
+		if err != nil {
+			if s.Required {
+				return nil, err
+			}
+			fmt.Fprintf(e.stderr, "toolwarden serve: skipping server %s: %v\n", n, err)
+			continue
+		}
+		sp.Stderr = &prefixWriter{w: e.stderr, prefix: []byte("[" + n + "] ")}
+		specs = append(specs, sp)
+	}
+	return specs, nil
+}

@@ -1,0 +1,258 @@
+package serve
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/toolwarden/toolwarden/host"
+	"github.com/toolwarden/toolwarden/internal/audit"
+	"github.com/toolwarden/toolwarden/internal/channel"
+	"github.com/toolwarden/toolwarden/internal/hints"
+	"github.com/toolwarden/toolwarden/internal/policy"
+	"github.com/toolwarden/toolwarden/internal/toolresult"
+	"github.com/toolwarden/toolwarden/internal/upstream"
+)
+
+// callTool serves every tools/call (mcp-go's handler for each route): the
+// same steps, refusals and audit records as toolwarden proxy, for the
+// caller and session of this request.
+func (s *Server) callTool(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	name := req.Params.Name
+	if !s.admit() {
+		return toolresult.Error("toolwarden is shutting down; %s was not called.", name), nil
+	}
+	defer s.inflight.Done()
+	c, err := s.callerOf(ctx, req.Params.Meta)
+	if err != nil {
+		return toolresult.Error("toolwarden: %v; %s was not called.", err, name), nil
+	}
+	rt := s.route(name)
+	if rt == nil {
+		return toolresult.Error("toolwarden: there is no tool %q (list the tools again: its server may no longer offer it).", name), nil
+	}
+	args := bytes.TrimSpace(req.Params.RawArguments)
+	if len(args) == 0 || string(args) == "null" {
+		args = []byte("{}")
+	}
+	if args[0] != '{' {
+		return toolresult.Error("toolwarden: the arguments of %s must be a JSON object.", name), nil
+	}
+	call := host.Call{Session: c.session, Server: rt.up.Name(), Tool: rt.tool, Arguments: json.RawMessage(args), Context: s.serverContext(rt.up)}
+	d := s.h.Check(ctx, call)
+	// Any answer on the call must be to a question we asked: a client can
+	// attach inputResponses to a first call it was never asked about.
+	if req.Params.RequestState != "" || len(req.Params.InputResponses) > 0 {
+		return s.resume(ctx, rt, call, &d, &req), nil
+	}
+	switch d.Decision {
+	case policy.Deny:
+		return toolresult.Denied(rt.name, &d), nil
+	case policy.Ask:
+		return s.ask(ctx, c, rt, call, &d), nil
+	}
+	return s.forward(ctx, rt, call, &d), nil
+}
+
+// ask puts the decision's question to the human: as an input request
+// (multi round-trip) to a 2026-07-28 client, whose retry carries the
+// answer and the sealed state; as elicitation/create on the call's own
+// stream to a 2025-era client; as a tool error that says how to approve
+// to a client that can do neither.
+func (s *Server) ask(ctx context.Context, c caller, rt *route, call host.Call, d *host.Decision) *mcp.CallToolResult {
+	q := channel.NewQuestion(rt.name, d, call.Arguments, s.h.Approvals() != nil)
+	pinned, seen := s.h.Session(call.Session).Pinned(call.Server, rt.tool.Name)
+	q.Drifted = seen && pinned != rt.tool.HashHex
+	cs := s.h.Config().ApprovalChannel(d.Server, d.App)
+	if !canElicit(ctx, c) || !cs.Effective().Elicits() {
+		return s.needsApproval(rt, d)
+	}
+	if c.modern {
+		state, err := s.signer.Mint(channel.BindingFor(call, d))
+		if err != nil {
+			return toolresult.Error("toolwarden: cannot ask for approval: %v", err)
+		}
+		return server.NewInputRequestBuilder(state).Elicit(channel.ElicitationID, q.Params()).ToolResult()
+	}
+	ectx, cancel := context.WithTimeout(ctx, s.opts.ApprovalTimeout)
+	defer cancel()
+	res, err := s.mcp.RequestElicitation(ectx, elicitationRequest(q.ParamsFor(server.RequestProtocolVersion(ctx))))
+	if err != nil {
+		if ectx.Err() != nil && ctx.Err() == nil {
+			return toolresult.Error("toolwarden: %s was not approved: no answer within %s, so it was denied.", rt.name, s.opts.ApprovalTimeout)
+		}
+		return toolresult.Error("toolwarden: %s needs approval, but asking the client failed: %v", rt.name, err)
+	}
+	return s.answer(ctx, rt, call, d, &q, res)
+}
+
+// canElicit reports whether the client can show a form prompt: declared on
+// the request by 2026-07-28 clients, at initialize by earlier ones.
+func canElicit(ctx context.Context, c caller) bool {
+	if c.modern {
+		info := server.RequestProtocolInfoFromContext(ctx)
+		return info != nil && info.ClientCapabilities != nil && formMode(info.ClientCapabilities.Elicitation)
+	}
+	if sc, ok := server.ClientSessionFromContext(ctx).(server.SessionWithClientInfo); ok {
+		return formMode(sc.GetClientCapabilities().Elicitation)
+	}
+	return false
+}
+
+// formMode reports whether an elicitation capability covers form mode: an
+// empty capability means form (2025-06-18); one that lists only url does not.
+func formMode(c *mcp.ElicitationCapability) bool {
+	return c != nil && (c.Form != nil || c.URL == nil)
+}
+
+// resume handles a retry that carries an answer. The state must be one
+// this process minted for this principal's conversation, this definition
+// and these arguments, unused and unexpired; anything else is refused and
+// the call is not made.
+func (s *Server) resume(ctx context.Context, rt *route, call host.Call, d *host.Decision, req *mcp.CallToolRequest) *mcp.CallToolResult {
+	if req.Params.RequestState == "" {
+		return refused(rt, channel.ErrForged)
+	}
+	if err := s.signer.Redeem(req.Params.RequestState, channel.BindingFor(call, d)); err != nil {
+		return refused(rt, err)
+	}
+	res := server.ElicitationResponse(req.Params.InputResponses, channel.ElicitationID)
+	if res == nil {
+		return refused(rt, errors.New("the retry carries no answer to the approval question"))
+	}
+	switch d.Decision {
+	case policy.Deny:
+		return toolresult.Denied(rt.name, d)
+	case policy.Allow:
+		// Allowed meanwhile (approved for the session on a parallel call).
+		return s.forward(ctx, rt, call, d)
+	}
+	q := channel.NewQuestion(rt.name, d, call.Arguments, s.h.Approvals() != nil)
+	return s.answer(ctx, rt, call, d, &q, res)
+}
+
+// answer applies the human's answer: deny, or approve with its scope and
+// make the call.
+func (s *Server) answer(ctx context.Context, rt *route, call host.Call, d *host.Decision, q *channel.Question, res *mcp.ElicitationResult) *mcp.CallToolResult {
+	choice, err := q.Elicited(res)
+	if err != nil {
+		return refused(rt, err)
+	}
+	if toolresult.Ended(res) {
+		s.h.Audit(call.Session, audit.Ask{Server: d.Server, Tool: d.Tool, App: d.App, Channel: channel.Elicitation, Outcome: endedOutcome(res.Action)})
+		return toolresult.Unanswered(rt.name, d, res.Action, s.h.Approvals(), false)
+	}
+	s.h.Audit(call.Session, audit.Ask{Server: d.Server, Tool: d.Tool, App: d.App, Channel: channel.Elicitation, Outcome: "answered", Option: choice})
+	scope, allow := channel.ScopeOf(choice)
+	if !allow {
+		return toolresult.Error("toolwarden: the user denied this call to %s. Do not retry it unless the user asks.", rt.name)
+	}
+	if err := s.h.Approve(call.Session, d, scope); err != nil {
+		return toolresult.Error("toolwarden: could not record the approval of %s: %v", rt.name, err)
+	}
+	return s.forward(ctx, rt, call, d)
+}
+
+// endedOutcome is the audit outcome of a prompt the client ended.
+func endedOutcome(action mcp.ElicitationResponseAction) string {
+	if action == mcp.ElicitationResponseActionDecline {
+		return channel.Declined
+	}
+	return channel.Cancelled
+}
+
+// forward makes the call upstream (once more after a transport failure if
+// the tool is trustworthily idempotent), runs Observe, and returns the
+// upstream's result.
+func (s *Server) forward(ctx context.Context, rt *route, call host.Call, d *host.Decision) *mcp.CallToolResult {
+	raw, err := rt.up.Call(ctx, rt.tool.Name, call.Arguments)
+	if err != nil && upstream.IsTransport(err) && d.Hints[hints.Idempotent] == hints.True {
+		s.log.Info("retrying idempotent call after transport failure", "server", rt.up.Name(), "tool", rt.tool.Name, "err", err)
+		raw, err = rt.up.Call(ctx, rt.tool.Name, call.Arguments)
+	}
+	if err == nil && len(raw) > s.opts.MaxResultBytes {
+		err = &upstream.TooLargeError{Size: len(raw), Limit: s.opts.MaxResultBytes}
+	}
+	res, err := s.result(rt, raw, err)
+	switch {
+	case !s.h.ObservesCall(d):
+	case err != nil:
+		s.h.Observe(ctx, call, d, host.Result{Text: toolresult.Text(res), IsError: true})
+	default:
+		// Beside the answer: the session's next call waits for it.
+		s.h.ObserveAfter(ctx, call, d, host.Result{Text: toolresult.Text(res), IsError: res.IsError})
+	}
+	return res
+}
+
+// result is the client's answer for the upstream's raw result: the result
+// itself, or a tool error that says what went wrong. An upstream cannot
+// make the gateway ask its client anything: a result asking for input is
+// passed on as a plain result.
+func (s *Server) result(rt *route, raw json.RawMessage, err error) (*mcp.CallToolResult, error) {
+	if err != nil {
+		return upstreamError(rt, err), err
+	}
+	var res mcp.CallToolResult
+	if len(bytes.TrimSpace(raw)) == 0 || json.Unmarshal(raw, &res) != nil {
+		err := fmt.Errorf("%s returned a malformed result for %s", rt.up.Name(), rt.name)
+		return toolresult.Error("toolwarden: %v.", err), err
+	}
+	res.ResultType = ""
+	res.MultiRoundTripResult = mcp.MultiRoundTripResult{}
+	if res.Content == nil {
+		res.Content = []mcp.Content{}
+	}
+	return &res, nil
+}
+
+func refused(rt *route, err error) *mcp.CallToolResult {
+	return toolresult.Error("toolwarden refused the approval sent with this call to %s, and did not make the call: %v. Call the tool again without inputResponses or requestState to be asked.", rt.name, err)
+}
+
+// needsApproval explains an ask to a client that cannot show prompts.
+func (s *Server) needsApproval(rt *route, d *host.Decision) *mcp.CallToolResult {
+	var b strings.Builder
+	fmt.Fprintf(&b, "toolwarden: this call to %s needs the user's approval, but this MCP client cannot show approval prompts (it did not declare the elicitation capability). The call was not made.\n", rt.name)
+	toolresult.HowToAllow(&b, d, s.h.Approvals(), "use an MCP client that supports elicitation", false)
+	return mcp.NewToolResultError(b.String())
+}
+
+// upstreamError turns a failed upstream call into a tool error.
+func upstreamError(rt *route, err error) *mcp.CallToolResult {
+	var rpc *upstream.RPCError
+	var un *upstream.UnavailableError
+	var tl *upstream.TooLargeError
+	switch {
+	case errors.As(err, &tl):
+		return toolresult.Error("toolwarden: %s ran, but server %s answered with %d bytes, over toolwarden serve's limit of %d bytes for one result; the result was discarded. "+
+			"Ask the tool for less (a smaller range or page), or raise the limit: [serve] max_result_kib.", rt.name, rt.up.Name(), tl.Size, tl.Limit)
+	case errors.As(err, &rpc):
+		return toolresult.Error("%s: %s (error %d from server %s)", rt.name, rpc.Message, rpc.Code, rt.up.Name())
+	case errors.Is(err, upstream.ErrTimeout):
+		return toolresult.Error("toolwarden: %s did not answer within %s (tool_timeout_sec); the call was cancelled.", rt.name, rt.up.ToolTimeout())
+	case errors.As(err, &un):
+		return toolresult.Error("toolwarden: %v", un)
+	case upstream.IsTransport(err):
+		return toolresult.Error("toolwarden: the call to %s failed because server %s stopped or the connection broke (%v); it will be restarted on the next call. The call may or may not have run.", rt.name, rt.up.Name(), errors.Unwrap(err))
+	}
+	return toolresult.Error("toolwarden: the call to %s failed: %v", rt.name, err)
+}
+
+// serverContext is what calls to u are resolved against (its working
+// directory, home, command-line directories), for path rules.
+func (s *Server) serverContext(u *upstream.Client) *policy.ServerContext {
+	if x, ok := s.contexts.Load(u.Name()); ok {
+		return x.(*policy.ServerContext)
+	}
+	wd, _ := os.Getwd()
+	x, _ := s.contexts.LoadOrStore(u.Name(), u.Spec().ServerContext(wd))
+	return x.(*policy.ServerContext)
+}

@@ -1,0 +1,281 @@
+package serve
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/toolwarden/toolwarden/host"
+	"github.com/toolwarden/toolwarden/internal/channel"
+	"github.com/toolwarden/toolwarden/internal/identity"
+	"github.com/toolwarden/toolwarden/internal/serverspec"
+	"github.com/toolwarden/toolwarden/internal/upstream"
+)
+
+// Options configure a Server. The zero value of each field means its
+// default.
+type Options struct {
+	// Listen is the address the command listens on (for messages only:
+	// the Server itself is an http.Handler).
+	Listen string
+	// Auth finds each request's principal (H6's Handler puts
+	// identity.Middleware in front of MCPHandler); nil means every request
+	// is the one local principal (loopback only).
+	Auth identity.Authenticator
+	// ResourceURL is this gateway's URL as OAuth clients name it (RFC 9728).
+	ResourceURL string
+	// MaxRequestBytes bounds one HTTP request body (see Handler).
+	MaxRequestBytes int64
+	// MaxResultBytes bounds one upstream answer, a tool result among them:
+	// a larger one is a tool error that says so. Default
+	// upstream.DefaultMaxResultBytes.
+	MaxResultBytes int
+	// RatePerSecond and RateBurst limit each principal's calls (Handler).
+	RatePerSecond float64
+	RateBurst     int
+	// SessionSecret keys the sealed session ids (and nothing else). Every
+	// replica behind one load balancer needs the same secret; nil draws a
+	// random one, so ids live as long as the process.
+	SessionSecret []byte
+	// IdleSessionTTL ends a 2025-era session idle this long (default 1 h);
+	// a session id older than 24 h is refused whatever its activity.
+	IdleSessionTTL time.Duration
+	// ApprovalTimeout bounds how long an elicitation (2025-era client) may
+	// stay unanswered; default channel.DefaultTimeout.
+	ApprovalTimeout time.Duration
+	// Version is announced as serverInfo.version.
+	Version string
+	// Logger gets diagnostics; nil discards them.
+	Logger *slog.Logger
+}
+
+// Defaults the zero Options stand for.
+const (
+	DefaultIdleSessionTTL = time.Hour
+	// MaxSessionAge is how long a sealed session id is accepted at all.
+	MaxSessionAge = 24 * time.Hour
+)
+
+// Server is toolwarden serve's MCP side: one streamable HTTP endpoint in
+// front of every configured upstream, shared by every caller.
+type Server struct {
+	h      *host.Host
+	opts   Options
+	log    *slog.Logger
+	signer *channel.Signer
+	seal   *sessionSeal
+
+	ups []*upstream.Client
+
+	mcp  *server.MCPServer
+	http *server.StreamableHTTPServer
+
+	mu     sync.RWMutex
+	routes map[string]*route // by downstream tool name
+
+	rebuildMu sync.Mutex
+
+	startOnce sync.Once
+	started   chan struct{} // closed once every upstream was tried once
+
+	callsMu  sync.Mutex
+	inflight sync.WaitGroup
+	closing  bool
+
+	legacy   sync.Map // sealed session id -> host session id
+	contexts sync.Map // upstream name -> *policy.ServerContext
+}
+
+// New builds a Server over the upstreams in specs. Nothing starts until
+// Start; MCPHandler may serve at once (tools appear as upstreams start).
+func New(h *host.Host, specs []serverspec.Spec, opts Options) *Server {
+	if opts.MaxResultBytes <= 0 {
+		opts.MaxResultBytes = upstream.DefaultMaxResultBytes
+	}
+	if opts.IdleSessionTTL <= 0 {
+		opts.IdleSessionTTL = DefaultIdleSessionTTL
+	}
+	if opts.ApprovalTimeout <= 0 {
+		opts.ApprovalTimeout = channel.DefaultTimeout
+	}
+	if opts.Version == "" {
+		opts.Version = "dev"
+	}
+	log := opts.Logger
+	if log == nil {
+		log = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	s := &Server{
+		h:       h,
+		opts:    opts,
+		log:     log,
+		signer:  channel.NewSigner(channel.StateTTL, 4096),
+		seal:    newSessionSeal(opts.SessionSecret, MaxSessionAge),
+		routes:  map[string]*route{},
+		started: make(chan struct{}),
+	}
+	s.seal.onEnd = s.sessionEnded
+	for _, sp := range specs {
+		if sp.Logger == nil {
+			sp.Logger = log
+		}
+		u := upstream.New(sp, opts.Version, s.upstreamChanged)
+		u.SetMaxResultBytes(opts.MaxResultBytes)
+		s.ups = append(s.ups, u)
+	}
+	hooks := &server.Hooks{}
+	hooks.AddAfterListTools(s.filterList)
+	s.mcp = server.NewMCPServer("toolwarden", opts.Version,
+		server.WithToolCapabilities(true),
+		server.WithRecovery(),
+		server.WithHooks(hooks),
+	)
+	s.http = server.NewStreamableHTTPServer(s.mcp,
+		server.WithEndpointPath("/mcp"),
+		server.WithSessionIdManagerResolver(s.seal),
+		server.WithSessionIdleTTL(opts.IdleSessionTTL),
+		server.WithStreamableHTTPLogger(log),
+		// The gateway is meant to be reached by name or address from
+		// other machines; who may call is identity's job, not the Host
+		// header's.
+		server.WithDisableLocalhostProtection(true),
+	)
+	return s
+}
+
+// Start starts every upstream (stdio servers run, HTTP ones connected),
+// each within its startup timeout, and returns once each was tried. One
+// that fails is logged and retried in the background; Ready says whether
+// all are up. Start runs once; later calls return nil at once.
+func (s *Server) Start(ctx context.Context) error {
+	var errs []error
+	s.startOnce.Do(func() {
+		var mu sync.Mutex
+		var wg sync.WaitGroup
+		for _, u := range s.ups {
+			wg.Go(func() {
+				if err := u.Start(ctx); err != nil {
+					s.log.Error("upstream did not start; retrying in the background", "server", u.Name(), "err", err)
+					mu.Lock()
+					errs = append(errs, fmt.Errorf("server %s: %w", u.Name(), err))
+					mu.Unlock()
+					go s.keepTrying(ctx, u)
+				}
+			})
+		}
+		wg.Wait()
+		s.rebuild()
+		close(s.started)
+	})
+	return errors.Join(errs...)
+}
+
+// keepTrying restarts u with its backoff until it comes up or is closed.
+func (s *Server) keepTrying(ctx context.Context, u *upstream.Client) {
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(max(u.RetryIn(), 100*time.Millisecond)):
+		}
+		err := u.Start(ctx)
+		if err == nil {
+			s.log.Info("upstream started", "server", u.Name())
+			return
+		}
+		if errors.Is(err, upstream.ErrClosed) {
+			return
+		}
+	}
+}
+
+// Ready is nil when Start has run and every upstream is started, else an
+// error that names the ones that are not.
+func (s *Server) Ready() error {
+	select {
+	case <-s.started:
+	default:
+		return errors.New("the upstream servers are starting")
+	}
+	var errs []error
+	for _, u := range s.ups {
+		if err := u.Err(); err != nil {
+			errs = append(errs, fmt.Errorf("server %s: %w", u.Name(), err))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// MCPHandler serves MCP (streamable HTTP, both protocol eras) at /mcp. It
+// expects identity.Middleware in front of it (Handler); a request that
+// reaches it without a principal is refused with 401 when Options.Auth is
+// set, and is the local principal when it is not.
+func (s *Server) MCPHandler() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if _, ok := identity.FromContext(r.Context()); !ok {
+			if s.opts.Auth != nil {
+				http.Error(w, "toolwarden serve: the request carries no authenticated principal", http.StatusUnauthorized)
+				return
+			}
+			r = r.WithContext(identity.WithPrincipal(r.Context(), identity.Principal{Name: "local", Via: "loopback"}))
+		}
+		s.http.ServeHTTP(w, r)
+	})
+}
+
+// Close stops taking calls, waits (until ctx ends) for the calls in
+// flight to be answered, then stops the upstreams.
+func (s *Server) Close(ctx context.Context) error {
+	s.callsMu.Lock()
+	s.closing = true
+	s.callsMu.Unlock()
+	done := make(chan struct{})
+	go func() { s.inflight.Wait(); close(done) }()
+	var err error
+	select {
+	case <-done:
+	case <-ctx.Done():
+		err = fmt.Errorf("calls still in flight at shutdown: %w", ctx.Err())
+	}
+	var wg sync.WaitGroup
+	for _, u := range s.ups {
+		wg.Go(func() { _ = u.Close() })
+	}
+	wg.Wait()
+	return err
+}
+
+// admit counts a call in flight, unless the Server is closing.
+func (s *Server) admit() bool {
+	s.callsMu.Lock()
+	defer s.callsMu.Unlock()
+	if s.closing {
+		return false
+	}
+	s.inflight.Add(1)
+	return true
+}
+
+// upstreamChanged runs when an upstream's tool list changed.
+func (s *Server) upstreamChanged(*upstream.Client) { s.rebuild() }
+
+// sessionEnded forgets the host session a terminated 2025-era session
+// keyed (its "session" approvals, pins and labels).
+func (s *Server) sessionEnded(id string) {
+	if hs, ok := s.legacy.LoadAndDelete(id); ok {
+		s.h.EndSession(hs.(string))
+	}
+}
+
+// elicitationParams is the ask as mcp-go sends it.
+func elicitationRequest(p mcp.ElicitationParams) mcp.ElicitationRequest {
+	return mcp.ElicitationRequest{Request: mcp.Request{Method: string(mcp.MethodElicitationCreate)}, Params: p}
+}
