@@ -125,6 +125,7 @@ type Host struct {
 	maxResult int
 	now       func() time.Time
 	observing observeGates // observations running after the answer (observe_after.go)
+	callers   callers      // who makes each session's calls (caller.go)
 }
 
 // New builds a host for cfg. Plugins configured under [policies.*] are
@@ -202,6 +203,7 @@ func (h *Host) OpenSessionFile(dir, id string) (*Session, *SessionLock, error) {
 func (h *Host) EndSession(id string) {
 	h.sessions.End(id)
 	h.gen.Load().lists.forget(id)
+	h.callers.m.Delete(id)
 }
 
 // Approvals is the persistent approvals file, or nil.
@@ -235,6 +237,7 @@ func (h *Host) check(ctx context.Context, g *generation, c Call) Decision {
 		Context:   c.Context,
 		State:     s,
 		NoTrace:   h.settings.noTrace,
+		Caller:    h.callerOf(c.Session),
 	}
 	d := g.decide(ctx, &in)
 	var added []string
@@ -261,7 +264,7 @@ func (h *Host) visible(g *generation, sessionID, server string, tool *Tool) (boo
 	if pinned, ok := s.Pinned(server, tool.Name); ok && pinned != tool.HashHex {
 		drifted = true
 	}
-	return g.rules.Visible(server, tool, drifted)
+	return g.rules.VisibleTo(server, tool, drifted, h.callerOf(sessionID))
 }
 
 // Filter returns the tools of server that a session may see, in order:
@@ -275,7 +278,7 @@ func (h *Host) Filter(ctx context.Context, sessionID, server string, tools []*To
 	g := u.g
 	if len(g.listers) > 0 {
 		h.observing.settle(sessionID) // list plugins read the labels
-		return g.filterListed(ctx, h.sessions.Get(sessionID), server, tools)
+		return g.filterListed(ctx, h.sessions.Get(sessionID), h.callerOf(sessionID), server, tools)
 	}
 	out := make([]*Tool, 0, len(tools))
 	for _, t := range tools {
@@ -370,7 +373,10 @@ type observed struct {
 	State []stateChange `json:"state,omitempty"`
 }
 
-// Approve records the human's answer to an ask. Every scope accepts the
+// Approve records the human's answer to an ask. Where the config names
+// approvers for the tool, the session's caller must be one of them, else
+// Approve fails with ErrNotApprover and records nothing (a session with no
+// caller, as in the local front ends, approves no such ask). Every scope accepts the
 // decision's definition as the tool's new pin (after drift); ForSession and
 // Always also remember it, which only a rememberable ask allows: ForSession
 // in the session, Always in the approvals file only (so that a revoke from
@@ -379,6 +385,9 @@ type observed struct {
 func (h *Host) Approve(sessionID string, d *Decision, scope Scope) error {
 	if d.Decision != policy.Ask {
 		return ErrNotAsked
+	}
+	if err := h.mayApprove(sessionID, d); err != nil {
+		return err // caller.go
 	}
 	if (scope == ForSession || scope == Always) && !d.Rememberable {
 		return ErrNotRememberable

@@ -119,7 +119,7 @@ func (g *generation) listVerdict(ctx context.Context, in *policy.Input) *listVer
 			return rec.verdicts[name]
 		}
 	}
-	ok, _, eff := g.rules.VisibleHints(in.Server, in.Tool, in.Drifted)
+	ok, _, eff := g.rules.VisibleHintsTo(in.Server, in.Tool, in.Drifted, in.Caller)
 	if !ok {
 		return nil
 	}
@@ -239,7 +239,7 @@ func (f listFailure) Check(context.Context, *policy.CheckInput) policy.PluginVer
 // app's remaining tools through the list event (one run per app, as the
 // plugins' apps globs are matched per app), in the server's order. What
 // the plugins said is stored for the session's later calls.
-func (gen *generation) filterListed(ctx context.Context, s *session.Session, server string, tools []*Tool) []*Tool {
+func (gen *generation) filterListed(ctx context.Context, s *session.Session, caller *Caller, server string, tools []*Tool) []*Tool {
 	type group struct {
 		tools  []*Tool
 		effs   []hints.Set
@@ -251,7 +251,7 @@ func (gen *generation) filterListed(ctx context.Context, s *session.Session, ser
 	for _, t := range tools {
 		pinned, seen := s.Pinned(server, t.Name)
 		drifted := seen && pinned != t.HashHex
-		ok, _, eff := gen.rules.VisibleHints(server, t, drifted)
+		ok, _, eff := gen.rules.VisibleHintsTo(server, t, drifted, caller)
 		if !ok {
 			continue
 		}

@@ -1,0 +1,101 @@
+package host
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/toolwarden/toolwarden/internal/policy"
+)
+
+// Caller is who makes a session's calls: a principal's name and its
+// groups, as the gateway's authentication found them (a tokens file's
+// entry, an OIDC token's claims). Bind it to a session with SetCaller;
+// the session's decisions then apply the config's principals, groups and
+// approvers to it. Names are compared exactly: "Ops" is not "ops".
+type Caller = policy.Caller
+
+// Errors of SetCaller and Approve.
+var (
+	// ErrCallerRebound: a session is bound to one caller for its life; a
+	// request from another caller cannot take it over.
+	ErrCallerRebound = errors.New("session belongs to another caller")
+	// ErrNotApprover: the session's caller is not among the approvers the
+	// config names for the tool, so its answer does not count.
+	ErrNotApprover = errors.New("the caller may not approve this call")
+)
+
+// callers binds sessions to callers. any says whether one was ever bound,
+// so that the local front ends, which bind none, pay one atomic load.
+type callers struct {
+	any atomic.Bool
+	m   sync.Map // session id -> *Caller
+}
+
+// SetCaller binds session sessionID to caller c. A session is bound once:
+// binding it again to the same caller (the same name and groups, in any
+// order) does nothing, and to another fails with ErrCallerRebound, since
+// a session cannot change hands. A caller needs a name.
+func (h *Host) SetCaller(sessionID string, c Caller) error {
+	if c.Name == "" {
+		return fmt.Errorf("binding session %q: the caller has no name: authenticate the request before binding its session", sessionID)
+	}
+	bound := &Caller{Name: c.Name, Groups: slices.Clone(c.Groups)}
+	slices.Sort(bound.Groups)
+	bound.Groups = slices.Compact(bound.Groups)
+	prev, loaded := h.callers.m.LoadOrStore(sessionID, bound)
+	if !loaded {
+		h.callers.any.Store(true)
+		return nil
+	}
+	if p := prev.(*Caller); p.Name != bound.Name || !slices.Equal(p.Groups, bound.Groups) {
+		return fmt.Errorf("binding session %q to caller %q: %w (%q): start a new session", sessionID, c.Name, ErrCallerRebound, p.Name)
+	}
+	return nil
+}
+
+// CallerOf returns the caller bound to a session, if any. The groups are
+// the caller's own copy, sorted.
+func (h *Host) CallerOf(sessionID string) (Caller, bool) {
+	if c := h.callerOf(sessionID); c != nil {
+		return Caller{Name: c.Name, Groups: slices.Clone(c.Groups)}, true
+	}
+	return Caller{}, false
+}
+
+// callerOf is the session's caller, nil when none is bound. The value is
+// shared: never modify it.
+func (h *Host) callerOf(sessionID string) *Caller {
+	if !h.callers.any.Load() {
+		return nil
+	}
+	if v, ok := h.callers.m.Load(sessionID); ok {
+		return v.(*Caller)
+	}
+	return nil
+}
+
+// mayApprove is Approve's check: the session's caller (none for the local
+// front ends) must be an approver by the decision and by the rules in
+// force now (the decision may be old, or changed by its holder). With no
+// approvers configured anyone's answer counts.
+func (h *Host) mayApprove(sessionID string, d *Decision) error {
+	c := h.callerOf(sessionID)
+	ok, who := h.gen.Load().rules.ApproverCheck(d.Server, d.Connector, d.Tool, c)
+	if ok && (d.Approvers == nil || c != nil && d.MayApprove(*c)) {
+		return nil
+	}
+	if who == "" {
+		who = "(none)"
+		if len(d.Approvers) > 0 {
+			who = strings.Join(d.Approvers, ", ")
+		}
+	}
+	if c == nil {
+		return fmt.Errorf("%w: %s/%s needs approval by %s, and this session has no caller (a local front end): approve it through `toolwarden serve` as one of them", ErrNotApprover, d.Server, d.Tool, who)
+	}
+	return fmt.Errorf("%w: %s/%s needs approval by %s, and %q is not one of them", ErrNotApprover, d.Server, d.Tool, who, c.Name)
+}
