@@ -158,8 +158,9 @@ type Decision struct {
 
 	// approverLevels are every level's approvers when more than one
 	// level names some (an approver must be in each); Approvers is then
-	// the innermost.
-	approverLevels [][]string
+	// the innermost. A pointer: every Decision carries the field, and few
+	// use it.
+	approverLevels *[][]string
 
 	// unremembered are the plugin asks that forbade remembering, and
 	// baseForbids says the baseline's ask did: what a scoped approval may

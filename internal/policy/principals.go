@@ -112,7 +112,7 @@ func mayApprove(approvers []string, c *Caller) bool {
 // approver at every level (app and tool) that names some.
 func (d *Decision) MayApprove(c Caller) bool {
 	if d.approverLevels != nil {
-		for _, level := range d.approverLevels {
+		for _, level := range *d.approverLevels {
 			if !mayApprove(level, &c) {
 				return false
 			}
@@ -250,7 +250,7 @@ func (s *state) approvers(in *Input, d *Decision) {
 	}
 	d.Approvers = levels[len(levels)-1]
 	if len(levels) > 1 {
-		d.approverLevels = levels
+		d.approverLevels = &levels
 	}
 	if d.Decision != Ask {
 		return
