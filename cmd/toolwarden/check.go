@@ -38,6 +38,8 @@ type checkOptions struct {
 	files     []string
 	observe   observeResultFlag
 	cwd, home pathFlag // check_context.go
+	principal string   // decide as this caller (with groups); "": no caller
+	groups    stringList
 }
 
 func runCheck(e *env, name string, args []string) int {
@@ -86,7 +88,7 @@ still cannot be resolved is named in the trace with why.`
 	} else {
 		about += "\nPrints a readable trace of every step of each decision.\nExit: 0 when every call was explained, 1 bad input or config, 2 bad usage."
 	}
-	fs := newCmdFlags(e, name, name+" [--config F]... [--session ID] [--approve-session] [CALL.json|-]...", about)
+	fs := newCmdFlags(e, name, name+" [--config F]... [--session ID] [--approve-session] [--principal NAME [--group G]...] [CALL.json|-]...", about)
 	o := &checkOptions{name: name}
 	fs.Var(&o.configs, "config", "config file (repeatable; later files override earlier; default: the system and user config.toml that exist)")
 	fs.Var(&o.reqs, "requirements", "requirements file an admin sets (repeatable; with /etc/codex/requirements.toml, /etc/toolwarden/requirements.toml and $TOOLWARDEN_REQUIREMENTS)")
@@ -98,9 +100,14 @@ still cannot be resolved is named in the trace with why.`
 	fs.Var(&o.observe, "observe-result", observeResultUsage)
 	fs.Var(&o.cwd, "cwd", "the server's working directory to resolve paths against (default: as the proxy would start the server; \"\": unknown)")
 	fs.Var(&o.home, "home", "the server's home directory, for \"~\" (default: as the proxy would start the server; \"\": unknown)")
+	fs.StringVar(&o.principal, "principal", "", "decide as this caller, as `toolwarden serve` would after authenticating it (default: no caller, as the local front ends decide)")
+	fs.Var(&o.groups, "group", "a group of the --principal caller (repeatable)")
 	files, code, ok := fs.parseInterleaved(args)
 	if !ok {
 		return nil, code, false
+	}
+	if len(o.groups) > 0 && o.principal == "" {
+		return nil, fs.usageError("--group needs --principal: a caller's groups come with its name"), false
 	}
 	o.files = files
 	if *approveSession {
@@ -163,6 +170,11 @@ func (o *checkOptions) decide(ctx context.Context, e *env, h *host.Host, i int, 
 	}
 	var from string
 	call.Context, from = o.callContext(e, h.Config(), call.Server, c.file.ServerContext)
+	if o.principal != "" {
+		if err := h.SetCaller(call.Session, host.Caller{Name: o.principal, Groups: o.groups}); err != nil {
+			return 0, err
+		}
+	}
 	d := h.Check(ctx, call)
 	approved := ""
 	if d.Decision == policy.Ask && o.approve != "" && (d.Rememberable || o.scope == host.Once) {
