@@ -20,7 +20,39 @@ func Chain(as ...Authenticator) Authenticator {
 	if len(live) == 1 {
 		return live[0]
 	}
+	if iss := Issuers(live); len(iss) > 0 {
+		return issuerChain{live, iss[0]}
+	}
 	return live
+}
+
+// issuerChain is a chain with an issuer among its members: it answers
+// Issuer as the OIDC member does, so code that asks an Authenticator for
+// its issuer (for protected-resource metadata) needs no type switch.
+type issuerChain struct {
+	chain
+	issuer string
+}
+
+func (c issuerChain) Issuer() string { return c.issuer }
+
+// Issuers are the OAuth issuers whose tokens a accepts, for RFC 9728's
+// authorization_servers: none for a tokens file.
+func Issuers(a Authenticator) []string {
+	var out []string
+	switch x := a.(type) {
+	case issuerChain:
+		return Issuers(x.chain)
+	case chain:
+		for _, m := range x {
+			out = append(out, Issuers(m)...)
+		}
+	case interface{ Issuer() string }:
+		if iss := x.Issuer(); iss != "" {
+			out = append(out, iss)
+		}
+	}
+	return out
 }
 
 type chain []Authenticator

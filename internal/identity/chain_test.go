@@ -17,6 +17,16 @@ func TestWithTokensAndAnIssuerEitherKindOfTokenIsAccepted(t *testing.T) {
 		t.Fatal(err)
 	}
 	a := identity.Chain(tokensFor(t), o)
+	// The metadata's authorization_servers come from the chain.
+	if got := identity.Issuers(a); len(got) != 1 || got[0] != iss.URL {
+		t.Errorf("Issuers = %v", got)
+	}
+	if ia, ok := a.(interface{ Issuer() string }); !ok || ia.Issuer() != iss.URL {
+		t.Errorf("the chain does not answer Issuer with the issuer's URL")
+	}
+	if got := identity.Issuers(tokensFor(t)); len(got) != 0 {
+		t.Errorf("a tokens file has issuers %v", got)
+	}
 	if p, err := a.Authenticate(bearer("tok-alice")); err != nil || p.Via != "token" {
 		t.Errorf("file token: %+v, %v", p, err)
 	}
