@@ -4,7 +4,8 @@
 # with the wasm32 standard library) and the npm packages pinned in
 # scripts/npm (real MCP servers, the MCP TypeScript SDK, the real agents
 # Claude Code, Codex and Gemini CLI, AssemblyScript),
-# and the linters scripts/lint.sh runs (staticcheck, gocyclo).
+# the linters scripts/lint.sh runs (staticcheck, gocyclo), and the
+# OpenTelemetry Collector the telemetry tests export to (bin/toolwarden-otelcol).
 # Safe to run again: it installs only what is missing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -45,5 +46,13 @@ gocyclo_version=v0.6.0
 if ! go version -m "$gobin/gocyclo" 2>/dev/null | grep -q "github.com/fzipp/gocyclo[[:space:]]*$gocyclo_version"; then
   echo "setup: installing gocyclo $gocyclo_version"
   (cd "$(mktemp -d)" && GOFLAGS= go install "github.com/fzipp/gocyclo/cmd/gocyclo@$gocyclo_version")
+fi
+# The OpenTelemetry Collector the telemetry tests export to: assembled from
+# the collector's modules in scripts/otelcol (a module of its own, so
+# toolwarden never links it) into bin/, where internal/telemetry/otlptest
+# finds it. Rebuilt only when its sources change; the Go caches stay warm.
+if [ ! -x bin/toolwarden-otelcol ] || [ -n "$(find scripts/otelcol -newer bin/toolwarden-otelcol -type f 2>/dev/null)" ]; then
+  echo "setup: building the OpenTelemetry Collector (scripts/otelcol)"
+  (cd scripts/otelcol && go build -o ../../bin/toolwarden-otelcol .)
 fi
 echo "setup: ok"
