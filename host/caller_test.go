@@ -303,3 +303,56 @@ func names(ts []*host.Tool) []string {
 	}
 	return out
 }
+
+// A reload that removes a caller from a rule takes effect at its next
+// call: the binding outlives the reload, the rule it is judged by does not.
+func TestAReloadThatRemovesACallerDeniesItsNextCall(t *testing.T) {
+	t.Parallel()
+	h := testhost.New(t, callerConfig, host.Defaults())
+	ctx := context.Background()
+	tl := tool(t, deployApp)
+	bind(t, h, "a", alice)
+	if d := h.Check(ctx, callOf("a", "deploy", tl)); d.Decision != host.Ask {
+		t.Fatalf("before the reload: %v %+v", d.Decision, d.Reasons)
+	}
+	if err := h.Reload(ctx, testhost.Config(t, strings.Replace(callerConfig, `principals = ["alice"]`, `principals = ["bob"]`, 1))); err != nil {
+		t.Fatal(err)
+	}
+	if d := h.Check(ctx, callOf("a", "deploy", tl)); d.Decision != host.Deny || d.Reasons[0].Code != policy.CodePrincipalNotAllowed {
+		t.Errorf("after the reload: %v %+v", d.Decision, d.Reasons)
+	}
+}
+
+// BenchmarkCheckCaller is BenchmarkCheck's call with principals in play:
+// "none" is BenchmarkCheck itself (no rule, no caller: the local front
+// ends), the baseline of the same run; "caller" binds a caller and
+// restricts the tool to its group, with approvers named.
+func BenchmarkCheckCaller(b *testing.B) {
+	const restricted = "\n[apps.fs.tools.write_file]\ngroups = [\"dev\", \"ops\"]\napprovers = [\"group:leads\"]\n"
+	for _, c := range []struct {
+		name, config string
+		caller       *host.Caller
+	}{
+		{"none", benchConfig, nil},
+		{"caller", benchConfig + restricted, &host.Caller{Name: "dave", Groups: []string{"staff", "ops"}}},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			h := testhost.New(b, c.config, host.Defaults())
+			if c.caller != nil {
+				if err := h.SetCaller("s", *c.caller); err != nil {
+					b.Fatal(err)
+				}
+			}
+			call := host.Call{Session: "s", Server: "fs", Tool: tool(b, writeFile), Arguments: json.RawMessage(`{"path":"/home/me/src/notes.txt","content":"hello"}`)}
+			ctx := context.Background()
+			h.Check(ctx, call) // pin
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				if d := h.Check(ctx, call); d.Decision != host.Ask {
+					b.Fatal(d.Decision, d.Reasons)
+				}
+			}
+		})
+	}
+}

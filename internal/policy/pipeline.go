@@ -163,7 +163,7 @@ func (r *Rules) VisibleTo(server string, tool *hints.Tool, drifted bool, caller 
 	s.caller = caller
 	ok, reason, _ := s.visibility()
 	if ok {
-		ok, reason, _, _ = s.principals()
+		ok, reason, _, _ = s.principals(false)
 	}
 	return ok, reason
 }
@@ -198,7 +198,7 @@ func (r *Rules) decide(ctx context.Context, in *Input, d *Decision) {
 	}
 	if ok && r.anyAccess {
 		var ran bool
-		if ok, reason, step, ran = s.principals(); ran && traced {
+		if ok, reason, step, ran = s.principals(traced); ran && traced {
 			d.Trace = append(d.Trace, step)
 		}
 	}

@@ -180,13 +180,15 @@ func (s *state) eachAccess(f func(*accessRule) bool) {
 
 // principals is the principal gate: does every rule that restricts the
 // tool admit the caller? ran is false when no rule restricts it (then
-// nothing is traced, and existing traces read as before).
-func (s *state) principals() (ok bool, reason Reason, step Step, ran bool) {
+// nothing is traced, and existing traces read as before). The step of an
+// admitted caller is built only when traced.
+func (s *state) principals(traced bool) (ok bool, reason Reason, step Step, ran bool) {
 	if !s.r.anyAccess {
 		return true, Reason{}, Step{}, false
 	}
 	ok = true
-	var passed []string
+	var buf [4]string
+	passed := buf[:0]
 	var refused *accessRule
 	s.eachAccess(func(a *accessRule) bool {
 		if !a.restricts {
@@ -204,6 +206,9 @@ func (s *state) principals() (ok bool, reason Reason, step Step, ran bool) {
 		return true, Reason{}, Step{}, false
 	}
 	if ok {
+		if !traced {
+			return true, Reason{}, Step{}, true
+		}
 		return true, Reason{}, Step{Step: StepPrincipals, Outcome: "allowed", Source: passed[len(passed)-1],
 			Detail: callerWords(s.caller) + " is admitted by " + strings.Join(passed, " and ")}, true
 	}
@@ -237,7 +242,8 @@ func callerWords(c *Caller) string {
 // Decision.MayApprove); with none (a local front end), no approver can be
 // asked, so the ask is a deny that says who may approve.
 func (s *state) approvers(in *Input, d *Decision) {
-	var levels [][]string
+	var buf [4][]string
+	levels := buf[:0]
 	src := ""
 	s.eachAccess(func(a *accessRule) bool {
 		if a.approvers != nil {
@@ -245,14 +251,20 @@ func (s *state) approvers(in *Input, d *Decision) {
 		}
 		return true
 	})
-	if levels == nil {
+	if len(levels) == 0 {
 		return
 	}
-	d.Approvers = levels[len(levels)-1]
+	// Copies: the rules are shared by every decision, and a Decision's
+	// holder may write into its slices.
+	d.Approvers = slices.Clone(levels[len(levels)-1])
 	if len(levels) > 1 {
-		d.approverLevels = &levels
+		all := make([][]string, len(levels))
+		for i, l := range levels {
+			all[i] = slices.Clone(l)
+		}
+		d.approverLevels = &all
 	}
-	if d.Decision != Ask {
+	if d.Decision != Ask || s.caller != nil && in.NoTrace {
 		return
 	}
 	who := approverWords(levels)

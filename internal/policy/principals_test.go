@@ -308,3 +308,19 @@ groups = ["ops"]
 		}
 	}
 }
+
+// A decision's approvers are its own: writing into them changes neither
+// the rules nor the next decision.
+func TestWritingIntoADecisionsApproversChangesNoRule(t *testing.T) {
+	t.Parallel()
+	rules := compileAccess(t, "[apps.deploy]\napprovers = [\"group:leads\"]\n[apps.deploy.tools.x]\napprovers = [\"group:leads\", \"bob\"]\n")
+	dave := &policy.Caller{Name: "dave"}
+	d := decideAs(rules, "deploy", accessTool(t, "x"), dave)
+	d.Approvers[0], d.Approvers[1] = "dave", "dave"
+	if ok, _ := rules.ApproverCheck("deploy", "", "x", dave); ok {
+		t.Error("the rules now admit dave")
+	}
+	if next := decideAs(rules, "deploy", accessTool(t, "x"), dave); next.MayApprove(*dave) || next.Approvers[0] != "group:leads" {
+		t.Errorf("the next decision: %v", next.Approvers)
+	}
+}

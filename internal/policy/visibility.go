@@ -23,7 +23,7 @@ func (r *Rules) VisibleHintsTo(server string, tool *hints.Tool, drifted bool, ca
 	s.caller = caller
 	ok, reason, _ := s.visibility()
 	if ok {
-		ok, reason, _, _ = s.principals()
+		ok, reason, _, _ = s.principals(false)
 	}
 	return ok, reason, s.eff
 }
@@ -46,7 +46,7 @@ func (r *Rules) decideHidden(in *Input, why Reason, step Step, d *Decision) {
 	d.Trace = append(d.Trace, s.hintsStep(), capsStep(d.Capabilities))
 	if ok, reason, gate := s.visibility(); !ok {
 		why, step = reason, gate
-	} else if ok, reason, gate, _ := s.principals(); !ok {
+	} else if ok, reason, gate, _ := s.principals(true); !ok {
 		why, step = reason, gate
 	}
 	d.Trace = append(d.Trace, step, Step{Step: StepDecision, Outcome: "deny", Detail: "hidden tools are never prompted"})
