@@ -1,19 +1,23 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net"
 	"net/http"
 	"os"
 	"os/signal"
 	"sort"
+	"strings"
 	"syscall"
 	"time"
 
 	"github.com/toolwarden/toolwarden/cmd/internal/cli"
 	"github.com/toolwarden/toolwarden/internal/config"
+	"github.com/toolwarden/toolwarden/internal/identity"
 	"github.com/toolwarden/toolwarden/internal/serve"
 	"github.com/toolwarden/toolwarden/internal/serverspec"
 )
@@ -62,7 +66,11 @@ func runServe(e *env, args []string) int {
 		return code
 	}
 	if err := serveHTTP(e, f); err != nil {
-		fmt.Fprintf(e.stderr, "toolwarden serve: %v\n", err)
+		msg := err.Error()
+		if !strings.HasPrefix(msg, "toolwarden serve: ") {
+			msg = "toolwarden serve: " + msg
+		}
+		fmt.Fprintln(e.stderr, msg)
 		return exitError
 	}
 	return exitOK
@@ -85,22 +93,18 @@ func serveHTTP(e *env, f *serveCmdFlags) error {
 	if len(specs) == 0 {
 		return errors.New("no enabled [mcp_servers.<name>] in the config; nothing to serve (use --config)")
 	}
-	addr := f.Listen
-	if addr == "" {
-		addr = "127.0.0.1:8080"
-	}
-	if err := loopbackOnly(addr); err != nil {
+	log := sf.logger(e)
+	opts, err := serveOptions(ctx, cfg, f, log)
+	if err != nil {
 		return err
 	}
-	log := sf.logger(e)
-	srv := serve.New(h, specs, serve.Options{Listen: addr, Version: cli.Version(), Logger: log})
+	srv := serve.New(h, specs, opts)
+	addr := opts.Listen
 	l, err := net.Listen("tcp", addr)
 	if err != nil {
 		return fmt.Errorf("cannot listen on %s: %w", addr, err)
 	}
-	mux := http.NewServeMux()
-	mux.Handle("/mcp", srv.MCPHandler())
-	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	hs := &http.Server{Handler: serveMux(srv, opts), ReadHeaderTimeout: 10 * time.Second}
 	served := make(chan error, 1)
 	go func() { served <- hs.Serve(l) }()
 	fmt.Fprintf(e.stderr, "toolwarden serve: listening on http://%s/mcp\n", l.Addr())
@@ -118,20 +122,86 @@ func serveHTTP(e *env, f *serveCmdFlags) error {
 	return srv.Close(sctx)
 }
 
-// loopbackOnly refuses an address beyond loopback: serve has no
-// authentication of its own to offer there yet.
-func loopbackOnly(addr string) error {
-	host, _, err := net.SplitHostPort(addr)
+// serveOptions reads the [serve] table (a flag wins over it) into the
+// gateway's options: where to listen, who may call (tokens file, OIDC),
+// the session secret and the limits. Listening beyond loopback without
+// authentication is refused.
+func serveOptions(ctx context.Context, cfg *config.Config, f *serveCmdFlags, log *slog.Logger) (serve.Options, error) {
+	sc := cfg.Serve
+	o := serve.Options{
+		Listen:          sc.Listen,
+		MaxRequestBytes: int64(sc.MaxRequestKiB) << 10,
+		MaxResultBytes:  sc.MaxResultKiB << 10,
+		RatePerSecond:   sc.RateLimit.CallsPerSecond,
+		RateBurst:       sc.RateLimit.Burst,
+		IdleSessionTTL:  sc.IdleSessionTTL,
+		Version:         cli.Version(),
+		Logger:          log,
+	}
+	if f.Listen != "" {
+		o.Listen = f.Listen
+	}
+	if o.Listen == "" {
+		o.Listen = "127.0.0.1:8080"
+	}
+	if err := identity.CheckListen(o.Listen, sc.Auth.Configured()); err != nil {
+		return o, err
+	}
+	auth, err := serveAuth(ctx, sc.Auth)
 	if err != nil {
-		return fmt.Errorf("--listen %q: %v (want host:port, such as 127.0.0.1:8080)", addr, err)
+		return o, err
 	}
-	if host == "localhost" {
-		return nil
+	o.Auth = auth
+	o.ResourceURL = "http://" + o.Listen + "/mcp"
+	if sc.Auth.OIDC != nil && sc.Auth.OIDC.Audience != "" {
+		o.ResourceURL = sc.Auth.OIDC.Audience
 	}
-	if ip := net.ParseIP(host); ip != nil && ip.IsLoopback() {
-		return nil
+	if sc.SessionSecretFile != "" {
+		secret, err := os.ReadFile(sc.SessionSecretFile)
+		if err != nil {
+			return o, fmt.Errorf("[serve] session_secret_file: %w", err)
+		}
+		if secret = bytes.TrimSpace(secret); len(secret) < 32 {
+			return o, fmt.Errorf("[serve] session_secret_file %s: the secret is %d bytes; use at least 32 random bytes (for example: openssl rand -hex 32 > %s)", sc.SessionSecretFile, len(secret), sc.SessionSecretFile)
+		}
+		o.SessionSecret = secret
 	}
-	return fmt.Errorf("--listen %s: refusing to listen beyond loopback without authentication (listen on 127.0.0.1)", addr)
+	return o, nil
+}
+
+// serveAuth is the authenticator [serve.auth] configures: the tokens
+// file, OIDC, or both (the first that accepts a request); nil when none
+// is configured (every caller is the local principal, on loopback only).
+func serveAuth(ctx context.Context, a config.ServeAuth) (identity.Authenticator, error) {
+	var as []identity.Authenticator
+	if a.TokensFile != "" {
+		t, err := identity.LoadTokens(a.TokensFile)
+		if err != nil {
+			return nil, fmt.Errorf("[serve.auth] tokens_file: %w", err)
+		}
+		as = append(as, t)
+	}
+	if o := a.OIDC; o != nil {
+		v, err := identity.NewOIDC(ctx, identity.OIDCConfig{Issuer: o.Issuer, Audience: o.Audience, JWKSURL: o.JWKSURL, PrincipalClaim: o.PrincipalClaim, GroupsClaim: o.GroupsClaim})
+		if err != nil {
+			return nil, fmt.Errorf("[serve.auth.oidc]: %w", err)
+		}
+		as = append(as, v)
+	}
+	switch len(as) {
+	case 0:
+		return nil, nil
+	case 1:
+		return as[0], nil
+	}
+	return identity.Chain(as...), nil
+}
+
+// serveMux routes /mcp through authentication to the gateway.
+func serveMux(srv *serve.Server, o serve.Options) http.Handler {
+	mux := http.NewServeMux()
+	mux.Handle("/mcp", identity.Middleware(o.Auth, identity.MetadataURL(o.ResourceURL))(srv.MCPHandler()))
+	return mux
 }
 
 // serveSpecs turns the enabled [mcp_servers.*] into upstream specs, in

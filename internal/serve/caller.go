@@ -8,6 +8,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
+	"github.com/toolwarden/toolwarden/host"
 	"github.com/toolwarden/toolwarden/internal/identity"
 )
 
@@ -48,7 +49,7 @@ func (s *Server) callerOf(ctx context.Context, meta *mcp.Meta) (caller, error) {
 		}
 		c.modern = true
 		c.session = who + "/c/" + url.PathEscape(conv)
-		return c, nil
+		return c, s.bind(c)
 	}
 	sid := ""
 	if cs := server.ClientSessionFromContext(ctx); cs != nil {
@@ -58,7 +59,16 @@ func (s *Server) callerOf(ctx context.Context, meta *mcp.Meta) (caller, error) {
 	if sid != "" {
 		s.legacy.LoadOrStore(sid, c.session)
 	}
-	return c, nil
+	return c, s.bind(c)
+}
+
+// bind tells the host who the session's caller is, so that policy can
+// name principals and groups and approvers count. A session is bound to
+// one caller for its life: if the principal's groups changed since (its
+// token's entry was edited), the host refuses, and the caller must start
+// a new session (or conversation).
+func (s *Server) bind(c caller) error {
+	return s.h.SetCaller(c.session, host.Caller{Name: c.principal.Name, Groups: c.principal.Groups})
 }
 
 // conversationKey reads _meta["io.toolwarden/conversation"]: "" when
