@@ -3,6 +3,7 @@ package identity
 import (
 	"errors"
 	"net/http"
+	"path"
 	"strings"
 )
 
@@ -24,7 +25,7 @@ var Local = Principal{Name: "local", Via: "loopback"}
 func Middleware(a Authenticator, metadataURL string) func(http.Handler) http.Handler {
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			if strings.HasPrefix(r.URL.Path, MetadataPathPrefix) {
+			if isMetadataPath(r.URL.Path) {
 				next.ServeHTTP(w, r)
 				return
 			}
@@ -43,6 +44,13 @@ func Middleware(a Authenticator, metadataURL string) func(http.Handler) http.Han
 			next.ServeHTTP(w, r.WithContext(WithPrincipal(r.Context(), p)))
 		})
 	}
+}
+
+// isMetadataPath reports whether p is the metadata prefix or a clean path
+// under it: "/.well-known/oauth-protected-resource/../../mcp" is not, so a
+// handler that does not clean paths cannot be reached through it.
+func isMetadataPath(p string) bool {
+	return p == MetadataPathPrefix || strings.HasPrefix(p, MetadataPathPrefix+"/") && path.Clean(p) == p
 }
 
 // Refuse writes the challenge for err: its status, a WWW-Authenticate

@@ -153,6 +153,27 @@ func TestProtectedResourceMetadataIsServedWithoutAToken(t *testing.T) {
 	}
 }
 
+// The metadata prefix lets requests through unauthenticated; a path that
+// only starts like it must not reach a handler that does not clean paths.
+func TestAPathThatClimbsOutOfTheMetadataPrefixIsAuthenticated(t *testing.T) {
+	t.Parallel()
+	var reached int
+	srv := httptest.NewServer(identity.Middleware(tokensFor(t), metadataURL)(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { reached++ })))
+	t.Cleanup(srv.Close)
+	for _, p := range []string{"/.well-known/oauth-protected-resource/../../mcp", "/.well-known/oauth-protected-resource/%2e%2e/mcp", "/.well-known/oauth-protected-resourcex"} {
+		resp, _ := call(t, srv, p, nil)
+		if resp.StatusCode != http.StatusUnauthorized {
+			t.Errorf("%s: status %d, want 401", p, resp.StatusCode)
+		}
+	}
+	if reached != 0 {
+		t.Errorf("%d unauthenticated requests reached the handler", reached)
+	}
+	if resp, _ := call(t, srv, "/.well-known/oauth-protected-resource/mcp", nil); resp.StatusCode != http.StatusOK {
+		t.Errorf("the metadata path itself: status %d", resp.StatusCode)
+	}
+}
+
 func TestTheMetadataURLPutsTheResourcePathAfterTheWellKnownPrefix(t *testing.T) {
 	t.Parallel()
 	for resource, want := range map[string]string{
