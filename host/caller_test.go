@@ -6,6 +6,7 @@ import (
 	"errors"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/toolwarden/toolwarden/host"
@@ -354,5 +355,36 @@ func BenchmarkCheckCaller(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// Two callers racing to bind one new session: exactly one wins, and the
+// session decides as the winner.
+func TestTwoCallersRacingForOneSessionCannotBothHaveIt(t *testing.T) {
+	t.Parallel()
+	h := testhost.New(t, callerConfig, host.Defaults())
+	for round := 0; round < 50; round++ {
+		id := "race" + string(rune('a'+round%26)) + string(rune('a'+round/26))
+		var wg sync.WaitGroup
+		errs := make([]error, 2)
+		for i, c := range []host.Caller{alice, mallory} {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				errs[i] = h.SetCaller(id, c)
+			}()
+		}
+		wg.Wait()
+		if (errs[0] == nil) == (errs[1] == nil) {
+			t.Fatalf("round %d: errors %v", round, errs)
+		}
+		winner, _ := h.CallerOf(id)
+		want := host.Deny
+		if winner.Name == "alice" {
+			want = host.Ask
+		}
+		if d := h.Check(context.Background(), callOf(id, "deploy", tool(t, deployApp))); d.Decision != want {
+			t.Fatalf("round %d: %s won, decision %v", round, winner.Name, d.Decision)
+		}
 	}
 }
