@@ -133,8 +133,8 @@ type Host struct {
 func New(ctx context.Context, cfg *Config, s Settings) (*Host, error) {
 	h := &Host{maxResult: s.maxResult, now: time.Now}
 	h.settings = s
-	if s.audit != nil {
-		h.audit = audit.New(s.audit)
+	if s.audit != nil || s.auditSink != nil {
+		h.audit = audit.NewTee(s.audit, s.auditSink)
 	}
 	if s.approvalsFile != "" {
 		p, err := session.OpenPersistent(s.approvalsFile)
@@ -246,7 +246,7 @@ func (h *Host) check(ctx context.Context, g *generation, c Call) Decision {
 	}
 	s.Count(d.Decision == policy.Ask, d.Decision == policy.Deny)
 	if h.audit != nil {
-		h.audit.Write(audit.Record{Time: h.now(), Event: "check", Session: c.Session, Decision: &d, Labels: added})
+		h.audit.WriteContext(ctx, audit.Record{Time: h.now(), Event: "check", Session: c.Session, Decision: &d, Labels: added})
 	}
 	return d
 }
@@ -360,7 +360,7 @@ func (h *Host) observe(ctx context.Context, g *generation, c Call, d *Decision, 
 	}
 	added := s.AddLabels(labels...)
 	if h.audit != nil {
-		h.audit.Write(audit.Record{Time: h.now(), Event: "observe", Session: c.Session, Decision: observed{Server: c.Server, Tool: c.Tool.Name, IsError: r.IsError, State: states}, Labels: added})
+		h.audit.WriteContext(ctx, audit.Record{Time: h.now(), Event: "observe", Session: c.Session, Decision: observed{Server: c.Server, Tool: c.Tool.Name, IsError: r.IsError, State: states}, Labels: added})
 	}
 	return added
 }
@@ -446,6 +446,7 @@ func (h *Host) Close(ctx context.Context) error {
 // Defaults and chain With... calls, each of which returns a new value.
 type Settings struct {
 	audit             io.Writer
+	auditSink         audit.Sink
 	approvalsFile     string
 	pluginCacheDir    string
 	noPluginDiskCache bool
@@ -463,6 +464,12 @@ func Defaults() Settings { return Settings{maxResult: 4 << 10} }
 
 // WithAuditLog writes a JSON Lines record per decision to w.
 func (s Settings) WithAuditLog(w io.Writer) Settings { s.audit = w; return s }
+
+// WithAuditExport also hands every audit record to sink, with the context
+// of the Check or Observe that wrote it (`serve` exports them as
+// OpenTelemetry logs in the call's trace). It works with or without
+// WithAuditLog; like an audit log, it makes Observes report true.
+func (s Settings) WithAuditExport(sink audit.Sink) Settings { s.auditSink = sink; return s }
 
 // WithApprovalsFile keeps "always" approvals in the file at path.
 func (s Settings) WithApprovalsFile(path string) Settings { s.approvalsFile = path; return s }

@@ -4,6 +4,7 @@
 package audit
 
 import (
+	"context"
 	"encoding/json"
 	"io"
 	"sync"
@@ -31,28 +32,57 @@ func (r Record) Name() string { return r.Event }
 // Log appends records to a writer. It is safe for concurrent use; a write
 // error is kept and reported by Err, and never stops decisions.
 type Log struct {
-	mu  sync.Mutex
-	w   io.Writer
-	enc *json.Encoder
-	err error
+	mu   sync.Mutex
+	w    io.Writer
+	enc  *json.Encoder // nil when the log only exports
+	sink Sink
+	err  error
+}
+
+// A Sink receives every record a Log writes, after its line is written:
+// `serve` exports them as OpenTelemetry log records. ctx is the call the
+// record belongs to (its span), or context.Background(). ExportAuditContext
+// must not block: decisions wait for it.
+type Sink interface {
+	ExportAuditContext(ctx context.Context, e Event)
 }
 
 // New returns a log writing to w.
 func New(w io.Writer) *Log {
-	enc := json.NewEncoder(w)
-	enc.SetEscapeHTML(false)
-	return &Log{w: w, enc: enc}
+	return NewTee(w, nil)
+}
+
+// NewTee returns a log writing to w (nil: no file) that also hands every
+// record to sink (nil: none).
+func NewTee(w io.Writer, sink Sink) *Log {
+	l := &Log{w: w, sink: sink}
+	if w != nil {
+		l.enc = json.NewEncoder(w)
+		l.enc.SetEscapeHTML(false)
+	}
+	return l
 }
 
 // Write appends one record.
 func (l *Log) Write(r Record) {
+	l.WriteContext(context.Background(), r)
+}
+
+// WriteContext appends one record written during the call of ctx, which
+// an exported record is tied to (its trace and span).
+func (l *Log) WriteContext(ctx context.Context, r Record) {
 	if l == nil {
 		return
 	}
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if err := l.enc.Encode(r); err != nil && l.err == nil {
-		l.err = err
+	if l.enc != nil {
+		l.mu.Lock()
+		if err := l.enc.Encode(r); err != nil && l.err == nil {
+			l.err = err
+		}
+		l.mu.Unlock()
+	}
+	if l.sink != nil {
+		l.sink.ExportAuditContext(ctx, r)
 	}
 }
 
