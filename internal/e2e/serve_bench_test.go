@@ -37,7 +37,12 @@ var serveBenchSessions = []int{1, 10, 100, 1000}
 // result, answered twice or run twice upstream. Goals (issue #24), at 100
 // sessions: serve/rproxy p50 <= 1.3 and p99 <= 1.5.
 //
-//	go test ./internal/e2e -run '^$' -bench 'BenchmarkServeCall' -benchtime 5x
+// With TOOLWARDEN_BENCH_SERVE_B set to another toolwarden binary (and
+// TOOLWARDEN_BENCH_SERVE_B_ARGS to extra serve flags, such as --audit off),
+// a fourth case "serveB" runs it beside the first, and serveB/serve says
+// what the change buys.
+//
+//	go test ./internal/e2e -run '^$' -bench 'BenchmarkServeCall$' -benchtime 5x
 func BenchmarkServeCall(b *testing.B) {
 	cases := startServeBench(b)
 	for _, era := range serveBenchEras {
@@ -107,6 +112,7 @@ func reportServeCall(b *testing.B, loads []*benchLoad, sessions int) {
 	b.ReportMetric(float64(errs), "errors")
 	b.ReportMetric(float64(twice), "answered-twice")
 	benchRatios(b, figs, "rproxy", "direct")
+	benchRatios(b, figs, "serveB", "serve")
 	r50, r99, ok := benchRatios(b, figs, "serve", "rproxy")
 	if sessions == 100 && ok && (r50 > 1.3 || r99 > 1.5) {
 		b.Logf("GOAL MISSED at 100 sessions: serve/rproxy p50 %.2f (goal <= 1.3), p99 %.2f (goal <= 1.5)", r50, r99)
