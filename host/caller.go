@@ -43,6 +43,11 @@ func (h *Host) SetCaller(sessionID string, c Caller) error {
 	if c.Name == "" {
 		return fmt.Errorf("binding session %q: the caller has no name: authenticate the request before binding its session", sessionID)
 	}
+	// A gateway binds at every request: the common case, the same caller
+	// again, is answered without allocating.
+	if prev, ok := h.callers.m.Load(sessionID); ok {
+		return sameCaller(sessionID, prev.(*Caller), c)
+	}
 	bound := &Caller{Name: c.Name, Groups: slices.Clone(c.Groups)}
 	slices.Sort(bound.Groups)
 	bound.Groups = slices.Compact(bound.Groups)
@@ -51,8 +56,21 @@ func (h *Host) SetCaller(sessionID string, c Caller) error {
 		h.callers.any.Store(true)
 		return nil
 	}
-	if p := prev.(*Caller); p.Name != bound.Name || !slices.Equal(p.Groups, bound.Groups) {
-		return fmt.Errorf("binding session %q to caller %q: %w (%q): start a new session", sessionID, c.Name, ErrCallerRebound, p.Name)
+	return sameCaller(sessionID, prev.(*Caller), c)
+}
+
+// sameCaller is nil when c is the caller bound (the same name, the same
+// set of groups), else the error that refuses c the session.
+func sameCaller(sessionID string, bound *Caller, c Caller) error {
+	same := bound.Name == c.Name
+	for _, g := range c.Groups {
+		same = same && slices.Contains(bound.Groups, g)
+	}
+	for _, g := range bound.Groups {
+		same = same && slices.Contains(c.Groups, g)
+	}
+	if !same {
+		return fmt.Errorf("binding session %q to caller %q: %w (%q): start a new session", sessionID, c.Name, ErrCallerRebound, bound.Name)
 	}
 	return nil
 }

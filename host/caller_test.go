@@ -166,6 +166,10 @@ func TestASessionCannotChangeHands(t *testing.T) {
 	if err := h.SetCaller("s", host.Caller{Name: "dave", Groups: []string{"ops", "ops"}}); err != nil {
 		t.Errorf("the same caller again: %v", err)
 	}
+	// A gateway binds at every request: the same caller again is free.
+	if n := testing.AllocsPerRun(100, func() { _ = h.SetCaller("s", host.Caller{Name: "dave", Groups: groups}) }); n != 0 {
+		t.Errorf("binding the same caller again allocates %v times", n)
+	}
 	for _, c := range []host.Caller{mallory, {Name: "dave", Groups: []string{"ops", "leads"}}, {Name: "dave"}, {Name: "lena", Groups: []string{"ops"}}} {
 		if err := h.SetCaller("s", c); !errors.Is(err, host.ErrCallerRebound) {
 			t.Errorf("rebinding to %+v: %v, want ErrCallerRebound", c, err)
