@@ -224,3 +224,29 @@ func TestAnIssuerWhoseDiscoveryFailsIsRefusedAtStartWithWhatToCheck(t *testing.T
 		}
 	}
 }
+
+// Many callers meeting a rotated key at once share one refetch (run with
+// -race).
+func TestCallersMeetingARotatedKeyAtOnceShareOneRefetch(t *testing.T) {
+	t.Parallel()
+	iss := identitytest.NewIssuer(t)
+	o := newOIDC(t, iss, nil)
+	before := iss.JWKSFetches()
+	iss.Rotate()
+	tok := iss.Mint(map[string]any{"sub": "alice", "aud": audience})
+	errs := make(chan error, 16)
+	for range 16 {
+		go func() {
+			_, err := o.Authenticate(bearer(tok))
+			errs <- err
+		}()
+	}
+	for range 16 {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
+	}
+	if got := iss.JWKSFetches() - before; got != 1 {
+		t.Errorf("16 callers fetched the key set %d times", got)
+	}
+}

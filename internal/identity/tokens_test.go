@@ -1,6 +1,7 @@
 package identity_test
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -134,5 +135,48 @@ func TestATokensFileBrokenByAnEditKeepsTheLastGoodTokens(t *testing.T) {
 	}
 	if err := tokens.Reload(); err == nil || !strings.Contains(err.Error(), path) {
 		t.Errorf("Reload of a broken file: %v", err)
+	}
+}
+
+// Callers authenticating while the file is rewritten each get the old or
+// the new answer, never a torn one (run with -race).
+func TestCallersDuringATokensReloadGetTheOldOrTheNewAnswer(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	path := identitytest.WriteTokens(t, dir, map[string]identity.Principal{"tok-a": {Name: "alice"}})
+	tokens, err := identity.LoadTokens(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	identity.SetRecheck(tokens, 0)
+	done := make(chan struct{})
+	errs := make(chan error, 8)
+	for range 8 {
+		go func() {
+			for {
+				select {
+				case <-done:
+					errs <- nil
+					return
+				default:
+				}
+				if p, err := tokens.Authenticate(bearer("tok-a")); err == nil && p.Name != "alice" {
+					errs <- fmt.Errorf("tok-a named %+v", p)
+					return
+				}
+			}
+		}()
+	}
+	for i := range 20 {
+		identitytest.WriteTokens(t, dir, map[string]identity.Principal{"tok-a": {Name: "alice"}, fmt.Sprintf("tok-%d", i): {Name: "bob"}})
+	}
+	close(done)
+	for range 8 {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
+	}
+	if p, err := tokens.Authenticate(bearer("tok-19")); err != nil || p.Name != "bob" {
+		t.Errorf("after the last write: %+v, %v", p, err)
 	}
 }
