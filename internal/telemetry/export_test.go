@@ -122,11 +122,17 @@ func checkSpans(t *testing.T, col *otlptest.Collector, c call) (server, client o
 		"mcp.method.name": "tools/call", "gen_ai.tool.name": "fs__read_file", "gen_ai.operation.name": "execute_tool",
 		"mcp.protocol.version": "2025-06-18", "jsonrpc.request.id": "7", "mcp.session.id": "sess-1",
 		"toolwarden.decision": "ask", "toolwarden.reason_codes": []any{"annotation.destructive", "rule.ask"},
-		"toolwarden.policy_digest": "sha256:c0ffee", "gen_ai.guardrail.result.type": "toolwarden.decision",
-		"gen_ai.guardrail.result.value": "ask", "gen_ai.guardrail.policy.id": "sha256:c0ffee",
+		"toolwarden.policy_digest": "sha256:c0ffee",
 	}
 	if !reflect.DeepEqual(server.Attributes, wantServer) {
 		t.Errorf("server span attributes:\n got %v\nwant %v", server.Attributes, wantServer)
+	}
+	wantEvent := []otlptest.Event{{Name: "gen_ai.guardrail.result", Attributes: map[string]any{
+		"gen_ai.guardrail.component.name": "toolwarden", "gen_ai.guardrail.source": "tool_input",
+		"gen_ai.guardrail.result.type": "decision", "gen_ai.guardrail.result.value": "ask", "gen_ai.guardrail.policy.id": "sha256:c0ffee",
+	}}}
+	if !reflect.DeepEqual(server.Events, wantEvent) {
+		t.Errorf("server span events:\n got %v\nwant %v", server.Events, wantEvent)
 	}
 	if server.StatusCode != 0 {
 		t.Errorf("a successful call's span has status %d, want unset", server.StatusCode)

@@ -15,9 +15,6 @@ import (
 // serve reads or writes.
 var metaPropagator = propagation.NewCompositeTextMapPropagator(propagation.TraceContext{}, propagation.Baggage{})
 
-// metaKeys are the only _meta members the propagators read or write.
-var metaKeys = [...]string{"traceparent", "tracestate", "baggage"}
-
 // extractMeta returns ctx with the remote span context carried in meta
 // (params._meta), and whether there was a valid one. A malformed _meta or
 // traceparent is ignored: telemetry never fails a request.
@@ -26,16 +23,20 @@ func extractMeta(ctx context.Context, meta json.RawMessage) (context.Context, bo
 	if len(meta) == 0 || meta[0] != '{' || !bytes.Contains(meta, []byte("traceparent")) {
 		return ctx, false
 	}
-	var fields map[string]json.RawMessage
-	if json.Unmarshal(meta, &fields) != nil {
+	// Only the three propagation members are decoded; a member of another
+	// type makes the whole _meta unusable as a trace context.
+	var fields struct {
+		Traceparent, Tracestate, Baggage string
+	}
+	if json.Unmarshal(meta, &fields) != nil || fields.Traceparent == "" {
 		return ctx, false
 	}
-	carrier := propagation.MapCarrier{}
-	for _, k := range metaKeys {
-		var v string
-		if raw, ok := fields[k]; ok && json.Unmarshal(raw, &v) == nil {
-			carrier[k] = v
-		}
+	carrier := propagation.MapCarrier{"traceparent": fields.Traceparent}
+	if fields.Tracestate != "" {
+		carrier["tracestate"] = fields.Tracestate
+	}
+	if fields.Baggage != "" {
+		carrier["baggage"] = fields.Baggage
 	}
 	out := metaPropagator.Extract(ctx, carrier)
 	sc := trace.SpanContextFromContext(out)

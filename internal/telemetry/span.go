@@ -42,11 +42,14 @@ const (
 	keyDecision     = attribute.Key("toolwarden.decision")
 	keyReasonCodes  = attribute.Key("toolwarden.reason_codes")
 	keyPolicyDigest = attribute.Key("toolwarden.policy_digest")
-	// The decision also in the GenAI guardrails shape, so a backend that
-	// knows guardrails shows it without knowing toolwarden.
-	keyGuardrailType   = attribute.Key("gen_ai.guardrail.result.type")
-	keyGuardrailValue  = attribute.Key("gen_ai.guardrail.result.value")
-	keyGuardrailPolicy = attribute.Key("gen_ai.guardrail.policy.id")
+	// The decision also as the GenAI guardrails convention's result event,
+	// so a backend that knows guardrails shows it without knowing toolwarden.
+	guardrailEvent        = "gen_ai.guardrail.result"
+	keyGuardrailComponent = attribute.Key("gen_ai.guardrail.component.name")
+	keyGuardrailSource    = attribute.Key("gen_ai.guardrail.source")
+	keyGuardrailType      = attribute.Key("gen_ai.guardrail.result.type")
+	keyGuardrailValue     = attribute.Key("gen_ai.guardrail.result.value")
+	keyGuardrailPolicy    = attribute.Key("gen_ai.guardrail.policy.id")
 )
 
 // Span is one SERVER or CLIENT span and the duration it records when it
@@ -153,24 +156,33 @@ func requestID(raw json.RawMessage) (string, bool) {
 }
 
 // Decision records the policy's verdict ("allow", "ask" or "deny"), its
-// reason codes and the digest of the policy that decided. Argument values
-// are never recorded.
+// reason codes and the digest of the policy that decided, as toolwarden.*
+// attributes of the span and as a gen_ai.guardrail.result event on it
+// (result type "decision", toolwarden's own name for the field; source
+// "tool_input"). Argument values are never recorded.
 func (s *Span) Decision(verdict string, reasonCodes []string, policyDigest string) {
 	if s == nil || s.span == nil {
 		return
 	}
-	attrs := []attribute.KeyValue{
-		keyDecision.String(verdict),
-		keyGuardrailType.String("toolwarden.decision"),
-		keyGuardrailValue.String(verdict),
-	}
+	attrs := make([]attribute.KeyValue, 0, 3)
+	attrs = append(attrs, keyDecision.String(verdict))
 	if len(reasonCodes) > 0 {
 		attrs = append(attrs, keyReasonCodes.StringSlice(reasonCodes))
 	}
 	if policyDigest != "" {
-		attrs = append(attrs, keyPolicyDigest.String(policyDigest), keyGuardrailPolicy.String(policyDigest))
+		attrs = append(attrs, keyPolicyDigest.String(policyDigest))
 	}
 	s.span.SetAttributes(attrs...)
+	event := []attribute.KeyValue{
+		keyGuardrailComponent.String("toolwarden"),
+		keyGuardrailSource.String("tool_input"),
+		keyGuardrailType.String("decision"),
+		keyGuardrailValue.String(verdict),
+	}
+	if policyDigest != "" {
+		event = append(event, keyGuardrailPolicy.String(policyDigest))
+	}
+	s.span.AddEvent(guardrailEvent, trace.WithAttributes(event...))
 }
 
 // SetResourceURI records mcp.resource.uri on the span (never on the

@@ -16,12 +16,19 @@ type Span struct {
 	StatusCode                    int // 0 unset, 1 ok, 2 error
 	StatusMessage                 string
 	Links                         []Link
+	Events                        []Event
 	Resource                      map[string]any
 	Scope                         string
 }
 
 // Link is a span link.
 type Link struct{ TraceID, SpanID string }
+
+// Event is a span event.
+type Event struct {
+	Name       string
+	Attributes map[string]any
+}
 
 // The OTLP span kinds a test asserts.
 const (
@@ -148,6 +155,10 @@ type tracesLine struct {
 					TraceID string `json:"traceId"`
 					SpanID  string `json:"spanId"`
 				} `json:"links"`
+				Events []struct {
+					Name       string     `json:"name"`
+					Attributes []keyValue `json:"attributes"`
+				} `json:"events"`
 			} `json:"spans"`
 		} `json:"scopeSpans"`
 	} `json:"resourceSpans"`
@@ -174,6 +185,9 @@ func (c *Collector) Spans() ([]Span, error) {
 						Resource: res, Scope: ss.Scope.Name}
 					for _, lk := range s.Links {
 						sp.Links = append(sp.Links, Link{TraceID: lk.TraceID, SpanID: lk.SpanID})
+					}
+					for _, e := range s.Events {
+						sp.Events = append(sp.Events, Event{Name: e.Name, Attributes: attributes(e.Attributes)})
 					}
 					out = append(out, sp)
 				}
