@@ -8,6 +8,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"flag"
@@ -334,7 +335,21 @@ func runReverseProxy(addr, target string) error {
 		Transport:     tr,
 		FlushInterval: -1,
 	}
-	return http.ListenAndServe(addr, rp)
+	return http.ListenAndServe(addr, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		// The request is read whole before it is forwarded: Go's transport
+		// can still be reading a request body when the answer is back and
+		// the handler has returned, fail on the closed body, and then close
+		// the upstream connection under the next request that reuses it,
+		// cutting that answer short. MCP requests are small; no byte of
+		// them is parsed.
+		body, err := io.ReadAll(r.Body)
+		if err != nil {
+			http.Error(w, "testserver -reverse-proxy: reading the request: "+err.Error(), http.StatusBadRequest)
+			return
+		}
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		rp.ServeHTTP(w, r)
+	}))
 }
 
 // echoed counts the messages echo has answered, for -count-echo.
