@@ -106,3 +106,30 @@ func oneSpaced(s string) string {
 	}
 	return strings.Join(lines, "\n")
 }
+
+// A hook knows no principal: a tool restricted to a group is denied to
+// the local agent (fail closed), an unrestricted one decides as before,
+// and an ask only approvers may answer is a deny, not the agent's dialog.
+func TestAHookDeniesARestrictedToolToTheLocalAgent(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	tools := writeTools(t, dir, `{"readOnlyHint":true,"openWorldHint":false}`)
+	cfg := filepath.Join(dir, "config.toml")
+	if err := os.WriteFile(cfg, []byte("[apps.fs.tools.read_text_file]\ngroups = [\"ops\"]\n[apps.fs.tools.write_file]\napprovers = [\"group:leads\"]\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	args := []string{"hook", "--agent", "claude", "--state-dir", dir, "--tools", tools, "--config", cfg}
+	code, out, stderr := runCLI(t, claudeEvent("read_text_file"), args...)
+	if code != 0 || permission(t, out) != "deny" || !strings.Contains(out, "no caller is known here") {
+		t.Errorf("restricted read: exit %d %s %s", code, out, stderr)
+	}
+	code, out, stderr = runCLI(t, claudeEvent("write_file"), args...)
+	if code != 0 || permission(t, out) != "deny" || !strings.Contains(out, "group:leads") {
+		t.Errorf("write only leads may approve: exit %d %s %s", code, out, stderr)
+	}
+	// Without the rules, the same events decide as they always did.
+	args = []string{"hook", "--agent", "claude", "--state-dir", t.TempDir(), "--tools", tools}
+	if _, out, _ := runCLI(t, claudeEvent("read_text_file"), args...); permission(t, out) != "allow" {
+		t.Errorf("read without rules: %s", out)
+	}
+}
