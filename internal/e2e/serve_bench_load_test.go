@@ -106,8 +106,9 @@ type benchLoad struct {
 	errs     int             // calls failed, or answered with something else than their own echo
 	firstErr string
 	calls    int
-	wall     time.Duration // summed over the rounds
-	cpu      time.Duration // the case's process, summed over the rounds
+	wall     time.Duration      // summed over the rounds
+	cpu      time.Duration      // the case's process, summed over the rounds
+	rounds   [][2]time.Duration // each round's p50 and p99, for same-round ratios
 }
 
 // round makes every session call k times in a closed loop, all sessions at
@@ -137,11 +138,15 @@ func (l *benchLoad) round(b *testing.B, k int, record bool) {
 	if !record {
 		return
 	}
+	var this []time.Duration
+	for _, ls := range lats {
+		this = append(this, ls...)
+	}
+	slices.Sort(this)
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	for _, ls := range lats {
-		l.lat = append(l.lat, ls...)
-	}
+	l.lat = append(l.lat, this...)
+	l.rounds = append(l.rounds, [2]time.Duration{benchPercentile(this, 0.50), benchPercentile(this, 0.99)})
 	l.calls += k * len(l.sessions)
 	l.wall += wall
 	l.cpu += cpu
@@ -194,7 +199,7 @@ func (l *benchLoad) failLocked(problem string) {
 func (l *benchLoad) reset() {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	l.lat, l.answers, l.errs, l.firstErr, l.calls, l.wall, l.cpu = nil, map[string]int{}, 0, "", 0, 0, 0
+	l.lat, l.answers, l.errs, l.firstErr, l.calls, l.wall, l.cpu, l.rounds = nil, map[string]int{}, 0, "", 0, 0, 0, nil
 }
 
 // benchEchoAnswer is the text of a call's result, or what went wrong.

@@ -92,10 +92,12 @@ func runServeCallRounds(b *testing.B, loads []*benchLoad, sessions int) {
 
 func reportServeCall(b *testing.B, loads []*benchLoad, sessions int) {
 	figs := map[string]benchFigures{}
+	byName := map[string]*benchLoad{}
 	errs, twice := 0, 0
 	for _, l := range loads {
 		f := l.figures(runtime.NumCPU())
 		figs[l.c.name] = f
+		byName[l.c.name] = l
 		b.ReportMetric(benchMS(f.p50), l.c.name+"-p50-ms")
 		b.ReportMetric(benchMS(f.p99), l.c.name+"-p99-ms")
 		b.ReportMetric(f.perSecPerCPU, l.c.name+"-calls/s/core")
@@ -111,9 +113,9 @@ func reportServeCall(b *testing.B, loads []*benchLoad, sessions int) {
 	}
 	b.ReportMetric(float64(errs), "errors")
 	b.ReportMetric(float64(twice), "answered-twice")
-	benchRatios(b, figs, "rproxy", "direct")
-	benchRatios(b, figs, "serveB", "serve")
-	r50, r99, ok := benchRatios(b, figs, "serve", "rproxy")
+	benchRatios(b, figs, byName, "rproxy", "direct")
+	benchRatios(b, figs, byName, "serveB", "serve")
+	r50, r99, ok := benchRatios(b, figs, byName, "serve", "rproxy")
 	if sessions == 100 && ok && (r50 > 1.3 || r99 > 1.5) {
 		b.Logf("GOAL MISSED at 100 sessions: serve/rproxy p50 %.2f (goal <= 1.3), p99 %.2f (goal <= 1.5)", r50, r99)
 	}
@@ -121,7 +123,7 @@ func reportServeCall(b *testing.B, loads []*benchLoad, sessions int) {
 }
 
 // benchRatios reports num's p50 and p99 over den's, when both cases ran.
-func benchRatios(b *testing.B, figs map[string]benchFigures, num, den string) (p50, p99 float64, ok bool) {
+func benchRatios(b *testing.B, figs map[string]benchFigures, loads map[string]*benchLoad, num, den string) (p50, p99 float64, ok bool) {
 	n, ok1 := figs[num]
 	d, ok2 := figs[den]
 	if !ok1 || !ok2 || d.p50 == 0 || d.p99 == 0 {
@@ -130,7 +132,33 @@ func benchRatios(b *testing.B, figs map[string]benchFigures, num, den string) (p
 	p50, p99 = float64(n.p50)/float64(d.p50), float64(n.p99)/float64(d.p99)
 	b.ReportMetric(p50, num+"/"+den+"-p50")
 	b.ReportMetric(p99, num+"/"+den+"-p99")
+	if m, ok := sameRoundMedian(loads[num], loads[den], 0); ok {
+		b.ReportMetric(m, num+"/"+den+"-p50-rounds")
+	}
+	if m, ok := sameRoundMedian(loads[num], loads[den], 1); ok {
+		b.ReportMetric(m, num+"/"+den+"-p99-rounds")
+	}
 	return p50, p99, true
+}
+
+// sameRoundMedian is the median over rounds of num's percentile (0: p50,
+// 1: p99) over den's in the same round: a load that comes and goes between
+// rounds moves it less than the pooled ratio.
+func sameRoundMedian(num, den *benchLoad, which int) (float64, bool) {
+	if num == nil || den == nil || len(num.rounds) != len(den.rounds) || len(num.rounds) == 0 {
+		return 0, false
+	}
+	var r []float64
+	for i := range num.rounds {
+		if d := den.rounds[i][which]; d > 0 {
+			r = append(r, float64(num.rounds[i][which])/float64(d))
+		}
+	}
+	if len(r) == 0 {
+		return 0, false
+	}
+	slices.Sort(r)
+	return r[len(r)/2], true
 }
 
 func benchMS(d time.Duration) float64 { return float64(d.Nanoseconds()) / 1e6 }
