@@ -16,10 +16,12 @@ import (
 	"time"
 
 	"github.com/toolwarden/toolwarden/cmd/internal/cli"
+	"github.com/toolwarden/toolwarden/host"
 	"github.com/toolwarden/toolwarden/internal/config"
 	"github.com/toolwarden/toolwarden/internal/identity"
 	"github.com/toolwarden/toolwarden/internal/serve"
 	"github.com/toolwarden/toolwarden/internal/serverspec"
+	"github.com/toolwarden/toolwarden/internal/telemetry"
 )
 
 const serveSummary = "serve every [mcp_servers.*] to a team over streamable HTTP (<server>__<tool>)"
@@ -80,8 +82,22 @@ func runServe(e *env, args []string) int {
 func serveHTTP(e *env, f *serveCmdFlags) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	tel, err := telemetry.Setup(ctx, "toolwarden", cli.Version())
+	if err != nil {
+		return fmt.Errorf("OpenTelemetry (OTEL_* variables): %w", err)
+	}
+	defer func() {
+		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_ = tel.Shutdown(sctx)
+	}()
 	sf := &serveFlags{&f.ServeFlags}
-	h, cfg, cleanup, err := sf.startHost(ctx, e)
+	h, cfg, cleanup, err := sf.startHostWith(ctx, e, func(s host.Settings) host.Settings {
+		if tel.Enabled() {
+			s = s.WithAuditExport(tel)
+		}
+		return s
+	})
 	if err != nil {
 		return err
 	}
@@ -94,10 +110,11 @@ func serveHTTP(e *env, f *serveCmdFlags) error {
 		return errors.New("no enabled [mcp_servers.<name>] in the config; nothing to serve (use --config)")
 	}
 	log := sf.logger(e)
-	opts, err := serveOptions(ctx, cfg, f, log)
+	opts, err := serveOptions(ctx, cfg, f, log, tel)
 	if err != nil {
 		return err
 	}
+	opts.SpecsOf = func(cfg *config.Config) ([]serverspec.Spec, error) { return serveSpecs(cfg, e) }
 	srv := serve.New(h, specs, opts)
 	addr := opts.Listen
 	l, err := net.Listen("tcp", addr)
@@ -126,9 +143,10 @@ func serveHTTP(e *env, f *serveCmdFlags) error {
 // gateway's options: where to listen, who may call (tokens file, OIDC),
 // the session secret and the limits. Listening beyond loopback without
 // authentication is refused.
-func serveOptions(ctx context.Context, cfg *config.Config, f *serveCmdFlags, log *slog.Logger) (serve.Options, error) {
+func serveOptions(ctx context.Context, cfg *config.Config, f *serveCmdFlags, log *slog.Logger, tel *telemetry.Telemetry) (serve.Options, error) {
 	sc := cfg.Serve
 	o := serve.Options{
+		Telemetry:       tel,
 		Listen:          sc.Listen,
 		MaxRequestBytes: int64(sc.MaxRequestKiB) << 10,
 		MaxResultBytes:  sc.MaxResultKiB << 10,

@@ -59,11 +59,20 @@ func (f *serveFlags) serve(e *env, fs *cli.Flags, upstreams func(cfg *config.Con
 // startHost loads the config and builds the host the proxy decides with.
 // The returned cleanup closes the host and the audit file.
 func (f *serveFlags) startHost(ctx context.Context, e *env) (*host.Host, *config.Config, func(), error) {
+	return f.startHostWith(ctx, e, nil)
+}
+
+// startHostWith is startHost with more host settings (serve's audit
+// export), applied to the defaults when more is not nil.
+func (f *serveFlags) startHostWith(ctx context.Context, e *env, more func(host.Settings) host.Settings) (*host.Host, *config.Config, func(), error) {
 	cfg, err := cli.LoadConfig(e.getenv, f.Configs, f.Requirements)
 	if err != nil {
 		return nil, nil, nil, err
 	}
 	settings := hostDefaults()
+	if more != nil {
+		settings = more(settings)
+	}
 	path := f.Approvals
 	if path == "" {
 		if path, err = cli.ApprovalsPath(); err != nil {

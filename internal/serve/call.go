@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strconv"
 	"strings"
 
 	"github.com/mark3labs/mcp-go/mcp"
@@ -47,18 +48,36 @@ func (s *Server) callTool(ctx context.Context, req mcp.CallToolRequest) (*mcp.Ca
 	}
 	call := host.Call{Session: c.session, Server: rt.up.Name(), Tool: rt.tool, Arguments: json.RawMessage(args), Context: s.serverContext(rt.up)}
 	d := s.h.Check(ctx, call)
+	s.decided(ctx, &d)
+	res := s.decide(ctx, c, rt, call, &d, &req)
+	if res.IsError {
+		tracedFrom(ctx).fail(errorType(&d))
+	}
+	return res, nil
+}
+
+// errorType classes a refused or failed call for its span.
+func errorType(d *host.Decision) string {
+	if d.Decision == policy.Deny {
+		return "denied"
+	}
+	return "tool_error"
+}
+
+// decide is the rest of a call once the policy decided.
+func (s *Server) decide(ctx context.Context, c caller, rt *route, call host.Call, d *host.Decision, req *mcp.CallToolRequest) *mcp.CallToolResult {
 	// Any answer on the call must be to a question we asked: a client can
 	// attach inputResponses to a first call it was never asked about.
 	if req.Params.RequestState != "" || len(req.Params.InputResponses) > 0 {
-		return s.resume(ctx, rt, call, &d, &req), nil
+		return s.resume(ctx, rt, call, d, req)
 	}
 	switch d.Decision {
 	case policy.Deny:
-		return toolresult.Denied(rt.name, &d), nil
+		return toolresult.Denied(rt.name, d)
 	case policy.Ask:
-		return s.ask(ctx, c, rt, call, &d), nil
+		return s.ask(ctx, c, rt, call, d)
 	}
-	return s.forward(ctx, rt, call, &d), nil
+	return s.forward(ctx, rt, call, d)
 }
 
 // ask puts the decision's question to the human: as an input request
@@ -172,11 +191,13 @@ func endedOutcome(action mcp.ElicitationResponseAction) string {
 // the tool is trustworthily idempotent), runs Observe, and returns the
 // upstream's result.
 func (s *Server) forward(ctx context.Context, rt *route, call host.Call, d *host.Decision) *mcp.CallToolResult {
-	raw, err := rt.up.Call(ctx, rt.tool.Name, call.Arguments)
+	uctx, span := s.upstreamSpan(ctx, rt)
+	raw, err := rt.up.Call(uctx, rt.tool.Name, call.Arguments)
 	if err != nil && upstream.IsTransport(err) && d.Hints[hints.Idempotent] == hints.True {
 		s.log.Info("retrying idempotent call after transport failure", "server", rt.up.Name(), "tool", rt.tool.Name, "err", err)
-		raw, err = rt.up.Call(ctx, rt.tool.Name, call.Arguments)
+		raw, err = rt.up.Call(uctx, rt.tool.Name, call.Arguments)
 	}
+	span.End(upstreamErrorType(err))
 	if err == nil && len(raw) > s.opts.MaxResultBytes {
 		err = &upstream.TooLargeError{Size: len(raw), Limit: s.opts.MaxResultBytes}
 	}
@@ -211,6 +232,22 @@ func (s *Server) result(rt *route, raw json.RawMessage, err error) (*mcp.CallToo
 		res.Content = []mcp.Content{}
 	}
 	return &res, nil
+}
+
+// upstreamErrorType classes an upstream call's failure for its span.
+func upstreamErrorType(err error) string {
+	var rpc *upstream.RPCError
+	switch {
+	case err == nil:
+		return ""
+	case errors.As(err, &rpc):
+		return strconv.Itoa(rpc.Code)
+	case errors.Is(err, upstream.ErrTimeout):
+		return "timeout"
+	case upstream.IsTransport(err):
+		return "transport"
+	}
+	return "unavailable"
 }
 
 func refused(rt *route, err error) *mcp.CallToolResult {

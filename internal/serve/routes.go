@@ -28,7 +28,7 @@ func (s *Server) rebuild() {
 	defer s.rebuildMu.Unlock()
 	routes := map[string]*route{}
 	var tools []server.ServerTool
-	for _, u := range s.ups {
+	for _, u := range s.upstreams() {
 		for _, t := range u.Tools() {
 			rt := &route{name: u.Name() + proxy.Separator + t.Name, up: u, tool: t}
 			if _, dup := routes[rt.name]; dup {
@@ -123,7 +123,7 @@ func (s *Server) filterList(ctx context.Context, _ any, req *mcp.ListToolsReques
 	routes := s.routes
 	s.mu.RUnlock()
 	tools := []mcp.Tool{}
-	for _, u := range s.ups {
+	for _, u := range s.upstreams() {
 		for _, t := range s.h.Filter(ctx, c.session, u.Name(), u.Tools()) {
 			if rt := routes[u.Name()+proxy.Separator+t.Name]; rt != nil && rt.tool == t {
 				tools = append(tools, rt.def)

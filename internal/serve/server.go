@@ -15,8 +15,10 @@ import (
 
 	"github.com/toolwarden/toolwarden/host"
 	"github.com/toolwarden/toolwarden/internal/channel"
+	"github.com/toolwarden/toolwarden/internal/config"
 	"github.com/toolwarden/toolwarden/internal/identity"
 	"github.com/toolwarden/toolwarden/internal/serverspec"
+	"github.com/toolwarden/toolwarden/internal/telemetry"
 	"github.com/toolwarden/toolwarden/internal/upstream"
 )
 
@@ -53,6 +55,13 @@ type Options struct {
 	ApprovalTimeout time.Duration
 	// Version is announced as serverInfo.version.
 	Version string
+	// SpecsOf turns a reloaded config into the upstream specs (the
+	// command's reading of [mcp_servers.*]); nil: Reload changes policy
+	// only.
+	SpecsOf func(*config.Config) ([]serverspec.Spec, error)
+	// Telemetry gets a SERVER span per request, a CLIENT span per
+	// upstream call and the decisions; nil (or disabled) records nothing.
+	Telemetry *telemetry.Telemetry
 	// Logger gets diagnostics; nil discards them.
 	Logger *slog.Logger
 }
@@ -73,7 +82,8 @@ type Server struct {
 	signer *channel.Signer
 	seal   *sessionSeal
 
-	ups []*upstream.Client
+	ups     []*upstream.Client // swapped whole under mu (see upstreams)
+	baseCtx context.Context    // Start's, under mu
 
 	mcp  *server.MCPServer
 	http *server.StreamableHTTPServer
@@ -89,6 +99,10 @@ type Server struct {
 	callsMu  sync.Mutex
 	inflight sync.WaitGroup
 	closing  bool
+
+	digestMu sync.Mutex
+	digestOf *config.Config
+	digest   string // policyDigest of digestOf
 
 	legacy   sync.Map // sealed session id -> host session id
 	contexts sync.Map // upstream name -> *policy.ServerContext
@@ -124,12 +138,7 @@ func New(h *host.Host, specs []serverspec.Spec, opts Options) *Server {
 	}
 	s.seal.onEnd = s.sessionEnded
 	for _, sp := range specs {
-		if sp.Logger == nil {
-			sp.Logger = log
-		}
-		u := upstream.New(sp, opts.Version, s.upstreamChanged)
-		u.SetMaxResultBytes(opts.MaxResultBytes)
-		s.ups = append(s.ups, u)
+		s.ups = append(s.ups, s.newUpstream(sp))
 	}
 	hooks := &server.Hooks{}
 	hooks.AddAfterListTools(s.filterList)
@@ -151,6 +160,26 @@ func New(h *host.Host, specs []serverspec.Spec, opts Options) *Server {
 	return s
 }
 
+// newUpstream is the client of one upstream server, not started.
+func (s *Server) newUpstream(sp serverspec.Spec) *upstream.Client {
+	if sp.Logger == nil {
+		sp.Logger = s.log
+	}
+	u := upstream.New(sp, s.opts.Version, s.upstreamChanged)
+	u.SetMaxResultBytes(s.opts.MaxResultBytes)
+	return u
+}
+
+// runCtx is the context Start was given: background retries end with it.
+func (s *Server) runCtx() context.Context {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	if s.baseCtx == nil {
+		return context.Background()
+	}
+	return s.baseCtx
+}
+
 // Start starts every upstream (stdio servers run, HTTP ones connected),
 // each within its startup timeout, and returns once each was tried. One
 // that fails is logged and retried in the background; Ready says whether
@@ -158,9 +187,12 @@ func New(h *host.Host, specs []serverspec.Spec, opts Options) *Server {
 func (s *Server) Start(ctx context.Context) error {
 	var errs []error
 	s.startOnce.Do(func() {
+		s.mu.Lock()
+		s.baseCtx = ctx
+		s.mu.Unlock()
 		var mu sync.Mutex
 		var wg sync.WaitGroup
-		for _, u := range s.ups {
+		for _, u := range s.upstreams() {
 			wg.Go(func() {
 				if err := u.Start(ctx); err != nil {
 					s.log.Error("upstream did not start; retrying in the background", "server", u.Name(), "err", err)
@@ -206,7 +238,7 @@ func (s *Server) Ready() error {
 		return errors.New("the upstream servers are starting")
 	}
 	var errs []error
-	for _, u := range s.ups {
+	for _, u := range s.upstreams() {
 		if err := u.Err(); err != nil {
 			errs = append(errs, fmt.Errorf("server %s: %w", u.Name(), err))
 		}
@@ -227,7 +259,7 @@ func (s *Server) MCPHandler() http.Handler {
 			}
 			r = r.WithContext(identity.WithPrincipal(r.Context(), identity.Principal{Name: "local", Via: "loopback"}))
 		}
-		s.http.ServeHTTP(w, r)
+		s.traceRequest(w, r, s.http)
 	})
 }
 
@@ -246,7 +278,7 @@ func (s *Server) Close(ctx context.Context) error {
 		err = fmt.Errorf("calls still in flight at shutdown: %w", ctx.Err())
 	}
 	var wg sync.WaitGroup
-	for _, u := range s.ups {
+	for _, u := range s.upstreams() {
 		wg.Go(func() { _ = u.Close() })
 	}
 	wg.Wait()
