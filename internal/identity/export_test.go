@@ -10,3 +10,10 @@ func SetRecheck(t *Tokens, d time.Duration) {
 
 // SetRefetch shortens the least time between two key set fetches.
 func SetRefetch(o *OIDC, d time.Duration) { o.keys.refetch = d }
+
+// ForgetVerified empties o's cache of verified tokens.
+func ForgetVerified(o *OIDC) {
+	o.verified.mu.Lock()
+	o.verified.entries = nil
+	o.verified.mu.Unlock()
+}

@@ -2,6 +2,7 @@ package identity
 
 import (
 	"context"
+	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
@@ -53,6 +54,7 @@ type OIDC struct {
 	cfg      OIDCConfig
 	keys     *keySet
 	verifier *oidc.IDTokenVerifier
+	verified verifiedCache
 }
 
 // NewOIDC discovers the issuer's key set (unless cfg.JWKSURL names it) and
@@ -120,6 +122,10 @@ func (o *OIDC) Authenticate(r *http.Request) (Principal, error) {
 	if strings.Count(token, ".") != 2 {
 		return Principal{}, unrecognized{invalidToken("the token is not a JWT")}
 	}
+	key, now := sha256.Sum256([]byte(token)), time.Now()
+	if p, ok := o.verified.get(key, now); ok {
+		return p, nil
+	}
 	seen := &verifiedKey{}
 	ctx := context.WithValue(r.Context(), verifiedKeyCtx{}, seen)
 	idt, err := o.verifier.Verify(ctx, token)
@@ -130,7 +136,12 @@ func (o *OIDC) Authenticate(r *http.Request) (Principal, error) {
 	if err := idt.Claims(&claims); err != nil {
 		return Principal{}, invalidToken("the token's claims are not a JSON object")
 	}
-	return o.principal(claims)
+	p, err := o.principal(claims)
+	if err != nil {
+		return Principal{}, err
+	}
+	o.verified.put(key, p, idt.Expiry, now)
+	return p, nil
 }
 
 // explain turns a verification failure into a refusal that says which

@@ -250,3 +250,25 @@ func TestCallersMeetingARotatedKeyAtOnceShareOneRefetch(t *testing.T) {
 		t.Errorf("16 callers fetched the key set %d times", got)
 	}
 }
+
+// A token remembered as verified is refused once its exp passes, as if it
+// had never been seen.
+func TestARememberedTokenIsRefusedOnceItExpires(t *testing.T) {
+	t.Parallel()
+	iss := identitytest.NewIssuer(t)
+	o := newOIDC(t, iss, nil)
+	exp := time.Now().Add(time.Second).Truncate(time.Second).Add(time.Second)
+	tok := iss.Mint(map[string]any{"sub": "alice", "aud": audience, "groups": []string{"dev"}, "exp": exp.Unix()})
+	p, err := o.Authenticate(bearer(tok))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.Groups[0] = "admins" // a caller changing its copy changes no one else's
+	if p, err := o.Authenticate(bearer(tok)); err != nil || p.Groups[0] != "dev" {
+		t.Fatalf("second use: %+v, %v", p, err)
+	}
+	time.Sleep(time.Until(exp) + 50*time.Millisecond)
+	if _, err := o.Authenticate(bearer(tok)); err == nil || !strings.Contains(err.Error(), "expired") {
+		t.Errorf("after exp: %v", err)
+	}
+}

@@ -12,6 +12,7 @@ import (
 	"log/slog"
 	"net/http"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -121,7 +122,10 @@ func (s *tokenSet) lookup(token string) (Principal, bool) {
 	if found < 0 {
 		return Principal{}, false
 	}
-	return s.entries[found].principal, true
+	// Each caller gets its own groups, so none can change another's.
+	p := s.entries[found].principal
+	p.Groups = slices.Clone(p.Groups)
+	return p, true
 }
 
 // maybeReload stats the file at most once per recheck interval, and re-reads

@@ -26,6 +26,10 @@ func TestATokenInTheFileNamesItsPrincipalAndGroups(t *testing.T) {
 	if err != nil || p.Name != "alice" || !p.InGroup("dev") || p.Via != "token" {
 		t.Fatalf("alice: %+v, %v", p, err)
 	}
+	p.Groups[0] = "admins" // a caller changing its copy changes no one else's
+	if p, err := tokens.Authenticate(bearer("tok-alice")); err != nil || p.Groups[0] != "dev" {
+		t.Fatalf("alice again: %+v, %v", p, err)
+	}
 	if p, err := tokens.Authenticate(bearer("tok-bob")); err != nil || p.Name != "bob" || len(p.Groups) != 0 {
 		t.Fatalf("bob: %+v, %v", p, err)
 	}
