@@ -1,0 +1,208 @@
+package e2e
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"os"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// The official TypeScript SDK's streamable HTTP client, pointed at
+// `toolwarden serve` by URL with a bearer token, in front of the real
+// server-filesystem (stdio) and server-everything (streamable HTTP): the
+// tools are listed as <server>__<tool>, an allowed call returns the real
+// result, a denied one is a tool error naming the rule, an ask is answered
+// by the client's own elicitation handler on the call's session, and runs
+// only when accepted. The same client with no token, or a token serve does
+// not know, gets 401 and never reaches a tool.
+func TestServeWorksWithTheTypeScriptSDKClient(t *testing.T) {
+	t.Parallel()
+	w := newServeWorld(t)
+	res := runServeTS(t, w.front.url, w.bearer, true, []string{"allow_once", "decline"},
+		tsStep{Op: "list"},
+		tsStep{Op: "call", Name: "fs__read_text_file", Arguments: map[string]any{"path": w.path("token.txt")}},
+		tsStep{Op: "call", Name: "fs__read_text_file", Arguments: map[string]any{"path": w.path("secret/key.txt")}},
+		tsStep{Op: "call", Name: "every__echo", Arguments: map[string]any{"message": "through serve"}},
+		tsStep{Op: "call", Name: "fs__write_file", Arguments: map[string]any{"path": w.path("approved.txt"), "content": "approved by the client"}},
+		tsStep{Op: "call", Name: "fs__write_file", Arguments: map[string]any{"path": w.path("declined.txt"), "content": "declined by the client"}},
+	)
+	if !res.Connected || len(res.Results) != 6 {
+		t.Fatalf("the client did not run its script: %+v", res)
+	}
+	for _, r := range res.Results {
+		if r.Thrown != "" {
+			t.Fatalf("%s %s threw instead of answering: %s", r.Op, r.Name, r.Thrown)
+		}
+	}
+	list, read, denied, echo, approved, declined := res.Results[0], res.Results[1], res.Results[2], res.Results[3], res.Results[4], res.Results[5]
+
+	t.Run("the session is a 2025-11-25 one with an id serve minted", func(t *testing.T) {
+		if res.ProtocolVersion != "2025-11-25" || res.SessionID == "" {
+			t.Errorf("protocol %q, session id %q", res.ProtocolVersion, res.SessionID)
+		}
+	})
+	t.Run("both upstreams' tools are listed as server__tool and nothing else", func(t *testing.T) {
+		for _, want := range []string{"fs__read_text_file", "fs__write_file", "every__echo", "every__get-sum"} {
+			if !slices.Contains(list.Tools, want) {
+				t.Errorf("%s is not listed: %v", want, list.Tools)
+			}
+		}
+		for _, name := range list.Tools {
+			if !strings.HasPrefix(name, "fs__") && !strings.HasPrefix(name, "every__") {
+				t.Errorf("%q is not named <server>__<tool>", name)
+			}
+		}
+	})
+	t.Run("an allowed read returns the file's real content", func(t *testing.T) {
+		if read.IsError || !strings.Contains(read.Text, w.secret) {
+			t.Errorf("the read (is_error %v) lacks the file's content %q: %s", read.IsError, w.secret, read.Text)
+		}
+	})
+	t.Run("a denied read is a tool error naming the rule and shows nothing of the file", func(t *testing.T) {
+		if !denied.IsError || !strings.Contains(denied.Text, serveDenyReason) || !strings.Contains(denied.Text, "argguard") {
+			t.Errorf("the denied read (is_error %v) does not name argguard and its reason %q: %s", denied.IsError, serveDenyReason, denied.Text)
+		}
+		if strings.Contains(denied.Text, "never to be read") {
+			t.Errorf("the denied read returned the file: %s", denied.Text)
+		}
+	})
+	t.Run("a call to the HTTP upstream returns its real answer", func(t *testing.T) {
+		if echo.IsError || echo.Text != "Echo: through serve" {
+			t.Errorf("every__echo (is_error %v): %q", echo.IsError, echo.Text)
+		}
+	})
+	t.Run("an ask the client's elicitation handler accepts runs the call", func(t *testing.T) {
+		b, err := os.ReadFile(w.path("approved.txt"))
+		if approved.IsError || err != nil || string(b) != "approved by the client" {
+			t.Errorf("the approved write (is_error %v: %s) left %q (%v)", approved.IsError, approved.Text, b, err)
+		}
+	})
+	t.Run("an ask the client declines does not run the call", func(t *testing.T) {
+		if !declined.IsError {
+			t.Errorf("the declined write is not a tool error: %s", declined.Text)
+		}
+		mustNotExistFile(t, w.path("declined.txt"), "the declined write ran")
+	})
+	t.Run("the client was asked once per asked call, and about that call", func(t *testing.T) {
+		if len(res.Asked) != 2 {
+			t.Fatalf("the client was asked %d times, want 2: %+v", len(res.Asked), res.Asked)
+		}
+		for _, a := range res.Asked {
+			mustContain(t, a.Message, "write_file")
+		}
+	})
+	t.Run("serve's audit log holds one check per call with its verdict, in the token's principal's session", func(t *testing.T) {
+		want := []string{"read_text_file allow", "read_text_file deny", "echo allow", "write_file ask", "write_file ask"}
+		if got := serveAuditRecords(t, w.front, "check"); !slices.Equal(got, want) {
+			t.Errorf("checks %v, want %v (one per call, in order)", got, want)
+		}
+		for _, r := range serveAuditLog(t, w.front) {
+			if r.Event == "check" && r.Session != "alice/s/"+res.SessionID {
+				t.Errorf("a check of %s is in session %q, want alice's session %q", r.Decision.Tool, r.Session, "alice/s/"+res.SessionID)
+			}
+		}
+	})
+
+	before := serveAuditRecords(t, w.front, "check")
+	t.Run("the client with no token is refused with 401 and calls nothing", func(t *testing.T) {
+		res := runServeTS(t, w.front.url, "", true, nil, tsStep{Op: "call", Name: "fs__read_text_file", Arguments: map[string]any{"path": w.path("token.txt")}})
+		mustBeRefused(t, "the client without a token", res)
+	})
+	t.Run("the client with a token serve does not know is refused with 401 and calls nothing", func(t *testing.T) {
+		res := runServeTS(t, w.front.url, w.bearer+"x", true, nil, tsStep{Op: "call", Name: "fs__read_text_file", Arguments: map[string]any{"path": w.path("token.txt")}})
+		mustBeRefused(t, "the client with an unknown token", res)
+	})
+	t.Run("a 401 challenges with Bearer and names the protected-resource metadata", func(t *testing.T) {
+		mustChallenge(t, w.front.url)
+	})
+	t.Run("no refused client's call reached policy or an upstream", func(t *testing.T) {
+		if got := serveAuditRecords(t, w.front, "check"); !slices.Equal(got, before) {
+			t.Errorf("checks after the refused clients: %v, want still %v", got, before)
+		}
+	})
+}
+
+// mustBeRefused fails unless the TypeScript client could not connect
+// because serve answered 401 (the SDK's error carries the HTTP status as
+// its code).
+func mustBeRefused(t *testing.T, who string, res serveTSResult) {
+	t.Helper()
+	if res.Connected || res.Error == nil || fmt.Sprint(res.Error.Code) != "401" {
+		t.Errorf("%s was not refused with 401: connected %v, error %+v, results %+v", who, res.Connected, res.Error, res.Results)
+	}
+}
+
+// mustChallenge fails unless an MCP request to url with no token gets 401
+// with a WWW-Authenticate: Bearer challenge that names the
+// protected-resource metadata (resource_metadata), which is how a client
+// learns where to get a token.
+func mustChallenge(t *testing.T, url string) {
+	t.Helper()
+	body := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"no-token","version":"0"}}}`
+	req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	challenge := resp.Header.Get("WWW-Authenticate")
+	if resp.StatusCode != http.StatusUnauthorized || !strings.HasPrefix(challenge, "Bearer ") || !regexp.MustCompile(`resource_metadata="[^"]+"`).MatchString(challenge) {
+		t.Fatalf("no token: status %d, WWW-Authenticate %q; want 401 and a Bearer challenge with resource_metadata", resp.StatusCode, challenge)
+	}
+}
+
+// The MCP Inspector's CLI, pointed at serve by URL with its --header for
+// the bearer token, lists the upstreams'
+// tools as <server>__<tool> and calls them; it cannot answer an
+// elicitation, so an asked call is refused with a text that says how to
+// approve it, and does not run. Without the header it lists nothing.
+func TestServeWorksWithTheInspectorCLI(t *testing.T) {
+	t.Parallel()
+	w := newServeWorld(t)
+	out, ok := runInspector(t, w.front.url, w.bearer, "--method", "tools/list")
+	var list struct{ Tools []struct{ Name string } }
+	if err := json.Unmarshal([]byte(out), &list); !ok || err != nil {
+		t.Fatalf("tools/list (exit 0: %v, %v):\n%s", ok, err, out)
+	}
+	var names []string
+	for _, tl := range list.Tools {
+		names = append(names, tl.Name)
+	}
+	for _, want := range []string{"fs__read_text_file", "every__echo"} {
+		if !slices.Contains(names, want) {
+			t.Errorf("%s is not listed to the Inspector: %v", want, names)
+		}
+	}
+
+	out, ok = runInspector(t, w.front.url, w.bearer, "--method", "tools/call", "--tool-name", "fs__read_text_file", "--tool-arg", "path="+w.path("token.txt"))
+	if !ok || !strings.Contains(out, w.secret) {
+		t.Errorf("the allowed read through the Inspector (exit 0: %v) lacks %q:\n%s", ok, w.secret, out)
+	}
+
+	out, _ = runInspector(t, w.front.url, w.bearer, "--method", "tools/call", "--tool-name", "fs__write_file", "--tool-arg", "path="+w.path("inspector.txt"), "content=unasked")
+	mustNotExistFile(t, w.path("inspector.txt"), "an asked write ran for a client that cannot answer asks")
+	for _, want := range []string{`"isError": true`, "fs__write_file", "cannot show approval prompts", "The call was not made", "To allow it"} {
+		mustContain(t, out, want)
+	}
+
+	// Without the header the Inspector gets no tool at all.
+	out, ok = runInspector(t, w.front.url, "", "--method", "tools/list")
+	if ok || strings.Contains(out, "fs__read_text_file") {
+		t.Errorf("the Inspector without a token listed tools (exit 0: %v):\n%s", ok, out)
+	}
+}
+
+// mustNotExistFile fails when the file a refused call would have made
+// exists.
+func mustNotExistFile(t *testing.T, path, why string) {
+	t.Helper()
+	if _, err := os.Stat(path); err == nil {
+		t.Errorf("%s exists: %s", path, why)
+	}
+}
