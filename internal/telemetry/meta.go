@@ -82,3 +82,19 @@ func InjectMeta(ctx context.Context, params json.RawMessage) json.RawMessage {
 	}
 	return out
 }
+
+// MetaMembers returns the _meta members (traceparent, and tracestate when
+// there is one) that hand the span context of ctx to a peer, for a caller
+// that builds the request itself (upstream.WithMeta); nil with no span in
+// ctx.
+func MetaMembers(ctx context.Context) map[string]string {
+	if !trace.SpanContextFromContext(ctx).IsValid() {
+		return nil
+	}
+	carrier := propagation.MapCarrier{}
+	metaPropagator.Inject(ctx, carrier)
+	if len(carrier) == 0 {
+		return nil
+	}
+	return carrier
+}

@@ -176,3 +176,14 @@ func TestExtractMetaIgnoresWhatIsNotATraceContext(t *testing.T) {
 		}
 	}
 }
+
+func TestMetaMembersCarryTheSpanContextAndNothingWithoutOne(t *testing.T) {
+	if m := MetaMembers(context.Background()); m != nil {
+		t.Fatalf("no span, yet members %v", m)
+	}
+	ctx, _ := extractMeta(context.Background(), json.RawMessage(`{"traceparent":"00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01","tracestate":"a=1"}`))
+	m := MetaMembers(ctx)
+	if m["traceparent"] != "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01" || m["tracestate"] != "a=1" || len(m) != 2 {
+		t.Fatalf("members = %v", m)
+	}
+}

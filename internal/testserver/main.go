@@ -245,6 +245,7 @@ func main() {
 	})
 
 	s.AddTool(mutableTool(0), mutableHandler)
+	s.AddTool(metaTool())
 	s.AddTool(mcp.NewTool("flip",
 		mcp.WithDescription("Changes the annotations of tool mutable and announces tools/list_changed."),
 		mcp.WithReadOnlyHintAnnotation(true), mcp.WithDestructiveHintAnnotation(false), mcp.WithOpenWorldHintAnnotation(false),

@@ -571,11 +571,7 @@ func (c *Client) lost(cn *conn, err error) {
 type callParams struct {
 	Name      string          `json:"name"`
 	Arguments json.RawMessage `json:"arguments,omitempty"`
-	Meta      *progressMeta   `json:"_meta,omitempty"`
-}
-
-type progressMeta struct {
-	ProgressToken json.RawMessage `json:"progressToken"`
+	Meta      json.RawMessage `json:"_meta,omitempty"` // metaObject
 }
 
 // Call runs tools/call for the tool the server calls name, within the tool
@@ -597,14 +593,13 @@ func (c *Client) call(ctx context.Context, name string, args json.RawMessage, pr
 	if cn.st != nil {
 		return c.callStdio(ctx, cn, name, args, progress)
 	}
-	params := callParams{Name: name, Arguments: args}
+	params := callParams{Name: name, Arguments: args, Meta: metaObject(progress, metaFrom(ctx))}
 	if progress != "" {
 		// The server's progress arrives through mcp-go's notification
 		// handler (see dial) while the call is watched.
 		pd := &Pending{c: c, progress: progress}
 		c.watchProgress(pd)
 		defer c.unwatchProgress(pd)
-		params.Meta = &progressMeta{ProgressToken: json.RawMessage(progress)}
 	}
 	ctx, release := c.deadlines.watch(ctx, c.spec.ToolTimeoutOrDefault())
 	defer release()
@@ -641,7 +636,7 @@ func (ch resultChan) Receive(raw json.RawMessage, err error) {
 // callStdio is Call on a stdio connection: Begin's path, waited for.
 func (c *Client) callStdio(ctx context.Context, cn *conn, name string, args json.RawMessage, progress string) (json.RawMessage, error) {
 	ch := make(resultChan, 1)
-	pd := &Pending{c: c, done: ch, progress: progress}
+	pd := &Pending{c: c, done: ch, progress: progress, meta: metaFrom(ctx)}
 	pd.start(cn, name, args)
 	select {
 	case r := <-ch:
@@ -689,6 +684,8 @@ type Pending struct {
 	// progress is the client's progressToken, passed on upstream; the
 	// server's notifications/progress for it are relayed (see OnProgress).
 	progress string
+	// meta is more _meta members, encoded (WithMeta).
+	meta string
 }
 
 // Begin starts tools/call for the tool the server calls name, within the
@@ -745,7 +742,7 @@ func (pd *Pending) start(cn *conn, name string, args json.RawMessage) {
 		c.watchProgress(pd)
 	}
 	bp := linePool.Get().(*[]byte)
-	line := appendCallLine((*bp)[:0], pd.id, name, args, pd.progress)
+	line := appendCallLine((*bp)[:0], pd.id, name, args, pd.progress, pd.meta)
 	err := cn.st.sendCall(pd, line) // which keeps nothing of line
 	if cap(line) <= maxPooledLine {
 		*bp = line
@@ -850,15 +847,14 @@ var linePool = sync.Pool{New: func() any { b := make([]byte, 0, 512); return &b 
 const maxPooledLine = 64 << 10
 
 // appendCallLine appends a tools/call request as one line.
-func appendCallLine(b []byte, id uint64, name string, args json.RawMessage, progressToken string) []byte {
+func appendCallLine(b []byte, id uint64, name string, args json.RawMessage, progressToken, meta string) []byte {
 	b = append(b, `{"jsonrpc":"2.0","id":"`+callIDPrefix...)
 	b = strconv.AppendUint(b, id, 10)
 	b = append(b, `","method":"tools/call","params":{"name":`...)
 	b = appendString(b, name)
-	if progressToken != "" {
-		b = append(b, `,"_meta":{"progressToken":`...)
-		b = append(b, progressToken...)
-		b = append(b, '}')
+	if progressToken != "" || meta != "" {
+		b = append(b, `,"_meta":`...)
+		b = appendMeta(b, progressToken, meta)
 	}
 	if len(args) > 0 {
 		b = append(b, `,"arguments":`...)

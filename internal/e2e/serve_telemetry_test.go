@@ -1,0 +1,129 @@
+package e2e
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/toolwarden/toolwarden/internal/telemetry/otlptest"
+)
+
+// The trace an agent starts goes through the gateway and on to the
+// upstream: serve's SERVER span is the child of the client's traceparent
+// (params._meta), its CLIENT span the child of that, and the upstream is
+// handed the CLIENT span as its parent in its own _meta, over stdio and
+// HTTP, in both protocol eras. The collector is the real one; every span,
+// the duration metric and the audit records as logs arrive there.
+func TestServeCarriesAClientsTraceThroughToItsUpstreamsAndIntoACollector(t *testing.T) {
+	t.Parallel()
+	col := otlptest.Start(t)
+	cfg := writeFile(t, "serve.toml", fmt.Sprintf(`
+[mcp_servers.ts]
+command = %q
+
+[mcp_servers.tsh]
+url = %q
+`, testServer, startHTTPTestServer(t)))
+	s := coreStartServe(t, []string{
+		"OTEL_EXPORTER_OTLP_ENDPOINT=" + col.HTTPEndpoint, "OTEL_EXPORTER_OTLP_PROTOCOL=http/protobuf",
+		"OTEL_SERVICE_NAME=gateway-e2e", "OTEL_BSP_SCHEDULE_DELAY=50", "OTEL_BLRP_SCHEDULE_DELAY=50", "OTEL_METRIC_EXPORT_INTERVAL=200",
+		"OTEL_TRACES_EXPORTER=", "OTEL_METRICS_EXPORTER=", "OTEL_LOGS_EXPORTER=", "OTEL_SDK_DISABLED=",
+	}, "--config", cfg)
+
+	type sent struct{ traceID, parent, server, era string }
+	var calls []sent
+	for i, era := range coreEras {
+		c := coreClient(t, s.url, era.version, nil, nil)
+		eventually(t, 30*time.Second, "serve to list both upstreams' meta tools", func() bool {
+			res, err := c.ListTools(testContext(t), mcp.ListToolsRequest{})
+			if err != nil {
+				return false
+			}
+			n := 0
+			for _, tl := range res.Tools {
+				if tl.Name == "ts__meta" || tl.Name == "tsh__meta" {
+					n++
+				}
+			}
+			return n == 2
+		})
+		for j, server := range []string{"ts", "tsh"} {
+			traceID := fmt.Sprintf("%032x", 0xabc000+i*16+j)
+			parent := fmt.Sprintf("%016x", 0xdef000+i*16+j)
+			req := mcp.CallToolRequest{}
+			req.Params.Name = server + "__meta"
+			req.Params.Meta = &mcp.Meta{AdditionalFields: map[string]any{"traceparent": "00-" + traceID + "-" + parent + "-01"}}
+			res, err := c.CallTool(testContext(t), req)
+			if err != nil || res.IsError {
+				t.Fatalf("%s %s__meta: %v %+v\n%s", era.name, server, err, res, s.log.String())
+			}
+			var upstreamMeta map[string]any
+			if err := json.Unmarshal([]byte(res.Content[0].(mcp.TextContent).Text), &upstreamMeta); err != nil {
+				t.Fatalf("%s: the upstream's report %v: %v", server, res.Content, err)
+			}
+			tp, _ := upstreamMeta["traceparent"].(string)
+			if !strings.HasPrefix(tp, "00-"+traceID+"-") || strings.Contains(tp, parent) {
+				t.Errorf("%s (%s) got traceparent %q; want the client's trace %s with serve's CLIENT span as parent", server, era.name, tp, traceID)
+			}
+			calls = append(calls, sent{traceID, parent, server, era.version})
+			// What the upstream was told is its parent must be serve's CLIENT span.
+			calls[len(calls)-1].parent = parent + "|" + strings.Split(tp+"--", "-")[2]
+		}
+	}
+
+	spans := col.WaitSpans(t, func(sp []otlptest.Span) bool {
+		n := 0
+		for _, x := range sp {
+			if strings.HasSuffix(x.Name, "meta") {
+				n++
+			}
+		}
+		return n >= 2*len(calls)
+	})
+	byID := map[string]otlptest.Span{}
+	for _, x := range spans {
+		byID[x.SpanID] = x
+	}
+	for _, c := range calls {
+		clientParent, upstreamParent, _ := strings.Cut(c.parent, "|")
+		cspan, ok := byID[upstreamParent]
+		if !ok || cspan.Kind != otlptest.KindClient || cspan.Name != "tools/call meta" || cspan.Attributes["toolwarden.server"] != c.server {
+			t.Errorf("%s (%s): the upstream's parent %s is not serve's CLIENT span for it: %+v", c.server, c.era, upstreamParent, cspan)
+			continue
+		}
+		sspan := byID[cspan.ParentSpanID]
+		if sspan.Kind != otlptest.KindServer || sspan.Name != "tools/call "+c.server+"__meta" || sspan.TraceID != c.traceID || sspan.ParentSpanID != clientParent {
+			t.Errorf("%s (%s): SERVER span %q in trace %s under %s; want \"tools/call %s__meta\" under the client's %s %s", c.server, c.era, sspan.Name, sspan.TraceID, sspan.ParentSpanID, c.server, c.traceID, clientParent)
+		}
+		if sspan.Attributes["toolwarden.decision"] != "allow" || sspan.Attributes["mcp.protocol.version"] != c.era || sspan.Attributes["gen_ai.operation.name"] != "execute_tool" {
+			t.Errorf("%s (%s): SERVER span attributes %v; want decision allow, the era's protocol version, execute_tool", c.server, c.era, sspan.Attributes)
+		}
+		if _, has := sspan.Attributes["mcp.session.id"]; has != (c.era != mcp.ProtocolVersion20260728) {
+			t.Errorf("%s (%s): mcp.session.id present=%v; want it exactly for the session era", c.server, c.era, has)
+		}
+		if sspan.Resource["service.name"] != "gateway-e2e" {
+			t.Errorf("service.name = %v, want OTEL_SERVICE_NAME", sspan.Resource["service.name"])
+		}
+	}
+
+	col.WaitHistograms(t, func(p []otlptest.HistogramPoint) bool {
+		for _, x := range p {
+			if x.Metric == "mcp.server.operation.duration" && x.Attributes["gen_ai.tool.name"] == "tsh__meta" && x.Unit == "s" {
+				return true
+			}
+		}
+		return false
+	})
+	col.WaitLogs(t, func(l []otlptest.Log) bool {
+		for _, x := range l {
+			if x.Attributes["toolwarden.audit.event"] == "check" && x.TraceID == calls[0].traceID && strings.Contains(fmt.Sprint(x.Body), `"event":"check"`) {
+				return true
+			}
+		}
+		return false
+	})
+}
