@@ -142,7 +142,7 @@ func (k *keySet) fetch(ctx context.Context) ([]jose.JSONWebKey, error) {
 	}
 	resp, err := k.client.Do(req)
 	if err != nil {
-		return nil, fmt.Errorf("fetching the issuer's keys: %w", err)
+		return nil, fmt.Errorf("fetching the issuer's keys (jwks_url %s): %w", k.url, err)
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {

@@ -59,10 +59,11 @@ type OIDC struct {
 
 // NewOIDC discovers the issuer's key set (unless cfg.JWKSURL names it) and
 // fetches it once, so a wrong issuer fails at start rather than at the
-// first call.
+// first call. Its errors name the key at fault (issuer, jwks_url); the
+// caller adds the table, [serve.auth.oidc].
 func NewOIDC(ctx context.Context, cfg OIDCConfig) (*OIDC, error) {
 	if cfg.Issuer == "" || cfg.Audience == "" {
-		return nil, errors.New("[serve.auth.oidc] needs both issuer and audience")
+		return nil, errors.New("both issuer and audience must be set")
 	}
 	if cfg.PrincipalClaim == "" {
 		cfg.PrincipalClaim = "sub"
@@ -82,7 +83,7 @@ func NewOIDC(ctx context.Context, cfg OIDCConfig) (*OIDC, error) {
 	}
 	keys := newKeySet(jwksURL, cfg.HTTPClient)
 	if err := keys.load(ctx); err != nil {
-		return nil, fmt.Errorf("[serve.auth.oidc]: %w", err)
+		return nil, err
 	}
 	algs := make([]string, len(allowedAlgs))
 	for i, a := range allowedAlgs {
@@ -97,13 +98,13 @@ func NewOIDC(ctx context.Context, cfg OIDCConfig) (*OIDC, error) {
 func discover(ctx context.Context, cfg OIDCConfig) (string, error) {
 	p, err := oidc.NewProvider(oidc.ClientContext(ctx, cfg.HTTPClient), cfg.Issuer)
 	if err != nil {
-		return "", fmt.Errorf("[serve.auth.oidc] issuer %s: discovery at %s/.well-known/openid-configuration failed: %w (check the issuer, or set jwks_url to the issuer's key set)", cfg.Issuer, strings.TrimSuffix(cfg.Issuer, "/"), err)
+		return "", fmt.Errorf("issuer %s: discovery at %s/.well-known/openid-configuration failed: %w (check the issuer, or set jwks_url to the issuer's key set)", cfg.Issuer, strings.TrimSuffix(cfg.Issuer, "/"), err)
 	}
 	var doc struct {
 		JWKSURL string `json:"jwks_uri"`
 	}
 	if err := p.Claims(&doc); err != nil || doc.JWKSURL == "" {
-		return "", fmt.Errorf("[serve.auth.oidc] issuer %s: the discovery document names no jwks_uri; set jwks_url", cfg.Issuer)
+		return "", fmt.Errorf("issuer %s: the discovery document names no jwks_uri; set jwks_url", cfg.Issuer)
 	}
 	return doc.JWKSURL, nil
 }

@@ -154,7 +154,7 @@ type tokenFileEntry struct {
 func readTokens(path string) (*tokenSet, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, fmt.Errorf("tokens file: %w (set [serve.auth] tokens_file to a readable file)", err)
+		return nil, fmt.Errorf("cannot read the tokens file: %w", err)
 	}
 	defer f.Close()
 	fi, err := f.Stat()

@@ -91,10 +91,10 @@ func TestABadTokensFileIsRefusedWithItsPlaceAndTheFix(t *testing.T) {
 	}
 }
 
-func TestAMissingTokensFileSaysWhichConfigKeyNamesIt(t *testing.T) {
+func TestAMissingTokensFileIsAnErrorNamingIt(t *testing.T) {
 	t.Parallel()
 	_, err := identity.LoadTokens(filepath.Join(t.TempDir(), "nope.json"))
-	if err == nil || !strings.Contains(err.Error(), "tokens_file") || !strings.Contains(err.Error(), "nope.json") {
+	if err == nil || !strings.Contains(err.Error(), "cannot read the tokens file") || !strings.Contains(err.Error(), "nope.json") {
 		t.Fatalf("error = %v", err)
 	}
 }
