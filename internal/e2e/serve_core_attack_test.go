@@ -356,3 +356,96 @@ func TestServeBoundsTheResultSize(t *testing.T) {
 		t.Fatalf("after the large results: %q (error %v)", out, isErr)
 	}
 }
+
+// coreCallIn is a 2026-07-28 tools/call by token in conversation conv
+// ("": none), with extra params (requestState, inputResponses).
+func coreCallIn(t *testing.T, url, token, conv, tool string, args map[string]any, extra map[string]any) coreHTTP {
+	t.Helper()
+	params := map[string]any{"name": tool, "arguments": args}
+	if conv != "" {
+		params["_meta"] = map[string]any{"io.toolwarden/conversation": conv}
+	}
+	for k, v := range extra {
+		params[k] = v
+	}
+	h, body := coreModern(token, "tools/call", tool, params, true)
+	return corePost(t, url, h, body)
+}
+
+// answered is the retry of an asked call with the human's option.
+func answered(r coreHTTP, option string) map[string]any {
+	return map[string]any{
+		"requestState":   r.result()["requestState"],
+		"inputResponses": map[string]any{channel.ElicitationID: map[string]any{"action": "accept", "content": map[string]any{"decision": option}}},
+	}
+}
+
+// "Allow for this session" (to testserver's mutable tool, which is asked
+// about and may be remembered) is remembered for the principal and the
+// session it was given in: under 2026-07-28 for the principal and the
+// conversation key, under 2025-11-25 for the principal and the
+// Mcp-Session-Id. Another conversation, another session or another
+// principal is asked again.
+func TestServeKeysSessionApprovalsByPrincipalAndSession(t *testing.T) {
+	t.Parallel()
+	cfg := writeFile(t, "serve.toml", fmt.Sprintf(`
+[mcp_servers.every]
+url = %q
+
+[serve.auth]
+tokens_file = %q
+`, startHTTPTestServer(t), coreTokens(t)))
+	srv := coreStartServe(t, nil, "--config", cfg)
+	echo := map[string]any{"x": "1"}
+	eventually(t, 30*time.Second, "every's tools", func() bool {
+		h, body := coreModern("alice-token", "tools/list", "", map[string]any{}, true)
+		return strings.Contains(corePost(t, srv.url, h, body).body, "every__mutable")
+	})
+	asked := func(r coreHTTP) bool { return r.result()["resultType"] == "input_required" }
+
+	t.Run("2026-07-28 conversations", func(t *testing.T) {
+		first := coreCallIn(t, srv.url, "alice-token", "conv-a", "every__mutable", echo, nil)
+		if !asked(first) {
+			t.Fatalf("the first call was not asked about: %s", first.body)
+		}
+		if r := coreCallIn(t, srv.url, "alice-token", "conv-a", "every__mutable", echo, answered(first, "allow_session")); !strings.Contains(r.text(), "mutable v0 ran") || r.isError() {
+			t.Fatalf("the approved retry: %s", r.body)
+		}
+		if r := coreCallIn(t, srv.url, "alice-token", "conv-a", "every__mutable", echo, nil); asked(r) || !strings.Contains(r.text(), "mutable v0 ran") {
+			t.Fatalf("alice's conversation asked again after allow for this session: %s", r.body)
+		}
+		for who, r := range map[string]coreHTTP{
+			"alice in another conversation": coreCallIn(t, srv.url, "alice-token", "conv-b", "every__mutable", echo, nil),
+			"alice with no conversation":    coreCallIn(t, srv.url, "alice-token", "", "every__mutable", echo, nil),
+			"bob in alice's conversation":   coreCallIn(t, srv.url, "bob-token", "conv-a", "every__mutable", echo, nil),
+		} {
+			if !asked(r) {
+				t.Errorf("%s was not asked: %s", who, r.body)
+			}
+		}
+	})
+
+	t.Run("2025-11-25 sessions", func(t *testing.T) {
+		alice := map[string]string{"Authorization": "Bearer alice-token"}
+		ask := answers("allow_session")
+		one := coreClient(t, srv.url, mcp.ProtocolVersion20251125, ask, alice)
+		for i := 0; i < 2; i++ {
+			if out, isErr := one.call(t, "every__mutable", echo); isErr || !strings.Contains(out, "mutable v0 ran") {
+				t.Fatalf("call %d in alice's session: %q (error %v)", i, out, isErr)
+			}
+		}
+		if ask.count() != 1 {
+			t.Fatalf("alice's session was asked %d times, want 1", ask.count())
+		}
+		for who, headers := range map[string]map[string]string{
+			"alice in another session": alice,
+			"bob":                      {"Authorization": "Bearer bob-token"},
+		} {
+			other := answers("deny")
+			c := coreClient(t, srv.url, mcp.ProtocolVersion20251125, other, headers)
+			if out, isErr := c.call(t, "every__mutable", echo); !isErr || other.count() != 1 {
+				t.Errorf("%s: %q (error %v), asked %d times", who, out, isErr, other.count())
+			}
+		}
+	})
+}
