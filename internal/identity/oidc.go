@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/url"
 	"slices"
 	"strings"
 	"time"
@@ -105,6 +106,11 @@ func discover(ctx context.Context, cfg OIDCConfig) (string, error) {
 	}
 	if err := p.Claims(&doc); err != nil || doc.JWKSURL == "" {
 		return "", fmt.Errorf("issuer %s: the discovery document names no jwks_uri; set jwks_url", cfg.Issuer)
+	}
+	if u, err := url.Parse(doc.JWKSURL); err != nil || u.Scheme != "https" && !(u.Scheme == "http" && IsLoopback(u.Host)) {
+		// Keys fetched over plain http can be swapped on the way, and
+		// whoever swaps them signs any token.
+		return "", fmt.Errorf("issuer %s: the discovery document's jwks_uri %s is not https; fix the issuer, or set jwks_url to an https URL", cfg.Issuer, doc.JWKSURL)
 	}
 	return doc.JWKSURL, nil
 }

@@ -206,6 +206,20 @@ func TestAKeySetURLSkipsDiscovery(t *testing.T) {
 	}
 }
 
+func TestAnIssuerThatPublishesItsKeysOverPlainHTTPIsRefused(t *testing.T) {
+	t.Parallel()
+	var srv *httptest.Server
+	srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write([]byte(`{"issuer": "` + srv.URL + `", "jwks_uri": "http://keys.example.com/jwks.json", "authorization_endpoint": "` + srv.URL + `/a", "token_endpoint": "` + srv.URL + `/t"}`))
+	}))
+	t.Cleanup(srv.Close)
+	_, err := identity.NewOIDC(context.Background(), identity.OIDCConfig{Issuer: srv.URL, Audience: audience})
+	if err == nil || !strings.Contains(err.Error(), "is not https") {
+		t.Fatalf("err = %v", err)
+	}
+}
+
 func TestAnIssuerWhoseDiscoveryFailsIsRefusedAtStartWithWhatToCheck(t *testing.T) {
 	t.Parallel()
 	iss := identitytest.NewIssuer(t)
