@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -15,6 +16,10 @@ import (
 	"github.com/toolwarden/toolwarden/internal/identity/identitytest"
 	"github.com/toolwarden/toolwarden/internal/testkit"
 )
+
+// serveListening finds serve's one "listening" line anywhere in its
+// stderr (the ops tests read the URL from a whole log with it).
+var serveListening = regexp.MustCompile(`toolwarden serve: listening on (http://\S+/mcp)`)
 
 // serveAudit is one record of serve's audit log.
 type serveAudit struct {
@@ -63,8 +68,10 @@ func serveAuditRecords(t *testing.T, s *coreServe, event string) []string {
 
 // serveWorld is serve in front of the real server-filesystem (stdio, as
 // "fs") and the real server-everything (streamable HTTP, as "every"),
-// with one rule of each kind: reads under secret/ denied by argguard,
-// write_file asked, everything else allowed.
+// with one decision of each kind: reads under secret/ denied by argguard,
+// write_file asked (the default for a tool that says it is destructive,
+// so an approval may be remembered for the session), the read-only tools
+// allowed.
 type serveWorld struct {
 	dir    string // the folder server-filesystem serves
 	secret string // the unique content of token.txt
@@ -103,9 +110,6 @@ args = [%q]
 
 [mcp_servers.every]
 url = %q
-
-[apps.fs.tools.write_file]
-approval_mode = "prompt"
 
 [policies.argguard]
 builtin = "argguard"

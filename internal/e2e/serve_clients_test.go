@@ -124,6 +124,21 @@ func TestServeWorksWithTheTypeScriptSDKClient(t *testing.T) {
 			t.Errorf("checks after the refused clients: %v, want still %v", got, before)
 		}
 	})
+	t.Run("an approval for the session holds in that session only", func(t *testing.T) {
+		write := func(name string) tsStep {
+			return tsStep{Op: "call", Name: "fs__write_file", Arguments: map[string]any{"path": w.path(name), "content": name}}
+		}
+		first := runServeTS(t, w.front.url, w.bearer, true, []string{"allow_session"}, write("session-1.txt"), write("session-2.txt"))
+		if len(first.Asked) != 1 || len(first.Results) != 2 || first.Results[0].IsError || first.Results[1].IsError {
+			t.Fatalf("in the session that chose allow_session, want one prompt and both writes run: %+v", first)
+		}
+		// Same principal, new session: the approval does not follow it.
+		second := runServeTS(t, w.front.url, w.bearer, true, []string{"decline"}, write("other-session.txt"))
+		if len(second.Asked) != 1 || len(second.Results) != 1 || !second.Results[0].IsError {
+			t.Errorf("a new session of the same principal was not asked again, or its declined write ran: %+v", second)
+		}
+		mustNotExistFile(t, w.path("other-session.txt"), "a session approval reached another session")
+	})
 }
 
 // mustBeRefused fails unless the TypeScript client could not connect
