@@ -1,7 +1,8 @@
 // Package claudecode runs the real Claude Code (pinned in scripts/npm)
 // against a scripted Anthropic Messages API of our own and the real
-// filesystem MCP server, through `toolwarden wrap` and through
-// toolwarden's PreToolUse/PostToolUse hook, and checks what the model is
+// filesystem MCP server, through `toolwarden wrap`, through toolwarden's
+// PreToolUse/PostToolUse hook, and through `toolwarden serve` by URL (an
+// "http" MCP server with a bearer token), and checks what the model is
 // offered and told. It holds tests only.
 //
 //	go test ./internal/agents/claudecode
