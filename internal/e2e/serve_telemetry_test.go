@@ -27,6 +27,12 @@ command = %q
 
 [mcp_servers.tsh]
 url = %q
+
+[policies.no-secrets]
+builtin = "argguard"
+apps = ["ts"]
+[policies.no-secrets.config]
+rules = [{ tool = "*", arg = "message", deny_glob = "**/secret*" }]
 `, testServer, startHTTPTestServer(t)))
 	s := coreStartServe(t, []string{
 		"OTEL_EXPORTER_OTLP_ENDPOINT=" + col.HTTPEndpoint, "OTEL_EXPORTER_OTLP_PROTOCOL=http/protobuf",
@@ -75,6 +81,16 @@ url = %q
 		}
 	}
 
+	// A denied call: the decision and why are on the span, the argument
+	// that was denied is nowhere, and nothing went upstream.
+	deny := mcp.CallToolRequest{}
+	deny.Params.Name = "ts__echo"
+	deny.Params.Arguments = map[string]any{"message": "/srv/secret-plans.txt"}
+	deny.Params.Meta = &mcp.Meta{AdditionalFields: map[string]any{"traceparent": "00-" + strings.Repeat("d", 32) + "-" + strings.Repeat("e", 16) + "-01"}}
+	if res, err := coreClient(t, s.url, mcp.ProtocolVersion20260728, nil, nil).CallTool(testContext(t), deny); err != nil || !res.IsError {
+		t.Fatalf("a call argguard denies was answered: %v %+v", err, res)
+	}
+
 	spans := col.WaitSpans(t, func(sp []otlptest.Span) bool {
 		n := 0
 		for _, x := range sp {
@@ -84,6 +100,7 @@ url = %q
 		}
 		return n >= 2*len(calls)
 	})
+	checkDeniedSpan(t, col)
 	byID := map[string]otlptest.Span{}
 	for _, x := range spans {
 		byID[x.SpanID] = x
@@ -126,4 +143,31 @@ url = %q
 		}
 		return false
 	})
+}
+
+func checkDeniedSpan(t *testing.T, col *otlptest.Collector) {
+	t.Helper()
+	spans := col.WaitSpans(t, func(sp []otlptest.Span) bool {
+		for _, x := range sp {
+			if x.Name == "tools/call ts__echo" {
+				return true
+			}
+		}
+		return false
+	})
+	for _, x := range spans {
+		if strings.Contains(fmt.Sprintf("%v", x), "secret-plans") {
+			t.Errorf("span %q carries the denied argument: %+v", x.Name, x)
+		}
+		if x.TraceID == strings.Repeat("d", 32) && x.Kind == otlptest.KindClient {
+			t.Errorf("a denied call has a CLIENT span: it went upstream: %+v", x)
+		}
+		if x.Name != "tools/call ts__echo" {
+			continue
+		}
+		codes, _ := x.Attributes["toolwarden.reason_codes"].([]any)
+		if x.Attributes["toolwarden.decision"] != "deny" || x.Attributes["error.type"] != "denied" || x.StatusCode != 2 || len(codes) == 0 || x.TraceID != strings.Repeat("d", 32) {
+			t.Errorf("denied call's span: %+v; want decision deny with reason codes, error.type denied, status error, in the client's trace", x)
+		}
+	}
 }
