@@ -297,6 +297,10 @@ url = %q
 
 [serve.auth]
 tokens_file = %q
+
+[serve.rate_limit]
+calls_per_second = 1000
+burst = 2000
 `, withToken, bare, coreTokens(t)))
 	srv := coreStartServe(t, []string{"TW_UPSTREAM_TOKEN=upstream-secret"}, "--config", cfg)
 	for _, era := range coreEras {
@@ -394,6 +398,10 @@ url = %q
 
 [serve.auth]
 tokens_file = %q
+
+[serve.rate_limit]
+calls_per_second = 1000
+burst = 2000
 `, startHTTPTestServer(t), coreTokens(t)))
 	srv := coreStartServe(t, nil, "--config", cfg)
 	echo := map[string]any{"x": "1"}

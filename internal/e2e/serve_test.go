@@ -144,6 +144,7 @@ func coreClient(t *testing.T, url, version string, elicit *scripted, headers map
 // coreFilesystemConfig serves server-filesystem over stdio (as fs) and
 // server-everything over streamable HTTP (as every): fs's destructive
 // tools hidden, its writes asked, reads of secret* denied by argguard.
+// Tests that add [serve] keys add them after it.
 func coreFilesystemConfig(t *testing.T, dir, everything string) string {
 	t.Helper()
 	return writeFile(t, "serve.toml", fmt.Sprintf(`
@@ -163,6 +164,11 @@ builtin = "argguard"
 apps = ["fs"]
 [policies.no-secrets.config]
 rules = [{ tool = "*", arg = "path", deny_glob = "**/secret*" }]
+
+# The tests poll tools/list; the rate limit is not what they test.
+[serve.rate_limit]
+calls_per_second = 1000
+burst = 2000
 `, npmServer(t, "mcp-server-filesystem"), dir, everything))
 }
 
@@ -252,6 +258,31 @@ func TestServeTellsAClientThatCannotElicitHowToApprove(t *testing.T) {
 			}
 			mustContain(t, out, "needs the user's approval")
 			mustContain(t, out, "cannot show approval prompts")
+		})
+	}
+}
+
+// approval_channel = "none" holds through serve: an ask is denied at
+// once, with the setting named, and nobody is asked, in both eras.
+func TestServeHonoursApprovalChannelNone(t *testing.T) {
+	t.Parallel()
+	dir := coreFSDir(t)
+	base, err := os.ReadFile(coreFilesystemConfig(t, dir, coreEverythingHTTP(t)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := coreStartServe(t, nil, "--config", writeFile(t, "none.toml", "approval_channel = \"none\"\n"+string(base)))
+	for _, era := range coreEras {
+		t.Run(era.name, func(t *testing.T) {
+			ask := answers("allow_once")
+			c := coreClient(t, srv.url, era.version, ask, nil)
+			eventually(t, 30*time.Second, "fs tools", func() bool { return contains(c.toolNames(t), "fs__create_directory") })
+			made := filepath.Join(dir, "none-"+era.version)
+			out, isErr := c.call(t, "fs__create_directory", map[string]any{"path": made})
+			if !isErr || fileExists(made) || ask.count() != 0 {
+				t.Fatalf("an ask under approval_channel none: %q (error %v, asked %d)", out, isErr, ask.count())
+			}
+			mustContain(t, out, "no_approval_channel")
 		})
 	}
 }

@@ -89,8 +89,16 @@ func (s *Server) ask(ctx context.Context, c caller, rt *route, call host.Call, d
 	q := channel.NewQuestion(rt.name, d, call.Arguments, s.h.Approvals() != nil)
 	pinned, seen := s.h.Session(call.Session).Pinned(call.Server, rt.tool.Name)
 	q.Drifted = seen && pinned != rt.tool.HashHex
-	cs := s.h.Config().ApprovalChannel(d.Server, d.App)
-	if !canElicit(ctx, c) || !cs.Effective().Elicits() {
+	// approval_channel: anything but plain elicitation goes through the
+	// channel runner, except a 2026-07-28 client's input request (its
+	// answer comes on a retry the runner cannot wait for), of which the
+	// runner only tells the webhook.
+	chans := s.channels(call.Session, d)
+	elicits := canElicit(ctx, c) && chans.Setting.Effective().Elicits()
+	if chans.Uses() && !(c.modern && elicits) {
+		return s.askChannels(ctx, c, rt, call, d, &q, chans, elicits)
+	}
+	if !elicits {
 		return s.needsApproval(rt, d)
 	}
 	if c.modern {
@@ -98,6 +106,7 @@ func (s *Server) ask(ctx context.Context, c caller, rt *route, call host.Call, d
 		if err != nil {
 			return toolresult.Error("toolwarden: cannot ask for approval: %v", err)
 		}
+		chans.Tell(channel.Prompt{Origin: "serve", Session: call.Session, Question: &q}, channel.Elicitation)
 		return server.NewInputRequestBuilder(state).Elicit(channel.ElicitationID, q.Params()).ToolResult()
 	}
 	ectx, cancel := context.WithTimeout(ctx, s.opts.ApprovalTimeout)
@@ -110,6 +119,62 @@ func (s *Server) ask(ctx context.Context, c caller, rt *route, call host.Call, d
 		return toolresult.Error("toolwarden: %s needs approval, but asking the client failed: %v", rt.name, err)
 	}
 	return s.answer(ctx, rt, call, d, &q, res)
+}
+
+// channels is the runner for an ask about d under the config deciding now
+// (approval_channel, most specific first, and [webhook]).
+func (s *Server) channels(session string, d *host.Decision) *channel.Runner {
+	cfg := s.h.Config()
+	return &channel.Runner{
+		Setting: cfg.ApprovalChannel(d.Server, d.App),
+		Webhook: cfg.Webhook,
+		Log:     s.log,
+		Record:  func(a audit.Ask) { s.h.Audit(session, a) },
+	}
+}
+
+// askChannels puts the question to every configured channel (the
+// client's elicitation when it can, the inbox, the webhook) and applies
+// the first answer.
+func (s *Server) askChannels(ctx context.Context, c caller, rt *route, call host.Call, d *host.Decision, q *channel.Question, r *channel.Runner, elicits bool) *mcp.CallToolResult {
+	var el channel.Elicit
+	if elicits && !c.modern {
+		el = func(ectx context.Context) (string, error) {
+			res, err := s.mcp.RequestElicitation(ectx, elicitationRequest(q.ParamsFor(server.RequestProtocolVersion(ctx))))
+			if err != nil {
+				return "", err
+			}
+			if toolresult.Ended(res) {
+				return "", &channel.EndedError{Outcome: endedOutcome(res.Action)}
+			}
+			return q.Elicited(res)
+		}
+	}
+	prompt := channel.Prompt{Origin: "serve", Session: call.Session, Question: q, Timeout: s.opts.ApprovalTimeout}
+	ans, err := r.Ask(ctx, prompt, el)
+	var refusal *channel.RefusedError
+	switch {
+	case err == nil:
+		if ans.Ended != "" {
+			action := mcp.ElicitationResponseActionCancel
+			if ans.Ended == channel.Declined {
+				action = mcp.ElicitationResponseActionDecline
+			}
+			return toolresult.Unanswered(rt.name, d, action, s.h.Approvals(), false)
+		}
+		return s.choose(ctx, rt, call, d, ans.Option)
+	case errors.As(err, &refusal):
+		return toolresult.Error("toolwarden denied this call to %s: %s [%s]", rt.name, channel.Refusal(refusal.Setting), channel.Code)
+	case errors.Is(err, channel.ErrNoChannel):
+		// No channel asks anyone, but the ask is still an ask: the
+		// webhook hears of it.
+		prompt.Timeout = 0
+		r.Tell(prompt)
+		return s.needsApproval(rt, d)
+	case errors.Is(err, channel.ErrTimeout):
+		return toolresult.Error("toolwarden: %s was not approved: no answer within %s (asked through %s), so it was denied.", rt.name, s.opts.ApprovalTimeout, r.Setting.Where())
+	}
+	return toolresult.Error("toolwarden: %s needs approval, but asking failed: %v; the call was not made.", rt.name, err)
 }
 
 // canElicit reports whether the client can show a form prompt: declared on
@@ -169,6 +234,12 @@ func (s *Server) answer(ctx context.Context, rt *route, call host.Call, d *host.
 		return toolresult.Unanswered(rt.name, d, res.Action, s.h.Approvals(), false)
 	}
 	s.h.Audit(call.Session, audit.Ask{Server: d.Server, Tool: d.Tool, App: d.App, Channel: channel.Elicitation, Outcome: "answered", Option: choice})
+	return s.choose(ctx, rt, call, d, choice)
+}
+
+// choose applies the option the human chose, from whichever channel: deny,
+// or approve with its scope and make the call.
+func (s *Server) choose(ctx context.Context, rt *route, call host.Call, d *host.Decision, choice string) *mcp.CallToolResult {
 	scope, allow := channel.ScopeOf(choice)
 	if !allow {
 		return toolresult.Error("toolwarden: the user denied this call to %s. Do not retry it unless the user asks.", rt.name)
