@@ -3,6 +3,7 @@ package telemetry
 import (
 	"context"
 	"fmt"
+	"net/url"
 	"os"
 	"strings"
 
@@ -100,7 +101,17 @@ func (s signal) plan(getenv func(string) string) (string, error) {
 			return "", fmt.Errorf("telemetry: %s=%q: toolwarden exports OpenTelemetry over OTLP only: set it to \"otlp\" or \"none\" (or unset it)", exporterVar, e)
 		}
 	}
-	if want == "" && getenv("OTEL_EXPORTER_OTLP_ENDPOINT") == "" && getenv("OTEL_EXPORTER_OTLP_"+upper+"_ENDPOINT") == "" {
+	endpointVars := [...]string{"OTEL_EXPORTER_OTLP_" + upper + "_ENDPOINT", "OTEL_EXPORTER_OTLP_ENDPOINT"}
+	configured := false
+	for _, v := range endpointVars {
+		if e := getenv(v); e != "" {
+			if err := checkEndpoint(v, e); err != nil {
+				return "", err
+			}
+			configured = true
+		}
+	}
+	if want == "" && !configured {
 		return "", nil // nothing configured: off, rather than retrying localhost forever
 	}
 	protocolVar := "OTEL_EXPORTER_OTLP_" + upper + "_PROTOCOL"
@@ -116,6 +127,17 @@ func (s signal) plan(getenv func(string) string) (string, error) {
 		return "grpc", nil
 	}
 	return "", fmt.Errorf("telemetry: %s=%q is not supported: use \"http/protobuf\" or \"grpc\"", protocolVar, protocol)
+}
+
+// checkEndpoint refuses an endpoint the exporters would not parse: they
+// would log the error once and export to localhost instead, so a typo
+// would drop every span with no sign at start.
+func checkEndpoint(variable, endpoint string) error {
+	u, err := url.Parse(endpoint)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return fmt.Errorf("telemetry: %s=%q is not a URL: write it as http://HOST:PORT (or https://), e.g. http://otel-collector:4318", variable, endpoint)
+	}
+	return nil
 }
 
 // start builds s's exporter and provider into t.

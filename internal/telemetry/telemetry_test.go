@@ -64,10 +64,12 @@ func TestSetupRefusesAnExporterOrProtocolItCannotHonour(t *testing.T) {
 		vars map[string]string
 		want string
 	}{
-		"console exporter":     {map[string]string{"OTEL_TRACES_EXPORTER": "console"}, `OTEL_TRACES_EXPORTER="console"`},
-		"prometheus in a list": {map[string]string{"OTEL_METRICS_EXPORTER": "otlp,prometheus"}, `OTEL_METRICS_EXPORTER="prometheus"`},
-		"http/json":            {map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": "http://127.0.0.1:1", "OTEL_EXPORTER_OTLP_PROTOCOL": "http/json"}, `OTEL_EXPORTER_OTLP_PROTOCOL="http/json"`},
-		"per-signal typo":      {map[string]string{"OTEL_LOGS_EXPORTER": "otlp", "OTEL_EXPORTER_OTLP_LOGS_PROTOCOL": "grcp"}, `OTEL_EXPORTER_OTLP_LOGS_PROTOCOL="grcp"`},
+		"console exporter":          {map[string]string{"OTEL_TRACES_EXPORTER": "console"}, `OTEL_TRACES_EXPORTER="console"`},
+		"prometheus in a list":      {map[string]string{"OTEL_METRICS_EXPORTER": "otlp,prometheus"}, `OTEL_METRICS_EXPORTER="prometheus"`},
+		"http/json":                 {map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": "http://127.0.0.1:1", "OTEL_EXPORTER_OTLP_PROTOCOL": "http/json"}, `OTEL_EXPORTER_OTLP_PROTOCOL="http/json"`},
+		"per-signal typo":           {map[string]string{"OTEL_LOGS_EXPORTER": "otlp", "OTEL_EXPORTER_OTLP_LOGS_PROTOCOL": "grcp"}, `OTEL_EXPORTER_OTLP_LOGS_PROTOCOL="grcp"`},
+		"endpoint without a scheme": {map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": "otel-collector:4317"}, `OTEL_EXPORTER_OTLP_ENDPOINT="otel-collector:4317" is not a URL`},
+		"signal endpoint not a URL": {map[string]string{"OTEL_EXPORTER_OTLP_TRACES_ENDPOINT": "http//collector/v1/traces"}, `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT="http//collector/v1/traces"`},
 	} {
 		t.Run(name, func(t *testing.T) {
 			tel, err := setup(context.Background(), "toolwarden", "test", env(c.vars))
