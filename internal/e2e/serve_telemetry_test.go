@@ -3,6 +3,8 @@ package e2e
 import (
 	"encoding/json"
 	"fmt"
+	"os"
+	"os/exec"
 	"strings"
 	"testing"
 	"time"
@@ -168,6 +170,32 @@ func checkDeniedSpan(t *testing.T, col *otlptest.Collector) {
 		codes, _ := x.Attributes["toolwarden.reason_codes"].([]any)
 		if x.Attributes["toolwarden.decision"] != "deny" || x.Attributes["error.type"] != "denied" || x.StatusCode != 2 || len(codes) == 0 || x.TraceID != strings.Repeat("d", 32) {
 			t.Errorf("denied call's span: %+v; want decision deny with reason codes, error.type denied, status error, in the client's trace", x)
+		}
+	}
+}
+
+// A telemetry setting serve cannot honour stops it at start, naming the
+// variable, instead of serving with every span silently dropped.
+func TestServeRefusesToStartWithTelemetrySettingsItCannotHonour(t *testing.T) {
+	t.Parallel()
+	cfg := writeFile(t, "serve.toml", fmt.Sprintf("[mcp_servers.ts]\ncommand = %q\n", testServer))
+	for _, c := range []struct{ env, want string }{
+		{"OTEL_EXPORTER_OTLP_ENDPOINT=otel-collector:4317", `OTEL_EXPORTER_OTLP_ENDPOINT="otel-collector:4317" is not a URL`},
+		{"OTEL_TRACES_EXPORTER=console", `OTEL_TRACES_EXPORTER="console"`},
+	} {
+		cmd := exec.Command(twBin, "serve", "--listen", "127.0.0.1:0", "--audit", "off", "--config", cfg)
+		cmd.Env = append(os.Environ(), c.env)
+		done := make(chan struct{})
+		timer := time.AfterFunc(30*time.Second, func() { _ = cmd.Process.Kill(); close(done) })
+		out, err := cmd.CombinedOutput()
+		timer.Stop()
+		select {
+		case <-done:
+			t.Fatalf("%s: serve kept running:\n%s", c.env, out)
+		default:
+		}
+		if err == nil || !strings.Contains(string(out), c.want) || strings.Contains(string(out), "listening on") {
+			t.Errorf("%s: serve exited with %v and said:\n%s\nwant a refusal naming %s before listening", c.env, err, out, c.want)
 		}
 	}
 }
