@@ -38,7 +38,7 @@ func (s *Server) handler(readTimeout time.Duration, f *Front) http.Handler {
 			mux.Handle(p, meta)
 		}
 	}
-	return closeUnread(mux)
+	return closeUnread(readTimeout, mux)
 }
 
 // DefaultMaxRequestBytes bounds a request body when Options set none
@@ -55,13 +55,14 @@ func issuersOf(a identity.Authenticator) []string {
 }
 
 // closeUnread closes the connection after any request with a body that
-// limitBody does not read (a POST elsewhere than /mcp, a GET with a body):
-// net/http would otherwise drain up to 256 KiB of it after the answer,
-// with no deadline, for a client that may dribble it.
-func closeUnread(next http.Handler) http.Handler {
+// limitBody does not read (a POST elsewhere than /mcp, a GET with a body),
+// under a read deadline: net/http reads up to 256 KiB of an unread body
+// after the answer, and a client may dribble it.
+func closeUnread(timeout time.Duration, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.ContentLength != 0 && (r.Method != http.MethodPost || r.URL.Path != "/mcp") {
 			w.Header().Set("Connection", "close")
+			_ = http.NewResponseController(w).SetReadDeadline(time.Now().Add(timeout))
 		}
 		next.ServeHTTP(w, r)
 	})

@@ -48,20 +48,26 @@ func bodyOf(r *http.Request) *body {
 // most maxBytes (more is answered 413 with the key that raises the limit)
 // within timeout of the headers (a client still sending then is answered
 // 408 and its connection closed, so a body dribbled a byte a second holds
-// one goroutine for timeout, not for ever). The read deadline is cleared
-// once the body is in: a call's answer may legitimately take minutes while
-// a human decides, and nothing after the body is read from the client.
+// one goroutine for timeout, not for ever). The read deadline is lifted
+// once the body is in: a call's answer may take minutes while a human
+// decides, and nothing more is read from the client meanwhile.
 func limitBody(maxBytes int64, timeout time.Duration, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method != http.MethodPost || r.Body == nil || r.Body == http.NoBody {
 			next.ServeHTTP(w, r)
 			return
 		}
+		// The deadline stays when the body is refused: net/http reads
+		// what is left of it after the answer, and must not wait for ever.
+		rc := http.NewResponseController(w)
+		if timeout > 0 {
+			_ = rc.SetReadDeadline(time.Now().Add(timeout)) // a test's recorder cannot: then size alone bounds it
+		}
 		if r.ContentLength > maxBytes {
 			tooLarge(w, maxBytes)
 			return
 		}
-		data, err := readBounded(w, r, maxBytes, timeout)
+		data, err := readBounded(r, maxBytes)
 		switch {
 		case errors.Is(err, os.ErrDeadlineExceeded):
 			w.Header().Set("Connection", "close")
@@ -76,22 +82,14 @@ func limitBody(maxBytes int64, timeout time.Duration, next http.Handler) http.Ha
 			tooLarge(w, maxBytes)
 			return
 		}
+		_ = rc.SetReadDeadline(time.Time{}) // nothing more is read from the client
 		r.Body = &body{Reader: bytes.NewReader(data), data: data, msg: classify(data)}
 		next.ServeHTTP(w, r)
 	})
 }
 
-// readBounded reads at most maxBytes+1 bytes of r's body under a read
-// deadline of timeout, then lifts the deadline.
-func readBounded(w http.ResponseWriter, r *http.Request, maxBytes int64, timeout time.Duration) ([]byte, error) {
-	rc := http.NewResponseController(w)
-	if timeout > 0 {
-		// An error means the writer cannot set deadlines (a test's
-		// recorder): the read is then bounded by the size alone.
-		if err := rc.SetReadDeadline(time.Now().Add(timeout)); err == nil {
-			defer rc.SetReadDeadline(time.Time{})
-		}
-	}
+// readBounded reads at most maxBytes+1 bytes of r's body.
+func readBounded(r *http.Request, maxBytes int64) ([]byte, error) {
 	size := int64(512)
 	if r.ContentLength > 0 {
 		size = r.ContentLength + 1 // the +1 lets ReadFrom see the end without growing

@@ -114,10 +114,10 @@ func TestABodyDribbledAByteASecondIsCutOffWhileOtherClientsAreServed(t *testing.
 	if took > 4*time.Second {
 		t.Errorf("cut off after %s; the read timeout is 1.5 s", took)
 	}
-	// And the connection is closed: nothing more is read from it.
+	// And the connection is closed: the client reads its end.
 	_ = c.SetReadDeadline(time.Now().Add(3 * time.Second))
-	if n, err := c.Read(make([]byte, 1)); err == nil {
-		t.Errorf("the connection stayed open (read %d bytes)", n)
+	if n, err := c.Read(make([]byte, 1)); err != io.EOF {
+		t.Errorf("the connection was not closed after the 408 (read %d bytes, %v)", n, err)
 	}
 }
 
@@ -180,5 +180,38 @@ func TestAStreamWaitingLongerThanEveryTimeoutIsNotCut(t *testing.T) {
 	resp, b := post(t, http.DefaultClient, f.url, "", callBody)
 	if resp.StatusCode != http.StatusOK || !strings.Contains(b, `"id":7,"result"`) {
 		t.Fatalf("the stream was cut before its answer (%d): %q", resp.StatusCode, b)
+	}
+}
+
+func TestAnOversizedBodyDribbledAfterItsRefusalDoesNotHoldTheConnection(t *testing.T) {
+	t.Parallel()
+	f := startFront(t, echoHandler, frontSetup{maxBody: 2048, opts: FrontOptions{ReadTimeout: time.Second}})
+	c := rawConn(t, f.url)
+	fmt.Fprintf(c, "POST /mcp HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 4000\r\n\r\n{")
+	stop := make(chan struct{})
+	defer close(stop)
+	go func() {
+		for {
+			select {
+			case <-stop:
+				return
+			case <-time.After(300 * time.Millisecond):
+			}
+			if _, err := c.Write([]byte(" ")); err != nil {
+				return
+			}
+		}
+	}()
+	start := time.Now()
+	_ = c.SetReadDeadline(time.Now().Add(10 * time.Second))
+	reply, err := io.ReadAll(c) // the 413, then the end of the connection
+	if err != nil {
+		t.Fatalf("the connection was not closed: %v (after %s)", err, time.Since(start))
+	}
+	if !strings.HasPrefix(string(reply), "HTTP/1.1 413") {
+		t.Fatalf("got %q, want 413", reply)
+	}
+	if took := time.Since(start); took > 3*time.Second {
+		t.Errorf("the refused body's client held the connection for %s; the read timeout is 1 s", took)
 	}
 }

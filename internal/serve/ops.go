@@ -156,7 +156,16 @@ func (f *Front) gate(next http.Handler) http.Handler {
 				return
 			}
 		}
-		next.ServeHTTP(w, r)
+		b := bodyOf(r)
+		if b == nil || !b.msg.request {
+			next.ServeHTTP(w, r)
+			return
+		}
+		tw := &answerWriter{ResponseWriter: w}
+		next.ServeHTTP(tw, r)
+		if errors.Is(context.Cause(r.Context()), ErrGraceEnded) {
+			tw.answerCancelled(b.msg.id)
+		}
 	})
 }
 
