@@ -16,6 +16,7 @@ import (
 	"github.com/toolwarden/toolwarden/host"
 	"github.com/toolwarden/toolwarden/internal/config"
 	"github.com/toolwarden/toolwarden/internal/telemetry"
+	"github.com/toolwarden/toolwarden/internal/upstream"
 )
 
 // traced is the SERVER span of the request being served, and what the
@@ -176,10 +177,13 @@ func (s *Server) policyDigest(cfg *config.Config) string {
 	return s.digest
 }
 
-// upstreamSpan starts the CLIENT span of a call to the upstream.
+// upstreamSpan starts the CLIENT span of a call to the upstream; the
+// context it returns makes upstream.Client.Call carry that span's
+// traceparent in the request's _meta, so the upstream's spans join the trace.
 func (s *Server) upstreamSpan(ctx context.Context, rt *route) (context.Context, *telemetry.Span) {
 	if !s.opts.Telemetry.Enabled() {
 		return ctx, nil
 	}
-	return s.opts.Telemetry.StartClient(ctx, rt.up.Name(), telemetry.Request{Method: "tools/call", Target: rt.tool.Name})
+	ctx, span := s.opts.Telemetry.StartClient(ctx, rt.up.Name(), telemetry.Request{Method: "tools/call", Target: rt.tool.Name})
+	return upstream.WithMeta(ctx, telemetry.MetaMembers(ctx)), span
 }
