@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
-	"net/http"
 	"os"
 	"os/signal"
 	"sort"
@@ -34,6 +33,7 @@ func init() {
 type serveCmdFlags struct {
 	cli.ServeFlags
 	Listen string
+	ops    *opsFlags // serve_ops.go
 }
 
 func parseServe(e *env, args []string) (*cli.Flags, *serveCmdFlags, int, bool) {
@@ -53,11 +53,15 @@ Once it accepts connections it prints one line to stderr:
 	fs.StringVar(&f.Approvals, "approvals", "", "persistent \"always\" approvals file (default: "+cli.DisplayApprovalsPath()+")")
 	fs.StringVar(&f.Audit, "audit", "", "the decision log (default: [audit] path of the config, else <home>/.local/state/toolwarden/audit.jsonl; \"off\": none)")
 	fs.BoolVar(&f.Quiet, "quiet", false, "log only errors to stderr")
+	f.ops = addOpsFlags(fs, &f.ServeFlags)
 	if code, ok := fs.ParseArgs(args); !ok {
 		return fs, f, code, false
 	}
 	if code, ok := fs.NoArgs("servers come from [mcp_servers.*] of the config"); !ok {
 		return fs, f, code, false
+	}
+	if err := f.ops.check(); err != nil {
+		return fs, f, fs.UsageError("%v", err), false
 	}
 	return fs, f, exitOK, true
 }
@@ -121,22 +125,13 @@ func serveHTTP(e *env, f *serveCmdFlags) error {
 	if err != nil {
 		return fmt.Errorf("cannot listen on %s: %w", addr, err)
 	}
-	hs := &http.Server{Handler: serveMux(srv, opts), ReadHeaderTimeout: 10 * time.Second}
-	served := make(chan error, 1)
-	go func() { served <- hs.Serve(l) }()
+	front := startFront(srv, l, f.ops, log)
 	fmt.Fprintf(e.stderr, "toolwarden serve: listening on http://%s/mcp\n", l.Addr())
 	if err := srv.Start(ctx); err != nil {
 		log.Warn("some upstream servers did not start; their tools appear once they do", "err", err)
 	}
-	select {
-	case err := <-served:
-		return err
-	case <-ctx.Done():
-	}
-	sctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	_ = hs.Shutdown(sctx)
-	return srv.Close(sctx)
+	defer watchServe(ctx, e, sf, h, srv.Reload)()
+	return front.untilSignal(ctx, e)
 }
 
 // serveOptions reads the [serve] table (a flag wins over it) into the
@@ -213,13 +208,6 @@ func serveAuth(ctx context.Context, a config.ServeAuth) (identity.Authenticator,
 		return as[0], nil
 	}
 	return identity.Chain(as...), nil
-}
-
-// serveMux routes /mcp through authentication to the gateway.
-func serveMux(srv *serve.Server, o serve.Options) http.Handler {
-	mux := http.NewServeMux()
-	mux.Handle("/mcp", identity.Middleware(o.Auth, identity.MetadataURL(o.ResourceURL))(srv.MCPHandler()))
-	return mux
 }
 
 // serveSpecs turns the enabled [mcp_servers.*] into upstream specs, in
