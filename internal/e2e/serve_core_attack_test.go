@@ -234,6 +234,36 @@ func TestServeRefusesASessionIDPresentedByAnotherPrincipal(t *testing.T) {
 	if r := legacy("alice-token", sid, 7, "tools/call", map[string]any{"name": "every__echo", "arguments": map[string]any{"message": "still mine"}}); !strings.Contains(r.body, "still mine") {
 		t.Fatalf("alice's session stopped working: status %d: %s", r.status, r.body)
 	}
+	// The session's stream (GET), where its notifications and requests
+	// go, opens only for its owner.
+	for who, want := range map[string]int{"bob-token": http.StatusNotFound, "alice-token": http.StatusOK} {
+		if got := coreOpenStream(t, srv.url, who, sid); got != want {
+			t.Errorf("GET of alice's session stream with %s: status %d, want %d", who, got, want)
+		}
+	}
+	if got := coreOpenStream(t, srv.url, "alice-token", "tws1.AAAA.BBBB"); got != http.StatusNotFound {
+		t.Errorf("GET of a forged session's stream: status %d", got)
+	}
+}
+
+// coreOpenStream opens a 2025-era session's GET stream and returns the
+// status (the stream itself is closed at once).
+func coreOpenStream(t *testing.T, url, token, sid string) int {
+	t.Helper()
+	req, err := http.NewRequest("GET", url, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Accept", "text/event-stream")
+	req.Header.Set("Authorization", "Bearer "+token)
+	req.Header.Set("Mcp-Protocol-Version", mcp.ProtocolVersion20251125)
+	req.Header.Set("Mcp-Session-Id", sid)
+	resp, err := (&http.Client{Timeout: 30 * time.Second}).Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	return resp.StatusCode
 }
 
 // A 2026-07-28 request whose Mcp-Method or Mcp-Name header says something

@@ -259,8 +259,26 @@ func (s *Server) MCPHandler() http.Handler {
 			}
 			r = r.WithContext(identity.WithPrincipal(r.Context(), identity.Principal{Name: "local", Via: "loopback"}))
 		}
+		if r.Method == http.MethodGet && !s.ownStream(r) {
+			http.Error(w, "Invalid session ID", http.StatusNotFound)
+			return
+		}
 		s.traceRequest(w, r, s.http)
 	})
+}
+
+// ownStream reports whether a GET may open the stream it names: mcp-go
+// checks the session id of a POST and a DELETE, but opens a GET stream for
+// whatever id it is given, and that stream carries the session's
+// notifications and the requests (elicitations) sent to it. A GET without
+// an id gets a stream of its own, as mcp-go gives it.
+func (s *Server) ownStream(r *http.Request) bool {
+	sid := r.Header.Get(server.HeaderKeySessionID)
+	if sid == "" {
+		return true
+	}
+	p, _ := identity.FromContext(r.Context())
+	return s.seal.verify(sid, p.Name) == nil && !s.seal.isTerminated(sid)
 }
 
 // Close stops taking calls, waits (until ctx ends) for the calls in
