@@ -155,7 +155,11 @@ func (l *benchLoad) round(b *testing.B, k int, record bool) {
 // call makes one tools/call whose argument no other call carries, and
 // checks the answer is that argument's echo, run once by the upstream.
 func (l *benchLoad) call(session int, s *client.Client) (time.Duration, bool) {
-	msg := fmt.Sprintf("%s-%d-%d", l.c.name, session, benchSeq.Add(1))
+	return l.callWith(fmt.Sprintf("%s-%d-%d", l.c.name, session, benchSeq.Add(1)), s)
+}
+
+// callWith is call with the message given.
+func (l *benchLoad) callWith(msg string, s *client.Client) (time.Duration, bool) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	t0 := time.Now()

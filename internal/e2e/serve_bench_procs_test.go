@@ -114,7 +114,7 @@ func benchStartServe(b *testing.B, bin, cfg string, extra ...string) (string, in
 
 // startBenchProc starts a process for the whole benchmark, its stderr shown
 // if the benchmark fails.
-func startBenchProc(b *testing.B, name, bin string, args ...string) *exec.Cmd {
+func startBenchProc(b testing.TB, name, bin string, args ...string) *exec.Cmd {
 	b.Helper()
 	cmd := exec.Command(bin, args...)
 	cmd.Stderr = newLog(b, name)
@@ -126,7 +126,7 @@ func startBenchProc(b *testing.B, name, bin string, args ...string) *exec.Cmd {
 }
 
 // benchFreeAddr is a loopback address no one listens on at the moment.
-func benchFreeAddr(b *testing.B) string {
+func benchFreeAddr(b testing.TB) string {
 	b.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -136,7 +136,7 @@ func benchFreeAddr(b *testing.B) string {
 	return l.Addr().String()
 }
 
-func benchWaitDial(b *testing.B, addr string) {
+func benchWaitDial(b testing.TB, addr string) {
 	b.Helper()
 	eventually(b, 10*time.Second, addr+" to listen", func() bool {
 		c, err := net.Dial("tcp", addr)
