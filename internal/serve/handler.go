@@ -14,7 +14,7 @@ import (
 //	/mcp         body limit -> identity -> rate limit -> MCPHandler
 //	/healthz     200 "ok" (no credential)
 //	/readyz      200 when every upstream is started, else 503 naming them (no credential)
-//	/.well-known/oauth-protected-resource[/mcp]   RFC 9728 metadata (no credential)
+//	/.well-known/oauth-protected-resource[/mcp]   RFC 9728 metadata, when Options.Auth is set (no credential)
 func (s *Server) Handler() http.Handler { return s.handler(DefaultReadTimeout, nil) }
 
 // handler builds Handler with the body read deadline readTimeout, and f's
@@ -32,7 +32,7 @@ func (s *Server) handler(readTimeout time.Duration, f *Front) http.Handler {
 	mux.Handle("/mcp", mcpChain)
 	mux.HandleFunc("/healthz", healthz)
 	mux.Handle("/readyz", readyz(s.notReady, f.isDraining))
-	if s.opts.ResourceURL != "" {
+	if s.opts.Auth != nil && s.opts.ResourceURL != "" {
 		meta := identity.MetadataHandler(s.opts.ResourceURL, issuersOf(s.opts.Auth))
 		for _, p := range identity.MetadataPaths(s.opts.ResourceURL) {
 			mux.Handle(p, meta)
