@@ -74,13 +74,13 @@ func (s *Server) notReady() []string {
 	var names []string
 	select {
 	case <-s.started:
-		for _, u := range s.ups {
+		for _, u := range s.upstreams() {
 			if u.Err() != nil {
 				names = append(names, u.Name())
 			}
 		}
 	default:
-		for _, u := range s.ups {
+		for _, u := range s.upstreams() {
 			names = append(names, u.Name())
 		}
 	}
