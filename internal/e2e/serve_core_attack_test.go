@@ -487,3 +487,80 @@ burst = 2000
 		}
 	})
 }
+
+// Another principal who learns a 2025-era session id cannot answer the
+// approval prompt sent to that session: its answer is refused (404), and
+// the call waits for the owner's own answer.
+func TestServeRefusesAnAnswerToAnotherPrincipalsPrompt(t *testing.T) {
+	t.Parallel()
+	dir := coreFSDir(t)
+	srv := coreStartServe(t, nil, "--config", coreAuthConfig(t, dir, coreEverythingHTTP(t)))
+	headers := func(token, sid string) map[string]string {
+		h := map[string]string{"Authorization": "Bearer " + token, "Mcp-Protocol-Version": mcp.ProtocolVersion20251125}
+		if sid != "" {
+			h["Mcp-Session-Id"] = sid
+		}
+		return h
+	}
+	init := corePost(t, srv.url, headers("alice-token", ""), map[string]any{"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": map[string]any{
+		"protocolVersion": mcp.ProtocolVersion20251125, "capabilities": map[string]any{"elicitation": map[string]any{}}, "clientInfo": map[string]any{"name": "raw", "version": "1"}}})
+	sid := init.header.Get("Mcp-Session-Id")
+	corePost(t, srv.url, headers("alice-token", sid), map[string]any{"jsonrpc": "2.0", "method": "notifications/initialized"})
+	eventually(t, 30*time.Second, "fs tools", func() bool {
+		return strings.Contains(corePost(t, srv.url, headers("alice-token", sid), map[string]any{"jsonrpc": "2.0", "id": 2, "method": "tools/list"}).body, "fs__create_directory")
+	})
+
+	// Alice's call, whose response stream carries the prompt.
+	target := filepath.Join(dir, "asked-of-alice")
+	b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": map[string]any{"name": "fs__create_directory", "arguments": map[string]any{"path": target}}})
+	req, _ := http.NewRequest("POST", srv.url, bytes.NewReader(b))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	for k, v := range headers("alice-token", sid) {
+		req.Header.Set(k, v)
+	}
+	resp, err := (&http.Client{Timeout: 60 * time.Second}).Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	events := make(chan map[string]any, 8)
+	go func() {
+		sc := bufio.NewScanner(resp.Body)
+		for sc.Scan() {
+			if d, ok := strings.CutPrefix(sc.Text(), "data: "); ok {
+				var m map[string]any
+				if json.Unmarshal([]byte(d), &m) == nil {
+					events <- m
+				}
+			}
+		}
+		close(events)
+	}()
+	var prompt map[string]any
+	select {
+	case prompt = <-events:
+	case <-time.After(30 * time.Second):
+		t.Fatal("no approval prompt on alice's call stream")
+	}
+	if prompt["method"] != "elicitation/create" {
+		t.Fatalf("first event on the call stream: %v", prompt)
+	}
+	answer := func(option string) map[string]any {
+		return map[string]any{"jsonrpc": "2.0", "id": prompt["id"], "result": map[string]any{"action": "accept", "content": map[string]any{"decision": option}}}
+	}
+	if r := corePost(t, srv.url, headers("bob-token", sid), answer("allow_once")); r.status != http.StatusNotFound {
+		t.Fatalf("bob's answer to alice's prompt: status %d: %s", r.status, r.body)
+	}
+	if r := corePost(t, srv.url, headers("alice-token", sid), answer("deny")); r.status != http.StatusAccepted {
+		t.Fatalf("alice's answer: status %d: %s", r.status, r.body)
+	}
+	var final map[string]any
+	for m := range events {
+		final = m
+	}
+	res, _ := final["result"].(map[string]any)
+	if res == nil || res["isError"] != true || fileExists(target) {
+		t.Fatalf("the call after alice denied it: %v (exists %v)", final, fileExists(target))
+	}
+}
