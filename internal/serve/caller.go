@@ -49,6 +49,7 @@ func (s *Server) callerOf(ctx context.Context, meta *mcp.Meta) (caller, error) {
 		}
 		c.modern = true
 		c.session = who + "/c/" + url.PathEscape(conv)
+		s.touchConversation(c.session)
 		return c, s.bind(c)
 	}
 	sid := ""

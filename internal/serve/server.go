@@ -104,8 +104,10 @@ type Server struct {
 	digestOf *config.Config
 	digest   string // policyDigest of digestOf
 
-	legacy   sync.Map // sealed session id -> host session id
-	contexts sync.Map // upstream name -> *policy.ServerContext
+	legacy        sync.Map // sealed session id -> host session id
+	conversations sync.Map // 2026-07-28 host session id -> *atomic.Int64 (last use, unix ns)
+	now           func() time.Time
+	contexts      sync.Map // upstream name -> *policy.ServerContext
 }
 
 // New builds a Server over the upstreams in specs. Nothing starts until
@@ -190,6 +192,7 @@ func (s *Server) Start(ctx context.Context) error {
 		s.mu.Lock()
 		s.baseCtx = ctx
 		s.mu.Unlock()
+		go s.sweepEvery(ctx)
 		var mu sync.Mutex
 		var wg sync.WaitGroup
 		for _, u := range s.upstreams() {
