@@ -41,6 +41,7 @@ var opsListening = regexp.MustCompile(`toolwarden serve: listening on (http://\S
 type opsServe struct {
 	url    string // http://127.0.0.1:PORT/mcp
 	base   string // http://127.0.0.1:PORT
+	audit  string // its audit log
 	log    *testkit.Buffer
 	cmd    *exec.Cmd
 	exited chan struct{}
@@ -84,11 +85,11 @@ func opsListen(t *testing.T, args ...string) *opsServe {
 func opsLaunch(t *testing.T, args ...string) *opsServe {
 	t.Helper()
 	dir := t.TempDir()
-	all := []string{"serve", "--approvals", filepath.Join(dir, "approvals.json"), "--audit", filepath.Join(dir, "audit.jsonl")}
+	s := &opsServe{log: newLog(t, "toolwarden serve"), exited: make(chan struct{}), audit: filepath.Join(dir, "audit.jsonl")}
+	all := []string{"serve", "--approvals", filepath.Join(dir, "approvals.json"), "--audit", s.audit}
 	if !contains(args, "--listen") {
 		all = append(all, "--listen", "127.0.0.1:0")
 	}
-	s := &opsServe{log: newLog(t, "toolwarden serve"), exited: make(chan struct{})}
 	s.cmd = exec.Command(twBin, append(all, args...)...)
 	s.cmd.Stderr = s.log
 	if err := s.cmd.Start(); err != nil {
@@ -118,6 +119,21 @@ func (s *opsServe) waitExit(t *testing.T, limit time.Duration) int {
 		t.Fatal(s.err)
 	}
 	return 0
+}
+
+// awaitChecked waits until serve's audit log has a check record of tool:
+// the call got past policy and is on its way upstream.
+func (s *opsServe) awaitChecked(t *testing.T, tool string) {
+	t.Helper()
+	eventually(t, 20*time.Second, "the check record of "+tool, func() bool {
+		b, _ := os.ReadFile(s.audit)
+		for _, line := range strings.Split(string(b), "\n") {
+			if strings.Contains(line, `"event":"check"`) && strings.Contains(line, `"`+tool+`"`) {
+				return true
+			}
+		}
+		return false
+	})
 }
 
 // opsTestserver is a config serving internal/testserver over stdio as
@@ -283,7 +299,7 @@ func TestServeCutsOffADribblingClientWhileServingOthers(t *testing.T) {
 	if took > 6*time.Second {
 		t.Errorf("cut off after %s; the read timeout is 2 s", took)
 	}
-	if worst > time.Second {
+	if worst > 2*time.Second {
 		t.Errorf("the slowest call beside the dribbling client took %s", worst)
 	}
 }
@@ -393,7 +409,7 @@ tokens_file = %q
 		if out, isErr := bob.call(t, "t__echo", map[string]any{"message": "bob " + strconv.Itoa(i)}); isErr || !strings.Contains(out, "bob") {
 			t.Fatalf("bob's call %d during alice's flood: %q (error %v)", i, out, isErr)
 		}
-		if d := time.Since(t0); d > time.Second {
+		if d := time.Since(t0); d > 2*time.Second {
 			t.Errorf("bob's call %d took %s", i, d)
 		}
 	}
@@ -412,7 +428,7 @@ func TestServeOnSIGTERMFinishesTheCallInFlightAndRefusesNewConnections(t *testin
 		out, isErr := c.call(t, "t__slow", map[string]any{"ms": 3000})
 		done <- answer{out, isErr}
 	}()
-	time.Sleep(700 * time.Millisecond) // the call is in flight upstream
+	s.awaitChecked(t, "slow") // the call is in flight upstream
 	if err := s.cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
@@ -442,7 +458,7 @@ func TestServeCancelsTheCallsLeftAfterTheGracePeriodWithAClearError(t *testing.T
 		out, _ := c.call(t, "t__slow", map[string]any{"ms": 60000})
 		done <- out
 	}()
-	time.Sleep(700 * time.Millisecond)
+	s.awaitChecked(t, "slow")
 	t0 := time.Now()
 	if err := s.cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)

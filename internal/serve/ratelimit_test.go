@@ -112,7 +112,7 @@ func TestOnePrincipalsFloodDoesNotSlowAnothersCalls(t *testing.T) {
 	if refused.Load() == 0 {
 		t.Fatalf("the flood (%d requests) was never limited", flooded.Load())
 	}
-	if worst > 500*time.Millisecond {
+	if worst > time.Second {
 		t.Errorf("the calm principal's slowest call took %s during the flood", worst)
 	}
 	t.Logf("flood: %d requests, %d refused; calm's slowest call %s", flooded.Load(), refused.Load(), worst)
