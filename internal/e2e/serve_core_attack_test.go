@@ -564,3 +564,61 @@ func TestServeRefusesAnAnswerToAnotherPrincipalsPrompt(t *testing.T) {
 		t.Fatalf("the call after alice denied it: %v (exists %v)", final, fileExists(target))
 	}
 }
+
+// Policy that names groups and approvers holds through serve for each
+// caller: a tool restricted to a group is listed to and callable by its
+// members only (anyone else is denied without being asked), and an ask
+// whose approvers are a group is not allowed by a caller outside it.
+func TestServeAppliesGroupsAndApproversToEachCaller(t *testing.T) {
+	t.Parallel()
+	dir := coreFSDir(t)
+	entry := func(token, principal, group string) string {
+		sum := sha256.Sum256([]byte(token))
+		return fmt.Sprintf("%q: {\"principal\": %q, \"groups\": [%q]}", "sha256:"+hex.EncodeToString(sum[:]), principal, group)
+	}
+	tokens := writeFile(t, "tokens.json", "{"+entry("dev-token", "dana", "dev")+", "+entry("ops-token", "olga", "ops")+"}")
+	cfg := writeFile(t, "groups.toml", fmt.Sprintf(`
+[mcp_servers.fs]
+command = %q
+args = [%q]
+
+[apps.fs]
+default_tools_approval_mode = "writes"
+
+[apps.fs.tools.create_directory]
+groups = ["ops"]
+approvers = ["group:leads"]
+
+[serve.auth]
+tokens_file = %q
+
+[serve.rate_limit]
+calls_per_second = 1000
+burst = 2000
+`, npmServer(t, "mcp-server-filesystem"), dir, tokens))
+	srv := coreStartServe(t, nil, "--config", cfg)
+	for _, era := range coreEras {
+		t.Run(era.name, func(t *testing.T) {
+			devAsk, opsAsk := answers("allow_once"), answers("allow_once")
+			dev := coreClient(t, srv.url, era.version, devAsk, map[string]string{"Authorization": "Bearer dev-token"})
+			ops := coreClient(t, srv.url, era.version, opsAsk, map[string]string{"Authorization": "Bearer ops-token"})
+			eventually(t, 30*time.Second, "fs tools", func() bool { return contains(ops.toolNames(t), "fs__read_text_file") })
+			if names := dev.toolNames(t); contains(names, "fs__create_directory") || !contains(names, "fs__read_text_file") {
+				t.Fatalf("dana (dev) is listed: %v", names)
+			}
+			if names := ops.toolNames(t); !contains(names, "fs__create_directory") {
+				t.Fatalf("olga (ops) is not listed create_directory: %v", names)
+			}
+			byDev := filepath.Join(dir, "by-dev-"+era.version)
+			if out, isErr := dev.call(t, "fs__create_directory", map[string]any{"path": byDev}); !isErr || fileExists(byDev) || devAsk.count() != 0 {
+				t.Fatalf("dana called a tool of ops: %q (error %v, asked %d)", out, isErr, devAsk.count())
+			}
+			byOps := filepath.Join(dir, "by-ops-"+era.version)
+			out, isErr := ops.call(t, "fs__create_directory", map[string]any{"path": byOps})
+			if !isErr || fileExists(byOps) {
+				t.Fatalf("olga, not a lead, approved her own call: %q (error %v, asked %d)", out, isErr, opsAsk.count())
+			}
+			mustContain(t, out, "leads")
+		})
+	}
+}
