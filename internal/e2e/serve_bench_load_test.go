@@ -30,14 +30,17 @@ func benchHTTPClient(sessions int) *http.Client {
 // openBenchSession connects mcp-go's streamable HTTP client to url in the
 // given protocol era and fails unless that era is what was negotiated (a
 // 2026-07-28 client falls back to the handshake when the server is older).
-func openBenchSession(ctx context.Context, url string, hc *http.Client, era string) (*client.Client, error) {
+func openBenchSession(ctx context.Context, url string, hc *http.Client, era string, extra ...transport.StreamableHTTPCOption) (*client.Client, error) {
 	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
-	tr, err := transport.NewStreamableHTTP(url, transport.WithHTTPBasicClient(hc), transport.WithHTTPLogger(quiet))
+	opts := append([]transport.StreamableHTTPCOption{transport.WithHTTPBasicClient(hc), transport.WithHTTPLogger(quiet)}, extra...)
+	tr, err := transport.NewStreamableHTTP(url, opts...)
 	if err != nil {
 		return nil, err
 	}
 	c := client.NewClient(tr, client.WithProtocolVersion(era))
-	if err := c.Start(ctx); err != nil {
+	// Start's context is the GET stream's (when listening), which lives as
+	// long as the session, not as long as opening it.
+	if err := c.Start(context.Background()); err != nil {
 		return nil, err
 	}
 	res, err := c.Initialize(ctx, mcp.InitializeRequest{Params: mcp.InitializeParams{
@@ -55,8 +58,9 @@ func openBenchSession(ctx context.Context, url string, hc *http.Client, era stri
 }
 
 // openBenchSessions opens n sessions to c, a few at a time, each with the
-// HTTP client hc gives it; they are closed when owner ends.
-func openBenchSessions(b, owner *testing.B, c benchCase, n int, era string, hc func() *http.Client) []*client.Client {
+// HTTP client hc gives it and the extra transport options; they are closed
+// when owner ends.
+func openBenchSessions(b, owner *testing.B, c benchCase, n int, era string, hc func() *http.Client, extra ...transport.StreamableHTTPCOption) []*client.Client {
 	b.Helper()
 	out := make([]*client.Client, n)
 	errs := make(chan error, n)
@@ -69,7 +73,7 @@ func openBenchSessions(b, owner *testing.B, c benchCase, n int, era string, hc f
 			defer func() { <-sem; wg.Done() }()
 			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 			defer cancel()
-			s, err := openBenchSession(ctx, c.url, hc(), era)
+			s, err := openBenchSession(ctx, c.url, hc(), era, extra...)
 			if err != nil {
 				errs <- err
 				return

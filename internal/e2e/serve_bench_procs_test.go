@@ -186,3 +186,13 @@ func benchProcRSSKiB(b *testing.B, pid int) int64 {
 	b.Fatalf("process %d: no VmRSS in /proc status", pid)
 	return 0
 }
+
+// benchProcFiles is how many files process pid has open.
+func benchProcFiles(b *testing.B, pid int) int {
+	b.Helper()
+	ents, err := os.ReadDir(fmt.Sprintf("/proc/%d/fd", pid))
+	if err != nil {
+		b.Fatalf("listing the files of process %d: %v", pid, err)
+	}
+	return len(ents)
+}
