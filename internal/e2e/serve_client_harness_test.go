@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -120,7 +121,25 @@ rules = [{ tool = "read_text_file", arg = "path", deny_glob = %q, reason = %q }]
 tokens_file = %q
 `, fsBin, dir, every, filepath.Join(dir, "secret", "**"), serveDenyReason, tokens))
 	w.front = coreStartServe(t, nil, "--config", cfg)
+	serveReady(t, w.front.url)
 	return w
+}
+
+// serveReady waits until serve at url says it is ready (/readyz 200: every
+// upstream started), as a load balancer would before sending it clients:
+// serve accepts connections before its upstreams are up, and lists their
+// tools only once they are.
+func serveReady(t *testing.T, url string) {
+	t.Helper()
+	readyz := strings.TrimSuffix(url, "/mcp") + "/readyz"
+	eventually(t, 60*time.Second, "serve's /readyz to answer 200", func() bool {
+		resp, err := http.Get(readyz)
+		if err != nil {
+			return false
+		}
+		resp.Body.Close()
+		return resp.StatusCode == http.StatusOK
+	})
 }
 
 func (w *serveWorld) path(name string) string { return filepath.Join(w.dir, name) }

@@ -3,6 +3,7 @@ package claudecode
 import (
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -64,6 +65,7 @@ func (w *workspace) startServe(t *testing.T, extra string) string {
 	deadline := time.After(60 * time.Second)
 	for {
 		if m := serveListening.FindStringSubmatch(lg.String()); m != nil {
+			waitReady(t, m[1])
 			return m[1]
 		}
 		select {
@@ -73,6 +75,28 @@ func (w *workspace) startServe(t *testing.T, extra string) string {
 			t.Fatalf("toolwarden serve did not say where it listens within 60 s:\n%s", lg.String())
 		case <-time.After(20 * time.Millisecond):
 		}
+	}
+}
+
+// waitReady waits until serve at url answers /readyz with 200 (every
+// upstream started): serve accepts connections before its upstreams are
+// up, and Claude Code lists tools once, when it connects.
+func waitReady(t *testing.T, url string) {
+	t.Helper()
+	readyz := strings.TrimSuffix(url, "/mcp") + "/readyz"
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		resp, err := http.Get(readyz)
+		if err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				return
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("serve's %s did not answer 200 within 60 s (last: %v)", readyz, err)
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 }
 
