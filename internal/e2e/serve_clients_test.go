@@ -173,41 +173,66 @@ func mustChallenge(t *testing.T, url string) {
 }
 
 // The MCP Inspector's CLI, pointed at serve by URL with its --header for
-// the bearer token, lists the upstreams'
-// tools as <server>__<tool> and calls them; it cannot answer an
-// elicitation, so an asked call is refused with a text that says how to
-// approve it, and does not run. Without the header it lists nothing.
+// the bearer token, in both protocol eras it speaks (--protocol-era
+// legacy: 2025-11-25 with a session; modern: 2026-07-28, stateless),
+// lists the upstreams' tools as <server>__<tool> and calls them; it
+// declares no elicitation, so an asked call is refused with a text that
+// says how to approve it, and does not run. Without the header it lists
+// nothing.
 func TestServeWorksWithTheInspectorCLI(t *testing.T) {
 	t.Parallel()
 	w := newServeWorld(t)
-	out, ok := runInspector(t, w.front.url, w.bearer, "--method", "tools/list")
-	var list struct{ Tools []struct{ Name string } }
-	if err := json.Unmarshal([]byte(out), &list); !ok || err != nil {
-		t.Fatalf("tools/list (exit 0: %v, %v):\n%s", ok, err, out)
-	}
-	var names []string
-	for _, tl := range list.Tools {
-		names = append(names, tl.Name)
-	}
-	for _, want := range []string{"fs__read_text_file", "every__echo"} {
-		if !slices.Contains(names, want) {
-			t.Errorf("%s is not listed to the Inspector: %v", want, names)
-		}
-	}
+	for _, era := range []struct {
+		name, flag string
+		session    string // the audit session's tag: "s" for an Mcp-Session-Id, "c" for a 2026-07-28 conversation
+	}{
+		{"2025-11-25 with a session", "legacy", "alice/s/"},
+		{"2026-07-28 stateless", "modern", "alice/c/"},
+	} {
+		t.Run(era.name, func(t *testing.T) {
+			inspect := func(args ...string) (string, bool) {
+				return runInspector(t, w.front.url, w.bearer, append([]string{"--protocol-era", era.flag}, args...)...)
+			}
+			out, ok := inspect("--method", "tools/list")
+			var list struct{ Tools []struct{ Name string } }
+			if err := json.Unmarshal([]byte(out), &list); !ok || err != nil {
+				t.Fatalf("tools/list (exit 0: %v, %v):\n%s", ok, err, out)
+			}
+			var names []string
+			for _, tl := range list.Tools {
+				names = append(names, tl.Name)
+			}
+			for _, want := range []string{"fs__read_text_file", "every__echo"} {
+				if !slices.Contains(names, want) {
+					t.Errorf("%s is not listed to the Inspector: %v", want, names)
+				}
+			}
 
-	out, ok = runInspector(t, w.front.url, w.bearer, "--method", "tools/call", "--tool-name", "fs__read_text_file", "--tool-arg", "path="+w.path("token.txt"))
-	if !ok || !strings.Contains(out, w.secret) {
-		t.Errorf("the allowed read through the Inspector (exit 0: %v) lacks %q:\n%s", ok, w.secret, out)
-	}
+			checks := len(serveAuditRecords(t, w.front, "check"))
+			out, ok = inspect("--method", "tools/call", "--tool-name", "fs__read_text_file", "--tool-arg", "path="+w.path("token.txt"))
+			if !ok || !strings.Contains(out, w.secret) {
+				t.Errorf("the allowed read through the Inspector (exit 0: %v) lacks %q:\n%s", ok, w.secret, out)
+			}
+			// The era the Inspector spoke is the one asked for: serve
+			// keys a 2026-07-28 caller's state by conversation, not session.
+			if log := serveAuditLog(t, w.front); len(log) == 0 || !strings.HasPrefix(log[len(log)-1].Session, era.session) {
+				t.Errorf("the read was not decided in a %q session: %+v", era.session, log)
+			}
 
-	out, _ = runInspector(t, w.front.url, w.bearer, "--method", "tools/call", "--tool-name", "fs__write_file", "--tool-arg", "path="+w.path("inspector.txt"), "content=unasked")
-	mustNotExistFile(t, w.path("inspector.txt"), "an asked write ran for a client that cannot answer asks")
-	for _, want := range []string{`"isError": true`, "fs__write_file", "cannot show approval prompts", "The call was not made", "To allow it"} {
-		mustContain(t, out, want)
+			file := w.path("inspector-" + era.flag + ".txt")
+			out, _ = inspect("--method", "tools/call", "--tool-name", "fs__write_file", "--tool-arg", "path="+file, "content=unasked")
+			mustNotExistFile(t, file, "an asked write ran for a client that cannot answer asks")
+			for _, want := range []string{`"isError": true`, "fs__write_file", "cannot show approval prompts", "The call was not made", "To allow it"} {
+				mustContain(t, out, want)
+			}
+			if got := serveAuditRecords(t, w.front, "check")[checks:]; !slices.Equal(got, []string{"read_text_file allow", "write_file ask"}) {
+				t.Errorf("the Inspector's calls were decided %v, want an allowed read and an asked write", got)
+			}
+		})
 	}
 
 	// Without the header the Inspector gets no tool at all.
-	out, ok = runInspector(t, w.front.url, "", "--method", "tools/list")
+	out, ok := runInspector(t, w.front.url, "", "--method", "tools/list")
 	if ok || strings.Contains(out, "fs__read_text_file") {
 		t.Errorf("the Inspector without a token listed tools (exit 0: %v):\n%s", ok, out)
 	}
