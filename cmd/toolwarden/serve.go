@@ -119,12 +119,17 @@ func serveHTTP(e *env, f *serveCmdFlags) error {
 		return err
 	}
 	opts.SpecsOf = func(cfg *config.Config) ([]serverspec.Spec, error) { return serveSpecs(cfg, e) }
-	srv := serve.New(h, specs, opts)
 	addr := opts.Listen
 	l, err := net.Listen("tcp", addr)
 	if err != nil {
 		return fmt.Errorf("cannot listen on %s: %w", addr, err)
 	}
+	if opts.ResourceURL == "" {
+		// The address bound, not the one asked for: port 0 is a real
+		// port by now, and the 401 challenge must name it.
+		opts.ResourceURL = "http://" + l.Addr().String() + "/mcp"
+	}
+	srv := serve.New(h, specs, opts)
 	front := startFront(srv, l, f.ops, log)
 	fmt.Fprintf(e.stderr, "toolwarden serve: listening on http://%s/mcp\n", l.Addr())
 	if err := srv.Start(ctx); err != nil {
@@ -165,7 +170,8 @@ func serveOptions(ctx context.Context, cfg *config.Config, f *serveCmdFlags, log
 		return o, err
 	}
 	o.Auth = auth
-	o.ResourceURL = "http://" + o.Listen + "/mcp"
+	// The resource a token is for: OIDC's audience, else (set once bound)
+	// this listener's URL.
 	if sc.Auth.OIDC != nil && sc.Auth.OIDC.Audience != "" {
 		o.ResourceURL = sc.Auth.OIDC.Audience
 	}

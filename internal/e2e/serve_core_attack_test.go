@@ -244,6 +244,13 @@ func TestServeRefusesASessionIDPresentedByAnotherPrincipal(t *testing.T) {
 	if got := coreOpenStream(t, srv.url, "alice-token", "tws1.AAAA.BBBB"); got != http.StatusNotFound {
 		t.Errorf("GET of a forged session's stream: status %d", got)
 	}
+	// No token: 401, and the challenge names this listener (the port
+	// bound for --listen 127.0.0.1:0, not port 0).
+	anon := corePost(t, srv.url, map[string]string{"Mcp-Protocol-Version": mcp.ProtocolVersion20251125}, map[string]any{"jsonrpc": "2.0", "id": 9, "method": "tools/list"})
+	challenge := anon.header.Get("WWW-Authenticate")
+	if anon.status != http.StatusUnauthorized || !strings.Contains(challenge, strings.TrimSuffix(srv.url, "/mcp")+"/.well-known/oauth-protected-resource") {
+		t.Errorf("no token: status %d, WWW-Authenticate %q (serve is at %s)", anon.status, challenge, srv.url)
+	}
 }
 
 // coreOpenStream opens a 2025-era session's GET stream and returns the

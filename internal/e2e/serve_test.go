@@ -195,7 +195,7 @@ func TestServeDecidesEveryCallOfBothErasInFrontOfRealServers(t *testing.T) {
 	srv := coreStartServe(t, nil, "--config", coreFilesystemConfig(t, dir, coreEverythingHTTP(t)))
 	for _, era := range coreEras {
 		t.Run(era.name, func(t *testing.T) {
-			ask := answers("allow_once", "deny")
+			ask := answers("allow_once", "deny", "allow_session")
 			c := coreClient(t, srv.url, era.version, ask, nil)
 			var names []string
 			eventually(t, 30*time.Second, "both servers' tools", func() bool {
@@ -236,6 +236,16 @@ func TestServeDecidesEveryCallOfBothErasInFrontOfRealServers(t *testing.T) {
 			refused := filepath.Join(dir, "refused-"+era.version)
 			if out, isErr := c.call(t, "fs__create_directory", map[string]any{"path": refused}); !isErr || fileExists(refused) {
 				t.Fatalf("create_directory denied by the human: %q (error %v)", out, isErr)
+			}
+			// An option the prompt did not offer is refused, in the words
+			// of the client's own era.
+			unoffered := filepath.Join(dir, "unoffered-"+era.version)
+			out, isErr = c.call(t, "fs__create_directory", map[string]any{"path": unoffered})
+			if !isErr || fileExists(unoffered) || !strings.Contains(out, "not offered") {
+				t.Fatalf("an option not offered: %q (error %v)", out, isErr)
+			}
+			if era.version != mcp.ProtocolVersion20260728 && strings.Contains(out, "requestState") {
+				t.Fatalf("an elicitation client is told about requestState: %q", out)
 			}
 		})
 	}

@@ -118,7 +118,7 @@ func (s *Server) ask(ctx context.Context, c caller, rt *route, call host.Call, d
 		}
 		return toolresult.Error("toolwarden: %s needs approval, but asking the client failed: %v", rt.name, err)
 	}
-	return s.answer(ctx, rt, call, d, &q, res)
+	return s.answer(ctx, rt, call, d, &q, res, false)
 }
 
 // channels is the runner for an ask about d under the config deciding now
@@ -219,15 +219,19 @@ func (s *Server) resume(ctx context.Context, rt *route, call host.Call, d *host.
 		return s.forward(ctx, rt, call, d)
 	}
 	q := channel.NewQuestion(rt.name, d, call.Arguments, s.h.Approvals() != nil)
-	return s.answer(ctx, rt, call, d, &q, res)
+	return s.answer(ctx, rt, call, d, &q, res, true)
 }
 
 // answer applies the human's answer: deny, or approve with its scope and
 // make the call.
-func (s *Server) answer(ctx context.Context, rt *route, call host.Call, d *host.Decision, q *channel.Question, res *mcp.ElicitationResult) *mcp.CallToolResult {
+func (s *Server) answer(ctx context.Context, rt *route, call host.Call, d *host.Decision, q *channel.Question, res *mcp.ElicitationResult, retried bool) *mcp.CallToolResult {
 	choice, err := q.Elicited(res)
 	if err != nil {
-		return refused(rt, err)
+		if retried {
+			return refused(rt, err)
+		}
+		// An elicitation client sent no requestState: say what it can do.
+		return toolresult.Error("toolwarden refused the answer to the approval prompt for %s, and did not make the call: %v. Call the tool again to be asked again.", rt.name, err)
 	}
 	if toolresult.Ended(res) {
 		s.h.Audit(call.Session, audit.Ask{Server: d.Server, Tool: d.Tool, App: d.App, Channel: channel.Elicitation, Outcome: endedOutcome(res.Action)})
