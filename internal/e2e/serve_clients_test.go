@@ -116,7 +116,7 @@ func TestServeWorksWithTheTypeScriptSDKClient(t *testing.T) {
 		res := runServeTS(t, w.front.url, w.bearer+"x", true, nil, tsStep{Op: "call", Name: "fs__read_text_file", Arguments: map[string]any{"path": w.path("token.txt")}})
 		mustBeRefused(t, "the client with an unknown token", res)
 	})
-	t.Run("a 401 challenges with Bearer and names the protected-resource metadata", func(t *testing.T) {
+	t.Run("a 401 challenges with Bearer and the protected-resource metadata, which names serve", func(t *testing.T) {
 		mustChallenge(t, w.front.url)
 	})
 	t.Run("no refused client's call reached policy or an upstream", func(t *testing.T) {
@@ -152,9 +152,9 @@ func mustBeRefused(t *testing.T, who string, res serveTSResult) {
 }
 
 // mustChallenge fails unless an MCP request to url with no token gets 401
-// with a WWW-Authenticate: Bearer challenge that names the
-// protected-resource metadata (resource_metadata), which is how a client
-// learns where to get a token.
+// with a WWW-Authenticate: Bearer challenge whose resource_metadata URL
+// serves RFC 9728 metadata naming url as the resource: what a client
+// follows to learn where to get a token.
 func mustChallenge(t *testing.T, url string) {
 	t.Helper()
 	body := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"no-token","version":"0"}}}`
@@ -167,8 +167,20 @@ func mustChallenge(t *testing.T, url string) {
 	}
 	resp.Body.Close()
 	challenge := resp.Header.Get("WWW-Authenticate")
-	if resp.StatusCode != http.StatusUnauthorized || !strings.HasPrefix(challenge, "Bearer ") || !regexp.MustCompile(`resource_metadata="[^"]+"`).MatchString(challenge) {
+	m := regexp.MustCompile(`resource_metadata="([^"]+)"`).FindStringSubmatch(challenge)
+	if resp.StatusCode != http.StatusUnauthorized || !strings.HasPrefix(challenge, "Bearer ") || m == nil {
 		t.Fatalf("no token: status %d, WWW-Authenticate %q; want 401 and a Bearer challenge with resource_metadata", resp.StatusCode, challenge)
+	}
+	resp, err = http.Get(m[1])
+	if err != nil {
+		t.Fatalf("the challenge's resource_metadata %s cannot be fetched: %v", m[1], err)
+	}
+	defer resp.Body.Close()
+	var meta struct {
+		Resource string `json:"resource"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&meta); err != nil || resp.StatusCode != http.StatusOK || meta.Resource != url {
+		t.Errorf("the metadata at %s (status %d, %v) names resource %q, want serve's URL %q", m[1], resp.StatusCode, err, meta.Resource, url)
 	}
 }
 
