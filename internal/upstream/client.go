@@ -375,7 +375,8 @@ func (c *Client) dial() (*conn, []*host.Tool, error) {
 	if c.spec.URL != "" {
 		h, err := transport.NewStreamableHTTP(c.spec.URL,
 			transport.WithHTTPHeaders(c.spec.Headers),
-			transport.WithHTTPLogger(c.log))
+			transport.WithHTTPLogger(c.log),
+			transport.WithHTTPBasicClient(pooledHTTP()))
 		if err != nil {
 			return nil, nil, err
 		}
