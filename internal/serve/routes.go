@@ -116,6 +116,8 @@ func (s *Server) filterList(ctx context.Context, _ any, req *mcp.ListToolsReques
 	}
 	c, err := s.callerOf(ctx, req.Params.Meta)
 	if err != nil {
+		// Fail closed: a list for nobody in particular lists nothing.
+		s.log.Warn("tools/list answered empty", "err", err)
 		result.Tools = []mcp.Tool{}
 		return
 	}
