@@ -8,7 +8,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -17,10 +16,6 @@ import (
 	"github.com/toolwarden/toolwarden/internal/identity/identitytest"
 	"github.com/toolwarden/toolwarden/internal/testkit"
 )
-
-// serveListening finds serve's one "listening" line anywhere in its
-// stderr (the ops tests read the URL from a whole log with it).
-var serveListening = regexp.MustCompile(`toolwarden serve: listening on (http://\S+/mcp)`)
 
 // serveAudit is one record of serve's audit log.
 type serveAudit struct {
