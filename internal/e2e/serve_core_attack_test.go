@@ -301,10 +301,11 @@ func TestServeRefusesHeadersThatDisagreeWithTheBody(t *testing.T) {
 		return corePost(t, srv.url, h, body)
 	}
 	for name, mutate := range map[string]func(map[string]string){
-		"Mcp-Name names another tool":     func(h map[string]string) { h["Mcp-Name"] = "fs__read_text_file" },
-		"Mcp-Method names another method": func(h map[string]string) { h["Mcp-Method"] = "tools/list" },
-		"no Mcp-Name":                     func(h map[string]string) { delete(h, "Mcp-Name") },
-		"no Mcp-Method":                   func(h map[string]string) { delete(h, "Mcp-Method") },
+		"Mcp-Name names another tool":             func(h map[string]string) { h["Mcp-Name"] = "fs__read_text_file" },
+		"Mcp-Method names another method":         func(h map[string]string) { h["Mcp-Method"] = "tools/list" },
+		"no Mcp-Name":                             func(h map[string]string) { delete(h, "Mcp-Name") },
+		"no Mcp-Method":                           func(h map[string]string) { delete(h, "Mcp-Method") },
+		"Mcp-Protocol-Version names the 2025 era": func(h map[string]string) { h["Mcp-Protocol-Version"] = mcp.ProtocolVersion20251125 },
 	} {
 		r := call(mutate)
 		if r.status != http.StatusBadRequest || r.result() != nil || fileExists(target) {
