@@ -64,10 +64,10 @@ func serveAuditRecords(t *testing.T, s *coreServe, event string) []string {
 
 // serveWorld is serve in front of the real server-filesystem (stdio, as
 // "fs") and the real server-everything (streamable HTTP, as "every"),
-// with one decision of each kind: reads under secret/ denied by argguard,
-// write_file asked (the default for a tool that says it is destructive,
-// so an approval may be remembered for the session), the read-only tools
-// allowed.
+// with one decision of each kind: move_file hidden, reads under secret/
+// denied by argguard, write_file asked (the default for a tool that says
+// it is destructive, so an approval may be remembered for the session),
+// the read-only tools allowed.
 type serveWorld struct {
 	dir    string // the folder server-filesystem serves
 	secret string // the unique content of token.txt
@@ -106,6 +106,9 @@ args = [%q]
 
 [mcp_servers.every]
 url = %q
+
+[apps.fs.tools.move_file]
+enabled = false
 
 [policies.argguard]
 builtin = "argguard"

@@ -29,16 +29,17 @@ func TestServeWorksWithTheTypeScriptSDKClient(t *testing.T) {
 		tsStep{Op: "call", Name: "every__echo", Arguments: map[string]any{"message": "through serve"}},
 		tsStep{Op: "call", Name: "fs__write_file", Arguments: map[string]any{"path": w.path("approved.txt"), "content": "approved by the client"}},
 		tsStep{Op: "call", Name: "fs__write_file", Arguments: map[string]any{"path": w.path("declined.txt"), "content": "declined by the client"}},
+		tsStep{Op: "call", Name: "fs__move_file", Arguments: map[string]any{"source": w.path("token.txt"), "destination": w.path("moved.txt")}},
 	)
-	if !res.Connected || len(res.Results) != 6 {
+	if !res.Connected || len(res.Results) != 7 {
 		t.Fatalf("the client did not run its script: %+v", res)
 	}
-	for _, r := range res.Results {
+	for _, r := range res.Results[:6] {
 		if r.Thrown != "" {
 			t.Fatalf("%s %s threw instead of answering: %s", r.Op, r.Name, r.Thrown)
 		}
 	}
-	list, read, denied, echo, approved, declined := res.Results[0], res.Results[1], res.Results[2], res.Results[3], res.Results[4], res.Results[5]
+	list, read, denied, echo, approved, declined, hidden := res.Results[0], res.Results[1], res.Results[2], res.Results[3], res.Results[4], res.Results[5], res.Results[6]
 
 	t.Run("the session is a 2025-11-25 one with an id serve minted", func(t *testing.T) {
 		if res.ProtocolVersion != "2025-11-25" || res.SessionID == "" {
@@ -56,6 +57,15 @@ func TestServeWorksWithTheTypeScriptSDKClient(t *testing.T) {
 				t.Errorf("%q is not named <server>__<tool>", name)
 			}
 		}
+	})
+	t.Run("a tool the config hides is neither listed nor run when called by name", func(t *testing.T) {
+		if slices.Contains(list.Tools, "fs__move_file") {
+			t.Errorf("the hidden fs__move_file is listed: %v", list.Tools)
+		}
+		if hidden.Thrown == "" && !hidden.IsError {
+			t.Errorf("the call of the hidden tool succeeded: %s", hidden.Text)
+		}
+		mustNotExistFile(t, w.path("moved.txt"), "the hidden move_file ran")
 	})
 	t.Run("an allowed read returns the file's real content", func(t *testing.T) {
 		if read.IsError || !strings.Contains(read.Text, w.secret) {
@@ -96,7 +106,7 @@ func TestServeWorksWithTheTypeScriptSDKClient(t *testing.T) {
 		}
 	})
 	t.Run("serve's audit log holds one check per call with its verdict, in the token's principal's session", func(t *testing.T) {
-		want := []string{"read_text_file allow", "read_text_file deny", "echo allow", "write_file ask", "write_file ask"}
+		want := []string{"read_text_file allow", "read_text_file deny", "echo allow", "write_file ask", "write_file ask", "move_file deny"}
 		if got := serveAuditRecords(t, w.front, "check"); !slices.Equal(got, want) {
 			t.Errorf("checks %v, want %v (one per call, in order)", got, want)
 		}
