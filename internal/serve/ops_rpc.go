@@ -22,15 +22,15 @@ type message struct {
 // client's cancellation.
 func classify(data []byte) message {
 	var m struct {
-		Method *string          `json:"method"`
-		ID     *json.RawMessage `json:"id"`
+		Method *string         `json:"method"`
+		ID     json.RawMessage `json:"id"` // "null" when the id is null: present all the same
 	}
 	if json.Unmarshal(data, &m) != nil {
 		return message{request: true}
 	}
 	var id json.RawMessage
-	if m.ID != nil && validID(*m.ID) {
-		id = *m.ID
+	if validID(m.ID) {
+		id = m.ID
 	}
 	notification := m.Method != nil && m.ID == nil
 	response := m.Method == nil && m.ID != nil
