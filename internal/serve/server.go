@@ -53,6 +53,9 @@ type Options struct {
 	// ApprovalTimeout bounds how long an elicitation (2025-era client) may
 	// stay unanswered; default channel.DefaultTimeout.
 	ApprovalTimeout time.Duration
+	// StateTTL is how long a 2026-07-28 request state may wait for its
+	// retry; default channel.StateTTL (10 minutes).
+	StateTTL time.Duration
 	// Version is announced as serverInfo.version.
 	Version string
 	// SpecsOf turns a reloaded config into the upstream specs (the
@@ -125,6 +128,9 @@ func New(h *host.Host, specs []serverspec.Spec, opts Options) *Server {
 	if opts.Version == "" {
 		opts.Version = "dev"
 	}
+	if opts.StateTTL <= 0 {
+		opts.StateTTL = channel.StateTTL
+	}
 	log := opts.Logger
 	if log == nil {
 		log = slog.New(slog.NewTextHandler(io.Discard, nil))
@@ -133,7 +139,7 @@ func New(h *host.Host, specs []serverspec.Spec, opts Options) *Server {
 		h:       h,
 		opts:    opts,
 		log:     log,
-		signer:  channel.NewSigner(channel.StateTTL, 4096),
+		signer:  channel.NewSigner(opts.StateTTL, 4096),
 		seal:    newSessionSeal(opts.SessionSecret, MaxSessionAge),
 		routes:  map[string]*route{},
 		started: make(chan struct{}),
