@@ -193,6 +193,11 @@ func TestServeDecidesEveryCallOfBothErasInFrontOfRealServers(t *testing.T) {
 	t.Parallel()
 	dir := coreFSDir(t)
 	srv := coreStartServe(t, nil, "--config", coreFilesystemConfig(t, dir, coreEverythingHTTP(t)))
+	defer func() {
+		if n := strings.Count(srv.log.String(), "toolwarden serve: listening on"); n != 1 {
+			t.Errorf("serve said it listens %d times, want once:\n%s", n, srv.log.String())
+		}
+	}()
 	for _, era := range coreEras {
 		t.Run(era.name, func(t *testing.T) {
 			ask := answers("allow_once", "deny", "allow_session")
