@@ -63,6 +63,7 @@ func openBenchSession(ctx context.Context, url string, hc *http.Client, era stri
 func openBenchSessions(b, owner *testing.B, c benchCase, n int, era string, hc func() *http.Client, extra ...transport.StreamableHTTPCOption) []*client.Client {
 	b.Helper()
 	out := make([]*client.Client, n)
+	hcs := make([]*http.Client, n)
 	errs := make(chan error, n)
 	sem := make(chan struct{}, 32)
 	var wg sync.WaitGroup
@@ -73,7 +74,8 @@ func openBenchSessions(b, owner *testing.B, c benchCase, n int, era string, hc f
 			defer func() { <-sem; wg.Done() }()
 			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 			defer cancel()
-			s, err := openBenchSession(ctx, c.url, hc(), era, extra...)
+			hcs[i] = hc()
+			s, err := openBenchSession(ctx, c.url, hcs[i], era, extra...)
 			if err != nil {
 				errs <- err
 				return
@@ -87,8 +89,9 @@ func openBenchSessions(b, owner *testing.B, c benchCase, n int, era string, hc f
 		b.Fatalf("%s: opening %d sessions: %v (and %d more failed)", c.name, n, err, len(errs))
 	}
 	owner.Cleanup(func() {
-		for _, s := range out {
+		for i, s := range out {
 			_ = s.Close()
+			hcs[i].CloseIdleConnections() // their buffers and goroutines too, before the next run measures
 		}
 	})
 	return out
