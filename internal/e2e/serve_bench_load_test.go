@@ -187,7 +187,9 @@ func (l *benchLoad) callWith(msg string, s *client.Client) (time.Duration, bool)
 		problem = fmt.Sprintf("call %q ran %d times upstream", msg, seen)
 	}
 	if problem != "" {
-		l.failLocked(problem)
+		// How long it took says which bound fired, if any (an answer cut at
+		// once, or after a timeout).
+		l.failLocked(fmt.Sprintf("%s (after %s)", problem, d.Round(time.Millisecond)))
 		return d, false
 	}
 	return d, true
