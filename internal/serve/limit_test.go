@@ -176,7 +176,7 @@ func TestAStreamWaitingLongerThanEveryTimeoutIsNotCut(t *testing.T) {
 		}
 		fmt.Fprint(w, "event: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":7,\"result\":{}}\n\n")
 	})
-	f := startFront(t, inner, frontSetup{opts: FrontOptions{ReadTimeout: 500 * time.Millisecond, IdleTimeout: 500 * time.Millisecond}})
+	f := startFront(t, inner, frontSetup{opts: FrontOptions{ReadTimeout: 500 * time.Millisecond, IdleTimeout: 500 * time.Millisecond, WriteStall: 500 * time.Millisecond}})
 	resp, b := post(t, http.DefaultClient, f.url, "", callBody)
 	if resp.StatusCode != http.StatusOK || !strings.Contains(b, `"id":7,"result"`) {
 		t.Fatalf("the stream was cut before its answer (%d): %q", resp.StatusCode, b)
@@ -213,5 +213,50 @@ func TestAnOversizedBodyDribbledAfterItsRefusalDoesNotHoldTheConnection(t *testi
 	}
 	if took := time.Since(start); took > 3*time.Second {
 		t.Errorf("the refused body's client held the connection for %s; the read timeout is 1 s", took)
+	}
+}
+
+func TestAClientThatStopsReadingIsCutOffAfterTheWriteStall(t *testing.T) {
+	t.Parallel()
+	returned := make(chan error, 1)
+	chunk := []byte(strings.Repeat("x", 1<<20))
+	inner := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		for i := 0; i < 1024; i++ { // 1 GiB: far more than any socket buffers
+			if _, err := w.Write(chunk); err != nil {
+				returned <- err
+				return
+			}
+		}
+		returned <- nil
+	})
+	f := startFront(t, inner, frontSetup{opts: FrontOptions{WriteStall: 500 * time.Millisecond}})
+	c := rawConn(t, f.url)
+	fmt.Fprintf(c, "POST /mcp HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s", len(callBody), callBody)
+	// ... and never reads.
+	select {
+	case err := <-returned:
+		if err == nil {
+			t.Fatal("the handler wrote 1 GiB to a client that reads nothing")
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("a write to a client that stopped reading was still blocked after 10 s; the stall bound is 0.5 s")
+	}
+}
+
+func TestAnAnswerOnAKeptConnectionIsNotRefusedByTheLastAnswersWriteDeadline(t *testing.T) {
+	t.Parallel()
+	f := startFront(t, echoHandler, frontSetup{maxBody: 1024, opts: FrontOptions{WriteStall: 300 * time.Millisecond}})
+	tr := &http.Transport{MaxIdleConnsPerHost: 1}
+	defer tr.CloseIdleConnections()
+	kept := &http.Client{Transport: tr}
+	if resp, b := post(t, kept, f.url, "", callBody); resp.StatusCode != http.StatusOK {
+		t.Fatalf("first call: %d %s", resp.StatusCode, b)
+	}
+	time.Sleep(700 * time.Millisecond) // past the deadline the first answer's writes left
+	// Answered before any answerWriter runs (the body limit), on the same connection.
+	resp, b := post(t, kept, f.url, "", `{"jsonrpc":"2.0","id":2,"method":"ping","pad":"`+strings.Repeat("z", 2048)+`"}`)
+	if resp.StatusCode != http.StatusRequestEntityTooLarge {
+		t.Fatalf("second request on the kept connection: %d %q, want 413", resp.StatusCode, b)
 	}
 }

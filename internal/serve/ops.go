@@ -48,6 +48,10 @@ type FrontOptions struct {
 	ReadTimeout time.Duration
 	// IdleTimeout closes a keep-alive connection left unused (DefaultIdleTimeout).
 	IdleTimeout time.Duration
+	// WriteStall bounds how long one write of an answer may make no
+	// progress (DefaultWriteStall): a client that stops reading is cut
+	// off. Waiting with nothing to write is not bounded.
+	WriteStall time.Duration
 	// MaxHeaderBytes bounds a request's headers (DefaultMaxHeaderBytes); over it, 431.
 	MaxHeaderBytes int
 	// Grace is how long shutdown waits for the calls in flight (DefaultGrace).
@@ -57,6 +61,10 @@ type FrontOptions struct {
 
 // DefaultIdleTimeout closes keep-alive connections idle this long.
 const DefaultIdleTimeout = 2 * time.Minute
+
+// DefaultWriteStall is how long a write may wait for a client that does
+// not read.
+const DefaultWriteStall = 30 * time.Second
 
 // DefaultGrace is how long a shutdown waits for the calls in flight.
 const DefaultGrace = 30 * time.Second
@@ -74,6 +82,9 @@ func (o FrontOptions) withDefaults() FrontOptions {
 	}
 	if o.IdleTimeout <= 0 {
 		o.IdleTimeout = DefaultIdleTimeout
+	}
+	if o.WriteStall <= 0 {
+		o.WriteStall = DefaultWriteStall
 	}
 	if o.MaxHeaderBytes <= 0 {
 		o.MaxHeaderBytes = DefaultMaxHeaderBytes
@@ -161,7 +172,7 @@ func (f *Front) gate(next http.Handler) http.Handler {
 			next.ServeHTTP(w, r)
 			return
 		}
-		tw := &answerWriter{ResponseWriter: w}
+		tw := &answerWriter{ResponseWriter: w, stall: f.o.WriteStall}
 		next.ServeHTTP(tw, r)
 		if errors.Is(context.Cause(r.Context()), ErrGraceEnded) {
 			tw.answerCancelled(b.msg.id)
@@ -181,7 +192,7 @@ func (f *Front) serveStream(next http.Handler, w http.ResponseWriter, r *http.Re
 	defer cancel(nil)
 	stop := context.AfterFunc(f.streams, func() { cancel(context.Cause(f.streams)) })
 	defer stop()
-	next.ServeHTTP(w, r.WithContext(ctx))
+	next.ServeHTTP(&answerWriter{ResponseWriter: w, stall: f.o.WriteStall}, r.WithContext(ctx))
 }
 
 func (f *Front) refuseDraining(w http.ResponseWriter, r *http.Request) {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
 )
@@ -15,11 +16,25 @@ import (
 // that says why: mcp-go writes nothing for a request whose context ended
 // (it takes the client to be gone), and a client left without an answer
 // reports a transport error that explains nothing.
+//
+// It also bounds each write's stall: before every write the connection's
+// write deadline moves to stall from now, so a client that stops reading
+// is cut off once its buffers are full, while a call that waits with
+// nothing to write is not bounded at all. net/http lifts the deadline
+// once the answer is flushed, before the connection's next request.
 type answerWriter struct {
 	http.ResponseWriter
-	status   int  // 0 until the header is written
-	sse      bool // the answer is an event stream
-	answered bool // a JSON-RPC response was written (not a request or notification on the stream)
+	stall    time.Duration // 0: no bound
+	status   int           // 0 until the header is written
+	sse      bool          // the answer is an event stream
+	answered bool          // a JSON-RPC response was written (not a request or notification on the stream)
+}
+
+// progress moves the write deadline to stall from now.
+func (w *answerWriter) progress() {
+	if w.stall > 0 {
+		_ = http.NewResponseController(w.ResponseWriter).SetWriteDeadline(time.Now().Add(w.stall))
+	}
 }
 
 func (w *answerWriter) WriteHeader(code int) {
@@ -37,6 +52,7 @@ func (w *answerWriter) Write(p []byte) (int, error) {
 	if !w.sse || isResponseEvent(p) {
 		w.answered = true
 	}
+	w.progress()
 	return w.ResponseWriter.Write(p)
 }
 
@@ -44,6 +60,7 @@ func (w *answerWriter) Flush() {
 	if w.status == 0 {
 		w.WriteHeader(http.StatusOK)
 	}
+	w.progress()
 	if f, ok := w.ResponseWriter.(http.Flusher); ok {
 		f.Flush()
 	}
@@ -75,12 +92,14 @@ func (w *answerWriter) answerCancelled(id json.RawMessage) {
 	switch {
 	case w.answered:
 	case w.status == 0:
+		w.progress()
 		writeRPCError(w.ResponseWriter, http.StatusServiceUnavailable, id, mcp.INTERNAL_ERROR, ErrGraceEnded.Error())
 	case w.sse:
 		if id == nil {
 			id = json.RawMessage("null")
 		}
 		msg, _ := json.Marshal(ErrGraceEnded.Error())
+		w.progress()
 		fmt.Fprintf(w.ResponseWriter, "event: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":%s,\"error\":{\"code\":%d,\"message\":%s}}\n\n", id, mcp.INTERNAL_ERROR, msg)
 		if f, ok := w.ResponseWriter.(http.Flusher); ok {
 			f.Flush()
