@@ -541,3 +541,32 @@ func TestServeRefusesToListenBeyondLoopbackWithoutAuthentication(t *testing.T) {
 		t.Errorf("/healthz of serve on 0.0.0.0 with auth: %d", code)
 	}
 }
+
+func TestServeCancelsTheCallsAtOnceOnASecondSignal(t *testing.T) {
+	t.Parallel()
+	s := opsStartServe(t, "--config", opsTestserver(t, ""), "--shutdown-grace", "60s")
+	c := coreClient(t, s.url, mcp.ProtocolVersion20251125, nil, nil)
+	done := make(chan string, 1)
+	go func() {
+		out, _ := c.call(t, "t__slow", map[string]any{"ms": 60000})
+		done <- out
+	}()
+	s.awaitChecked(t, "slow")
+	if err := s.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	logged(t, s.log, "shutting down")
+	t0 := time.Now()
+	if err := s.cmd.Process.Signal(syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	if out := <-done; !strings.Contains(out, "shutdown grace period") {
+		t.Errorf("the call cut by the second signal: %q", out)
+	}
+	if code := s.waitExit(t, 20*time.Second); code != 0 {
+		t.Errorf("serve exited %d:\n%s", code, s.log.String())
+	}
+	if took := time.Since(t0); took > 8*time.Second {
+		t.Errorf("serve took %s to stop after the second signal (grace 60 s)", took)
+	}
+}
