@@ -170,9 +170,13 @@ func serveOptions(ctx context.Context, cfg *config.Config, f *serveCmdFlags, log
 		return o, err
 	}
 	o.Auth = auth
-	// The resource a token is for: OIDC's audience, else (set once bound)
-	// this listener's URL.
-	if sc.Auth.OIDC != nil && sc.Auth.OIDC.Audience != "" {
+	// The resource clients address: public_url when a load balancer or
+	// TLS terminator stands in front, else OIDC's audience, else (set
+	// once bound) this listener's URL.
+	switch {
+	case sc.PublicURL != "":
+		o.ResourceURL = sc.PublicURL
+	case sc.Auth.OIDC != nil && sc.Auth.OIDC.Audience != "":
 		o.ResourceURL = sc.Auth.OIDC.Audience
 	}
 	if sc.SessionSecretFile != "" {

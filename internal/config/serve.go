@@ -21,6 +21,11 @@ type Serve struct {
 	// Listen is the address to listen on ("127.0.0.1:8080"); "" leaves it
 	// to the --listen flag.
 	Listen string
+	// PublicURL is the /mcp URL clients use when it differs from the bound
+	// address (a load balancer or TLS terminator in front): the resource
+	// the protected-resource metadata and a 401's challenge name. "" names
+	// OIDC's audience, else the bound address.
+	PublicURL string
 	// SessionSecretFile is an absolute path to the secret that seals
 	// session ids, the same file on every replica; "" draws one per process.
 	SessionSecretFile string
@@ -96,6 +101,7 @@ func (l *loader) serve(p string, v any) Serve {
 	s.Pos, _ = l.firstPos(p)
 	l.table(p, v, fields{
 		"listen":              func(p string, v any) { s.Listen = l.listenAddr(p, v) },
+		"public_url":          func(p string, v any) { s.PublicURL = l.publicURL(p, v) },
 		"session_secret_file": func(p string, v any) { s.SessionSecretFile = l.filePath(p, v, "the file holding the session secret") },
 		"max_request_kib":     func(p string, v any) { s.MaxRequestKiB = l.positiveInt(p, v, 1<<20, "KiB one request body may take") },
 		"max_result_kib":      func(p string, v any) { s.MaxResultKiB = l.positiveInt(p, v, 1<<22, "KiB one upstream answer may take") },
@@ -118,6 +124,38 @@ func (l *loader) listenAddr(p string, v any) string {
 		return ""
 	}
 	return s
+}
+
+// publicURL reads the URL clients reach serve at. Its path is kept when it
+// ends in /mcp; otherwise it is a base and /mcp is appended, since serve
+// answers MCP at /mcp only (a proxy may still add a prefix before it).
+// https is required off loopback: the URL is what clients send tokens to.
+func (l *loader) publicURL(p string, v any) string {
+	s := l.str(p, v)
+	if _, ok := v.(string); !ok {
+		return ""
+	}
+	u, err := url.Parse(s)
+	switch {
+	case err != nil || u.Host == "" || (u.Scheme != "https" && u.Scheme != "http"):
+		l.errorf(p, `%s is not an absolute URL: write the URL clients use, e.g. public_url = "https://mcp.example.com/mcp"`, quote(s))
+		return ""
+	case u.Scheme == "http" && !loopbackHost(u.Hostname()):
+		l.errorf(p, `%s uses plain http: clients would send their tokens in clear; write https://%s%s (http is accepted for localhost only)`, quote(s), u.Host, u.Path)
+		return ""
+	case u.User != nil:
+		l.errorf(p, "%s has credentials in it, which leak with the file: drop them", quote(u.Redacted()))
+		return ""
+	case u.RawQuery != "" || u.ForceQuery || u.Fragment != "":
+		l.errorf(p, `%s has a query or fragment, which a resource URL cannot have: write only scheme, host and path, e.g. "https://mcp.example.com/mcp"`, quote(s))
+		return ""
+	}
+	u.Path = strings.TrimRight(u.Path, "/")
+	if !strings.HasSuffix(u.Path, "/mcp") {
+		u.Path += "/mcp"
+	}
+	u.RawPath = ""
+	return u.String()
 }
 
 // filePath resolves a path against the folder of the layer that wrote it,

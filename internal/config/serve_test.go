@@ -2,6 +2,7 @@ package config
 
 import (
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -127,6 +128,14 @@ func TestABadServeValueIsAnErrorAtItsKeyThatSaysWhatToWrite(t *testing.T) {
 		{"[serve.auth.oidc]\nissuer = \"https://idp\"\naudience = \"a\"\nclient_id = \"x\"", `unknown key "client_id"`},
 		{"[serve.auth.oidc]\nissuer = \"https://idp\"\naudience = \"a\"\naudiance = \"x\"", `(did you mean "audience"?)`},
 		{"serve = true", "serve: expected a table"},
+		{"[serve]\npublic_url = \"mcp.example.com/mcp\"", `c.toml:2:1: serve.public_url: "mcp.example.com/mcp" is not an absolute URL: write the URL clients use, e.g. public_url = "https://mcp.example.com/mcp"`},
+		{"[serve]\npublic_url = \"ftp://mcp.example.com/mcp\"", "serve.public_url: \"ftp://mcp.example.com/mcp\" is not an absolute URL"},
+		{"[serve]\npublic_url = \"http://mcp.example.com/mcp\"", "serve.public_url: \"http://mcp.example.com/mcp\" uses plain http: clients would send their tokens in clear; write https://mcp.example.com/mcp"},
+		{"[serve]\npublic_url = \"https://u:p@mcp.example.com/mcp\"", "has credentials in it"},
+		{"[serve]\npublic_url = \"https://mcp.example.com/mcp?team=a\"", "has a query or fragment"},
+		{"[serve]\npublic_url = \"https://mcp.example.com/mcp#x\"", "has a query or fragment"},
+		{"[serve]\npublic_url = 443", "serve.public_url: expected a string"},
+		{"[serve]\npublic_uri = \"https://mcp.example.com\"", `(did you mean "public_url"?)`},
 	} {
 		_, err := LoadBytes("c.toml", []byte(tc.text+"\n"))
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
@@ -159,5 +168,28 @@ func TestLaterLayersAmendServeKeyByKey(t *testing.T) {
 	s := cfg.Serve
 	if s.MaxRequestKiB != 64 || s.Listen != "127.0.0.1:9" || s.Auth.TokensFile != "/etc/tw/tokens.json" {
 		t.Errorf("Serve = %+v", s)
+	}
+}
+
+// public_url names the /mcp URL clients use: kept as written when it ends
+// in /mcp, a base otherwise (/mcp appended); plain http only on loopback.
+func TestPublicURLIsTheMCPURLClientsUseWithMCPAppendedToABase(t *testing.T) {
+	t.Parallel()
+	for in, want := range map[string]string{
+		"https://mcp.example.com/mcp":         "https://mcp.example.com/mcp",
+		"https://mcp.example.com":             "https://mcp.example.com/mcp",
+		"https://mcp.example.com/":            "https://mcp.example.com/mcp",
+		"https://lb.example.com:8443/team-a/": "https://lb.example.com:8443/team-a/mcp",
+		"https://lb.example.com/team-a/mcp/":  "https://lb.example.com/team-a/mcp",
+		"http://127.0.0.1:9000":               "http://127.0.0.1:9000/mcp",
+		"http://localhost/mcp":                "http://localhost/mcp",
+	} {
+		cfg := mustLoad(t, "[serve]\npublic_url = "+strconv.Quote(in)+"\n")
+		if got := cfg.Serve.PublicURL; got != want {
+			t.Errorf("public_url = %q: got %q, want %q", in, got, want)
+		}
+	}
+	if got := mustLoad(t, "[serve]\nlisten = \"127.0.0.1:1\"\n").Serve.PublicURL; got != "" {
+		t.Errorf("without public_url: %q, want empty", got)
 	}
 }

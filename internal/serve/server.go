@@ -28,11 +28,12 @@ type Options struct {
 	// Listen is the address the command listens on (for messages only:
 	// the Server itself is an http.Handler).
 	Listen string
-	// Auth finds each request's principal (H6's Handler puts
+	// Auth finds each request's principal (Handler puts
 	// identity.Middleware in front of MCPHandler); nil means every request
 	// is the one local principal (loopback only).
 	Auth identity.Authenticator
-	// ResourceURL is this gateway's URL as OAuth clients name it (RFC 9728).
+	// ResourceURL is this gateway's /mcp URL as clients name it: the
+	// resource of the RFC 9728 metadata, whose URL a 401's challenge names.
 	ResourceURL string
 	// MaxRequestBytes bounds one HTTP request body (see Handler).
 	MaxRequestBytes int64
