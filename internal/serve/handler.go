@@ -11,7 +11,7 @@ import (
 // its own http.Server (Front runs one with the bounds a public listener
 // needs):
 //
-//	/mcp         body limit -> identity -> rate limit -> MCPHandler
+//	/mcp         body limit -> identity (refused credentials limited per address) -> rate limit -> MCPHandler
 //	/healthz     200 "ok" (no credential)
 //	/readyz      200 when every upstream is started, else 503 naming them (no credential)
 //	/.well-known/oauth-protected-resource[/mcp]   RFC 9728 metadata, when Options.Auth is set (no credential)
@@ -26,7 +26,7 @@ func (s *Server) handler(readTimeout time.Duration, f *Front) http.Handler {
 	}
 	metaURL := identity.MetadataURL(s.opts.ResourceURL)
 	mcpChain := limitBody(maxBody, readTimeout,
-		f.gate(identity.Middleware(s.opts.Auth, metaURL)(
+		f.gate(authenticate(s.opts.Auth, metaURL, newRefusalLimits(RefusalsPerSecond, RefusalBurst, maxRefusalAddrs),
 			limitRate(newRateLimits(s.opts.RatePerSecond, s.opts.RateBurst), s.MCPHandler()))))
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", mcpChain)
