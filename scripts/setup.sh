@@ -5,7 +5,7 @@
 # scripts/npm (real MCP servers, the MCP TypeScript SDK, the real agents
 # Claude Code, Codex and Gemini CLI, AssemblyScript),
 # the linters scripts/lint.sh runs (staticcheck, gocyclo), and the
-# OpenTelemetry Collector the telemetry tests export to (bin/toolwarden-otelcol).
+# OpenTelemetry Collector the telemetry tests export to (scripts/otelcol/bin/toolwarden-otelcol).
 # Safe to run again: it installs only what is missing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -49,10 +49,12 @@ if ! go version -m "$gobin/gocyclo" 2>/dev/null | grep -q "github.com/fzipp/gocy
 fi
 # The OpenTelemetry Collector the telemetry tests export to: assembled from
 # the collector's modules in scripts/otelcol (a module of its own, so
-# toolwarden never links it) into bin/, where internal/telemetry/otlptest
-# finds it. Rebuilt only when its sources change; the Go caches stay warm.
-if [ ! -x bin/toolwarden-otelcol ] || [ -n "$(find scripts/otelcol -newer bin/toolwarden-otelcol -type f 2>/dev/null)" ]; then
+# toolwarden never links it) into scripts/otelcol/bin/, where
+# internal/telemetry/otlptest finds it. Rebuilt only when its sources
+# change; the Go caches stay warm.
+otelcol=scripts/otelcol/bin/toolwarden-otelcol
+if [ ! -x "$otelcol" ] || [ -n "$(find scripts/otelcol -path scripts/otelcol/bin -prune -o -type f -newer "$otelcol" -print 2>/dev/null)" ]; then
   echo "setup: building the OpenTelemetry Collector (scripts/otelcol)"
-  (cd scripts/otelcol && go build -o ../../bin/toolwarden-otelcol .)
+  (cd scripts/otelcol && go build -o bin/toolwarden-otelcol .)
 fi
 echo "setup: ok"

@@ -1,4 +1,4 @@
-// Package otlptest runs the real OpenTelemetry Collector (bin/toolwarden-otelcol,
+// Package otlptest runs the real OpenTelemetry Collector (scripts/otelcol/bin/toolwarden-otelcol,
 // built by scripts/setup.sh from scripts/otelcol) for a test and reads back
 // what it received: telemetry is tested against the receiver a team runs,
 // not a mock exporter inside the process.
@@ -29,7 +29,7 @@ import (
 )
 
 // Binary is where scripts/setup.sh builds the collector.
-func Binary() string { return testkit.Path("bin", "toolwarden-otelcol") }
+func Binary() string { return testkit.Path("scripts", "otelcol", "bin", "toolwarden-otelcol") }
 
 // Collector is a running collector with an OTLP receiver on 127.0.0.1.
 type Collector struct {
@@ -47,7 +47,7 @@ func Start(t testing.TB) *Collector {
 	t.Helper()
 	bin := Binary()
 	_, err := os.Stat(bin)
-	testkit.Need(t, "the OpenTelemetry Collector (bin/toolwarden-otelcol)", err)
+	testkit.Need(t, "the OpenTelemetry Collector (scripts/otelcol/bin/toolwarden-otelcol)", err)
 	var lastErr error
 	for attempt := 0; attempt < 3; attempt++ { // a free port can be taken between choosing and binding it
 		c, err := start(t, bin)
