@@ -4,6 +4,7 @@
 package audit
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"io"
@@ -35,6 +36,7 @@ type Log struct {
 	mu   sync.Mutex
 	w    io.Writer
 	enc  *json.Encoder // nil when the log only exports
+	file *File         // w when it is one: written without mu (see WriteContext)
 	sink Sink
 	err  error
 }
@@ -60,6 +62,7 @@ func NewTee(w io.Writer, sink Sink) *Log {
 		l.enc = json.NewEncoder(w)
 		l.enc.SetEscapeHTML(false)
 	}
+	l.file, _ = w.(*File)
 	return l
 }
 
@@ -74,7 +77,12 @@ func (l *Log) WriteContext(ctx context.Context, r Record) {
 	if l == nil {
 		return
 	}
-	if l.enc != nil {
+	switch {
+	case l.file != nil:
+		// A File takes concurrent writes and writes the records queued
+		// meanwhile together: encoding under mu would queue none.
+		l.keep(l.writeLine(r))
+	case l.enc != nil:
 		l.mu.Lock()
 		if err := l.enc.Encode(r); err != nil && l.err == nil {
 			l.err = err
@@ -83,6 +91,44 @@ func (l *Log) WriteContext(ctx context.Context, r Record) {
 	}
 	if l.sink != nil {
 		l.sink.ExportAuditContext(ctx, r)
+	}
+}
+
+// lines holds a record's encoder and its line between writes.
+var lines = sync.Pool{New: func() any {
+	e := &lineEncoder{}
+	e.enc = json.NewEncoder(&e.buf)
+	e.enc.SetEscapeHTML(false)
+	return e
+}}
+
+type lineEncoder struct {
+	buf bytes.Buffer
+	enc *json.Encoder
+}
+
+// writeLine encodes r as the shared encoder would (HTML not escaped, a
+// newline at the end) and hands it to the file as one write.
+func (l *Log) writeLine(r Record) error {
+	e := lines.Get().(*lineEncoder)
+	defer lines.Put(e)
+	e.buf.Reset()
+	if err := e.enc.Encode(r); err != nil {
+		return err
+	}
+	_, err := l.file.Write(e.buf.Bytes())
+	return err
+}
+
+// keep records err when it is the first.
+func (l *Log) keep(err error) {
+	if err == nil {
+		return
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.err == nil {
+		l.err = err
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"sync"
+	"time"
 )
 
 // Rotation bounds a log file: when it has reached MaxBytes it is renamed
@@ -22,21 +23,42 @@ type Rotation struct {
 var DefaultRotation = Rotation{MaxBytes: 10 << 20, Keep: 3}
 
 // File is a log file that every toolwarden process of a user appends to at
-// once (hooks, wraps, proxies, approvals revoke). Each Write is one record,
-// written with one write on an O_APPEND descriptor, so records from
+// once (hooks, wraps, proxies, serve, approvals revoke). Each Write is one
+// record; the records that queue up while a write is in flight are written
+// together, with one write on an O_APPEND descriptor, so records from
 // different processes never interleave. Writers hold a shared lock on
 // <path>.lock while they append and the rotating one holds it exclusively,
 // so no record is written into a file being renamed or removed, and a file
 // is rotated once: whoever rotates checks first, under the lock, that the
 // file at path is still the full one.
+//
+// Noticing another process's rotation: before each write, File fstats its
+// own descriptor (no path lookup). A file another process rotated away had
+// reached the bound, so its size sends this writer to the rotation path,
+// which finds the new file at path; a file removed has no links left, and
+// is started again. Anything else (a rotation by a process with a smaller
+// bound, a rename by hand or by logrotate) is noticed by stat-ing the path,
+// which happens at most once every CheckEvery. A record written in that
+// window goes into the file that was just rotated: it is not lost, it is in
+// the kept file (<path>.1), and that file can exceed the bound by what
+// was written to it during one interval.
 type File struct {
 	path string
 	rot  Rotation
 
-	mu   sync.Mutex
-	f    *os.File // the file at path when last looked
-	lock *os.File
+	mu      sync.Mutex // the descriptors and the rotation check; held by one batch's writer
+	f       *os.File   // the file at path when last looked
+	lock    *os.File
+	checked time.Time // when the path was last stat-ed
+	now     func() time.Time
+	stat    func(string) (fs.FileInfo, error)
+
+	q commitQueue
 }
+
+// CheckEvery is how often at most a File stats its path to notice a
+// rotation its own descriptor cannot show (see File).
+const CheckEvery = 250 * time.Millisecond
 
 // OpenFile opens (creating it and its directory, private to the user) the
 // log at path for appending, rotated as rot says; rot.MaxBytes <= 0 never
@@ -54,7 +76,8 @@ func OpenFile(path string, rot Rotation) (*File, error) {
 		lock.Close()
 		return nil, err
 	}
-	l := &File{path: path, rot: rot, f: f, lock: lock}
+	l := &File{path: path, rot: rot, f: f, lock: lock, now: time.Now, stat: os.Stat}
+	l.q.write = l.writeBatch
 	l.endLine()
 	return l, nil
 }
@@ -98,40 +121,65 @@ func openAppend(path string) (*os.File, error) {
 func (l *File) Path() string { return l.path }
 
 // Write appends p, one whole record, rotating the log first when it is
-// full.
+// full. It returns once p is written: with the records queued while the
+// write before it was in flight, in the order they were queued.
 func (l *File) Write(p []byte) (int, error) {
+	if err := l.q.commit(p); err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}
+
+// writeBatch appends p, one or more whole records, with one write.
+func (l *File) writeBatch(p []byte) error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.f == nil {
-		return 0, errors.New("audit: the audit log is closed")
+		return errors.New("audit: the audit log is closed")
 	}
 	if err := lockShared(l.lock); err != nil {
-		return 0, fmt.Errorf("audit: locking %s.lock: %w", l.path, err)
+		return fmt.Errorf("audit: locking %s.lock: %w", l.path, err)
 	}
-	size, err := l.follow()
+	size, err := l.size()
 	if err == nil && l.rot.MaxBytes > 0 && size >= l.rot.MaxBytes {
 		// Rotate under the exclusive lock and write there too: a writer
 		// that took the shared lock meanwhile waits, then finds the new file.
 		unlock(l.lock)
 		if err := lockExclusive(l.lock); err != nil {
-			return 0, fmt.Errorf("audit: locking %s.lock: %w", l.path, err)
+			return fmt.Errorf("audit: locking %s.lock: %w", l.path, err)
 		}
 		err = l.rotateIfFull()
 	}
 	defer unlock(l.lock)
-	// A rotation that failed (a rename refused) still writes the record
+	// A rotation that failed (a rename refused) still writes the records
 	// where the log is: the bound is looser, nothing is lost.
-	n, werr := l.f.Write(p)
-	if werr != nil {
-		return n, fmt.Errorf("audit: writing %s: %w", l.path, werr)
+	if _, werr := l.f.Write(p); werr != nil {
+		return fmt.Errorf("audit: writing %s: %w", l.path, werr)
 	}
-	return n, err
+	return err
+}
+
+// size is the size of the file to write to, following the path when the
+// descriptor shows the file was removed or rotated, or when the path has
+// not been looked at for CheckEvery (see File).
+func (l *File) size() (int64, error) {
+	now := l.now()
+	if d := now.Sub(l.checked); d >= CheckEvery || d < 0 {
+		return l.follow()
+	}
+	fi, err := l.f.Stat()
+	if err != nil || unlinked(fi) {
+		return l.follow()
+	}
+	// A full file goes to rotateIfFull, which follows the path itself.
+	return fi.Size(), nil
 }
 
 // follow makes l.f the file at path (another process may have rotated it
 // away) and returns its size.
 func (l *File) follow() (int64, error) {
-	cur, err := os.Stat(l.path)
+	l.checked = l.now()
+	cur, err := l.stat(l.path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return 0, l.reopen() // removed by hand: start a new one
 	}
