@@ -6,7 +6,11 @@ import (
 	"io"
 	"net/http"
 	"regexp"
+	"strings"
 	"testing"
+	"time"
+
+	"github.com/mark3labs/mcp-go/mcp"
 )
 
 // serve behind a load balancer: [serve] public_url names the URL clients
@@ -64,4 +68,77 @@ tokens_file = %q
 	if resource != direct.url {
 		t.Errorf("without public_url: the metadata's resource is %q, want the bound address %q", resource, direct.url)
 	}
+}
+
+// gapsCall calls tool through a 2025-era mcp-go client and returns the
+// result's text, or the protocol error.
+func gapsCall(t *testing.T, c *goClient, tool string) (text string, isError bool, err error) {
+	t.Helper()
+	res, err := c.CallTool(testContext(t), mcp.CallToolRequest{Params: mcp.CallToolParams{Name: tool, Arguments: map[string]any{"message": "hi"}}})
+	if err != nil {
+		return "", false, err
+	}
+	for _, ct := range res.Content {
+		if tc, ok := ct.(mcp.TextContent); ok {
+			text += tc.Text
+		}
+	}
+	return text, res.IsError, nil
+}
+
+func TestServeAnswersACallToAServerNotUpWithAToolErrorThatSaysRetryAndNeverForwardsAnUnlistedTool(t *testing.T) {
+	t.Parallel()
+	// "slow" takes 20 s to start; "broken" never starts; "t" is up.
+	cfg := opsTestserver(t, fmt.Sprintf(`
+[mcp_servers.slow]
+command = "sh"
+args = ["-c", "sleep 20; exec %s"]
+startup_timeout_sec = 60
+
+[mcp_servers.broken]
+command = "/nonexistent/toolwarden-e2e-server"
+args = ["--api-key=hunter2-secret"]
+`, testServer))
+	s := opsListen(t, "--config", cfg)
+	c := opsClient(t, s.url, nil)
+
+	text, isErr, err := gapsCall(t, c, "slow__echo")
+	if err != nil || !isErr || !strings.Contains(text, `MCP server "slow" is still starting`) || !strings.Contains(text, "Retry") {
+		t.Errorf("a call to the starting server's tool: %q isError=%v err=%v; want a tool error naming slow, starting, retry", text, isErr, err)
+	}
+	eventually(t, 20*time.Second, "broken to be reported down", func() bool {
+		text, isErr, err = gapsCall(t, c, "broken__echo")
+		return err == nil && strings.Contains(text, `MCP server "broken" is down`)
+	})
+	if !isErr || !strings.Contains(text, "retry") || strings.Contains(text, "hunter2") || strings.Contains(text, "nonexistent") {
+		t.Errorf("a call to the broken server's tool: %q isError=%v; want a tool error that says retry and quotes no command", text, isErr)
+	}
+
+	// 2026-07-28, no session: the Mcp-Name header names the tool called.
+	h, body := coreModern("", "tools/call", "broken__echo", map[string]any{"name": "broken__echo", "arguments": map[string]any{"message": "hi"}}, false)
+	if r := corePost(t, s.url, h, body); r.status != 200 || !r.isError() || !strings.Contains(r.text(), `MCP server "broken" is down`) {
+		t.Errorf("2026-07-28 call to broken's tool: %d %s", r.status, r.body)
+	}
+	// A header that disagrees with the body is still refused before anything.
+	h["Mcp-Name"] = "broken__other"
+	if r := corePost(t, s.url, h, body); r.status != http.StatusBadRequest {
+		t.Errorf("2026-07-28 call whose Mcp-Name disagrees: %d %s, want 400", r.status, r.body)
+	}
+
+	// Names no live upstream lists are refused, never forwarded.
+	eventually(t, 20*time.Second, "t's tools to be routed", func() bool {
+		text, _, err = gapsCall(t, c, "t__echo")
+		return err == nil && strings.Contains(text, "hi")
+	})
+	for _, name := range []string{"t__no_such_tool", "nosuch__echo", "toolwarden-unstarted-server", "slow"} {
+		text, isErr, err = gapsCall(t, c, name)
+		if err == nil && !isErr {
+			t.Errorf("%s was answered as a tool: %q", name, text)
+		}
+	}
+	// Once slow is up, its tools are called as usual.
+	eventually(t, 40*time.Second, "slow to start and be called", func() bool {
+		text, isErr, err = gapsCall(t, c, "slow__echo")
+		return err == nil && !isErr && strings.Contains(text, "hi")
+	})
 }

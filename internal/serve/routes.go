@@ -43,7 +43,7 @@ func (s *Server) rebuild() {
 	s.mu.Lock()
 	s.routes = routes
 	s.mu.Unlock()
-	s.mcp.SetTools(tools...)
+	s.mcp.SetTools(append(tools, s.unstartedServerTool())...)
 }
 
 func (s *Server) route(name string) *route {

@@ -156,6 +156,8 @@ func New(h *host.Host, specs []serverspec.Spec, opts Options) *Server {
 		server.WithRecovery(),
 		server.WithHooks(hooks),
 	)
+	// Before the first rebuild too: a call may come before Start ends.
+	s.mcp.AddTool(s.unstartedServerTool().Tool, s.callUnstarted)
 	s.http = server.NewStreamableHTTPServer(s.mcp,
 		server.WithEndpointPath("/mcp"),
 		server.WithSessionIdManagerResolver(s.seal),
@@ -273,7 +275,7 @@ func (s *Server) MCPHandler() http.Handler {
 			http.Error(w, "Invalid session ID", http.StatusNotFound)
 			return
 		}
-		s.traceRequest(w, r, s.http)
+		s.traceRequest(w, r, s.redirectUnstarted(s.http))
 	})
 }
 
