@@ -196,3 +196,35 @@ func TestTheClientAddressIsThePeersIPAndAnIPv6PeersSlash64(t *testing.T) {
 		}
 	}
 }
+
+// What a forged JWT (an attacker's key under a published kid, so the
+// signature is checked) costs serve: checked in full, against limited at
+// its address.
+func BenchmarkAForgedJWTCheckedOrLimited(b *testing.B) {
+	iss := identitytest.NewIssuer(b)
+	o, err := identity.NewOIDC(context.Background(), identity.OIDCConfig{Issuer: iss.URL, Audience: "https://mcp.example.com/mcp"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	forged := iss.MintWith(map[string]any{"sub": "mallory", "aud": "https://mcp.example.com/mcp"},
+		identitytest.Sign{Key: iss.NewKey("RS256"), KID: iss.Keys()[0].ID})
+	for _, bc := range []struct {
+		name  string
+		limit *refusalLimits
+	}{
+		{"checked", newRefusalLimits(1e12, 1<<30, maxRefusalAddrs)},
+		{"limited", newRefusalLimits(RefusalsPerSecond, RefusalBurst, maxRefusalAddrs)},
+	} {
+		h := authenticate(o, "", bc.limit, http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
+		for range RefusalBurst + 1 {
+			authPost(h, "203.0.113.9:1", forged)
+		}
+		b.Run(bc.name, func(b *testing.B) {
+			for b.Loop() {
+				if w := authPost(h, "203.0.113.9:1", forged); w.Code == http.StatusOK {
+					b.Fatal("a forged JWT was accepted")
+				}
+			}
+		})
+	}
+}
