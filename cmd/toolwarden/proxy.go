@@ -38,10 +38,17 @@ func runProxy(e *env, args []string) int {
 	})
 }
 
-// proxySpecs turns the enabled [mcp_servers.*] into upstream specs, in name
-// order. A server that cannot be set up (say, its bearer token variable is
-// unset) is skipped with a warning, unless it is required = true.
+// proxySpecs turns the enabled [mcp_servers.*] into upstream specs for
+// proxy (see enabledSpecs).
 func proxySpecs(cfg *config.Config, e *env) ([]serverspec.Spec, error) {
+	return enabledSpecs(cfg, e, "proxy")
+}
+
+// enabledSpecs turns the enabled [mcp_servers.*] into upstream specs, in
+// name order, for the command named (proxy or serve, which serve the same
+// servers). A server that cannot be set up (say, its bearer token variable
+// is unset) is skipped with a warning, unless it is required = true.
+func enabledSpecs(cfg *config.Config, e *env, command string) ([]serverspec.Spec, error) {
 	names := make([]string, 0, len(cfg.Servers))
 	for n := range cfg.Servers {
 		names = append(names, n)
@@ -58,7 +65,7 @@ func proxySpecs(cfg *config.Config, e *env) ([]serverspec.Spec, error) {
 			if s.Required {
 				return nil, err
 			}
-			fmt.Fprintf(e.stderr, "toolwarden proxy: skipping server %s: %v\n", n, err)
+			fmt.Fprintf(e.stderr, "toolwarden %s: skipping server %s: %v\n", command, n, err)
 			continue
 		}
 		sp.Stderr = &prefixWriter{w: e.stderr, prefix: []byte("[" + n + "] ")}

@@ -9,7 +9,6 @@ import (
 	"net"
 	"os"
 	"os/signal"
-	"sort"
 	"strings"
 	"syscall"
 	"time"
@@ -220,31 +219,8 @@ func serveAuth(ctx context.Context, a config.ServeAuth) (identity.Authenticator,
 	return identity.Chain(as...), nil
 }
 
-// serveSpecs turns the enabled [mcp_servers.*] into upstream specs, in
-// name order. A server that cannot be set up (say, its bearer token
-// variable is unset) is skipped with a warning, unless it is required.
+// serveSpecs turns the enabled [mcp_servers.*] into upstream specs for
+// serve, as proxy does (enabledSpecs).
 func serveSpecs(cfg *config.Config, e *env) ([]serverspec.Spec, error) {
-	names := make([]string, 0, len(cfg.Servers))
-	for n := range cfg.Servers {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	var specs []serverspec.Spec
-	for _, n := range names {
-		s := cfg.Servers[n]
-		if !config.Bool(s.Enabled, true) {
-			continue
-		}
-		sp, err := serverspec.FromConfig(s, e.getenv)
-		if err != nil {
-			if s.Required {
-				return nil, err
-			}
-			fmt.Fprintf(e.stderr, "toolwarden serve: skipping server %s: %v\n", n, err)
-			continue
-		}
-		sp.Stderr = &prefixWriter{w: e.stderr, prefix: []byte("[" + n + "] ")}
-		specs = append(specs, sp)
-	}
-	return specs, nil
+	return enabledSpecs(cfg, e, "serve")
 }
