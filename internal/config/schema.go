@@ -496,6 +496,16 @@ func (l *loader) wasmPath(p string, v any) string {
 		}
 		return ""
 	}
+	if abs, ok := l.layerPath(p, s); ok {
+		return abs
+	}
+	return s
+}
+
+// layerPath resolves path s, written at key p, against the folder of the
+// layer that wrote it, so a config means the same from any working
+// directory. It reports an error at p when s cannot be made absolute.
+func (l *loader) layerPath(p, s string) (string, bool) {
 	if !filepath.IsAbs(s) {
 		dir := "."
 		if ly := l.lastLayer(p); ly != nil {
@@ -506,9 +516,9 @@ func (l *loader) wasmPath(p string, v any) string {
 	abs, err := filepath.Abs(s)
 	if err != nil {
 		l.errorf(p, "cannot resolve %s: %v", quote(s), err)
-		return s
+		return "", false
 	}
-	return abs
+	return abs, true
 }
 
 func (l *loader) builtin(p string, v any) string {

@@ -4,7 +4,6 @@ import (
 	"math"
 	"net"
 	"net/url"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -169,18 +168,7 @@ func (l *loader) filePath(p string, v any, what string) string {
 		l.errorf(p, "empty path: name %s, or remove the key", what)
 		return ""
 	}
-	if !filepath.IsAbs(s) {
-		dir := "."
-		if ly := l.lastLayer(p); ly != nil {
-			dir = ly.dir()
-		}
-		s = filepath.Join(dir, s)
-	}
-	abs, err := filepath.Abs(s)
-	if err != nil {
-		l.errorf(p, "cannot resolve %s: %v", quote(s), err)
-		return ""
-	}
+	abs, _ := l.layerPath(p, s)
 	return abs
 }
 
