@@ -545,14 +545,22 @@ func TestServeRefusesAnAnswerToAnotherPrincipalsPrompt(t *testing.T) {
 		}
 		close(events)
 	}()
+	// Notifications may come first on the stream (the tool list changes as
+	// the other upstream starts); the first request must be the prompt.
 	var prompt map[string]any
-	select {
-	case prompt = <-events:
-	case <-time.After(30 * time.Second):
-		t.Fatal("no approval prompt on alice's call stream")
-	}
-	if prompt["method"] != "elicitation/create" {
-		t.Fatalf("first event on the call stream: %v", prompt)
+	for prompt == nil {
+		select {
+		case m := <-events:
+			if _, isRequest := m["id"]; !isRequest && m["method"] != nil {
+				continue
+			}
+			if m["method"] != "elicitation/create" {
+				t.Fatalf("first request or answer on the call stream: %v", m)
+			}
+			prompt = m
+		case <-time.After(30 * time.Second):
+			t.Fatal("no approval prompt on alice's call stream")
+		}
 	}
 	answer := func(option string) map[string]any {
 		return map[string]any{"jsonrpc": "2.0", "id": prompt["id"], "result": map[string]any{"action": "accept", "content": map[string]any{"decision": option}}}
