@@ -73,10 +73,26 @@ func coreStartServe(t *testing.T, env []string, args ...string) *coreServe {
 }
 
 // coreEverythingHTTP runs server-everything on streamable HTTP and returns
-// its URL.
+// its URL. A port picked free may be taken by another test's process before
+// server-everything binds it (and a dial would then reach that process), so
+// it waits for server-everything's own word that it listens on the port,
+// and tries another port when it says the port is in use.
 func coreEverythingHTTP(t *testing.T) string {
 	t.Helper()
 	bin := npmServer(t, "mcp-server-everything")
+	for range 5 {
+		if url, ok := startEverythingHTTP(t, bin); ok {
+			return url
+		}
+	}
+	t.Fatal("server-everything found no free port in 5 tries")
+	return ""
+}
+
+// startEverythingHTTP starts server-everything on a port that was free a
+// moment ago; false when it exited without listening there.
+func startEverythingHTTP(t *testing.T, bin string) (string, bool) {
+	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -86,19 +102,37 @@ func coreEverythingHTTP(t *testing.T) string {
 	_, port, _ := net.SplitHostPort(addr)
 	cmd := exec.Command(bin, "streamableHttp")
 	cmd.Env = append(os.Environ(), "PORT="+port)
-	cmd.Stderr = newLog(t, "server-everything (http)")
+	log := newLog(t, "server-everything (http)")
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
-	eventually(t, 20*time.Second, "server-everything to listen", func() bool {
-		c, err := net.Dial("tcp", addr)
-		if err == nil {
-			c.Close()
+	listening := make(chan bool, 1)
+	go func() {
+		said := false
+		sc := bufio.NewScanner(stderr)
+		for sc.Scan() {
+			fmt.Fprintln(log, sc.Text())
+			if !said && strings.Contains(sc.Text(), "listening on port "+port) {
+				said = true
+				listening <- true
+			}
 		}
-		return err == nil
-	})
-	return "http://" + addr + "/mcp"
+		if !said {
+			listening <- false
+		}
+	}()
+	select {
+	case ok := <-listening:
+		return "http://" + addr + "/mcp", ok
+	case <-time.After(30 * time.Second):
+		t.Fatalf("server-everything did not say it listens on %s:\n%s", port, log.String())
+		return "", false
+	}
 }
 
 // coreEras are the protocol eras a client of serve may speak.
