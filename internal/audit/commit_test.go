@@ -137,8 +137,11 @@ func TestRecordsQueuedDuringAWriteAreWrittenTogetherInOrder(t *testing.T) {
 	for i := 1; i <= queued; i++ {
 		before := audit.Queued(f)
 		wg.Go(func() { l.Write(record("s", i)); returned <- i })
-		for audit.Queued(f) == before { // queued in turn, so their order is known
-			time.Sleep(time.Millisecond)
+		for deadline := time.Now().Add(10 * time.Second); audit.Queued(f) == before; time.Sleep(time.Millisecond) {
+			if time.Now().After(deadline) { // queued in turn, so their order is known
+				close(release)
+				t.Fatalf("record %d was not queued behind the write in flight", i)
+			}
 		}
 	}
 	select {
