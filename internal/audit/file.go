@@ -13,7 +13,10 @@ import (
 
 // Rotation bounds a log file: when it has reached MaxBytes it is renamed
 // to <path>.1 (the older ones to .2 ... .<Keep>, the oldest removed) and a
-// new one is started. The log takes at most about (Keep+1) x MaxBytes.
+// new one is started. The log takes at most about (Keep+1) x MaxBytes: a
+// rotated file holds from MaxBytes to one write more (one batch of records
+// queued together, see File), or more when another process with a smaller
+// bound rotated it (see File).
 type Rotation struct {
 	MaxBytes int64
 	Keep     int
