@@ -27,7 +27,11 @@ fi
 
 if [ ! -x scripts/npm/node_modules/.bin/mcp-server-filesystem ] || [ ! -x scripts/npm/node_modules/.bin/codex ] || [ scripts/npm/package-lock.json -nt scripts/npm/node_modules ]; then
   echo "setup: installing npm packages (scripts/npm)"
-  (cd scripts/npm && npm ci --no-audit --no-fund --loglevel=error)
+  # npm install from the lock, not npm ci: the lock cannot list vite's optional
+  # napi-windows-process-start-time (a dependency of the Inspector's tree that
+  # the registry here does not serve), and npm ci refuses a lock without it.
+  # --no-save keeps package.json and the lock as committed.
+  (cd scripts/npm && npm install --no-save --no-audit --no-fund --loglevel=error)
   touch scripts/npm/node_modules
 fi
 
