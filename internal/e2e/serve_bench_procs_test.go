@@ -1,9 +1,7 @@
 package e2e
 
 import (
-	"bufio"
 	"fmt"
-	"io"
 	"net"
 	"os"
 	"os/exec"
@@ -80,36 +78,9 @@ func benchServeBuilt(b *testing.B) bool {
 // the URL its one start-up line names, and its pid.
 func benchStartServe(b *testing.B, bin, cfg string, extra ...string) (string, int) {
 	b.Helper()
-	cmd := exec.Command(bin, append([]string{"serve", "--listen", "127.0.0.1:0", "--config", cfg}, extra...)...)
-	lg := newLog(b, "toolwarden serve")
-	stderr, err := cmd.StderrPipe()
-	if err != nil {
-		b.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
-	found := make(chan string, 1)
-	go func() {
-		sc := bufio.NewScanner(stderr)
-		for sc.Scan() {
-			line := sc.Text()
-			fmt.Fprintln(lg, line)
-			if u, ok := strings.CutPrefix(line, "toolwarden serve: listening on "); ok {
-				found <- u
-				break
-			}
-		}
-		_, _ = io.Copy(lg, stderr)
-	}()
-	select {
-	case u := <-found:
-		return u, cmd.Process.Pid
-	case <-time.After(30 * time.Second):
-		b.Fatalf("toolwarden serve did not say where it listens within 30 s; stderr:\n%s", lg.String())
-	}
-	return "", 0
+	s := launchServe(b, bin, nil, append([]string{"--listen", "127.0.0.1:0", "--config", cfg}, extra...)...)
+	s.waitListening(b)
+	return s.url, s.cmd.Process.Pid
 }
 
 // startBenchProc starts a process for the whole benchmark, its stderr shown

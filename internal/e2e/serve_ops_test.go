@@ -65,6 +65,56 @@ func opsStartServe(t *testing.T, args ...string) *opsServe {
 func opsListen(t *testing.T, args ...string) *opsServe {
 	t.Helper()
 	s := opsLaunch(t, args...)
+	s.waitListening(t)
+	return s
+}
+
+// opsLaunch starts serve with args (a private approvals file and audit
+// log, and 127.0.0.1:0 unless args name a --listen) and returns at once.
+func opsLaunch(t *testing.T, args ...string) *opsServe {
+	t.Helper()
+	return launchServe(t, twBin, nil, serveTestFlags(t, args)...)
+}
+
+// serveTestFlags are args with a private approvals file and audit log,
+// and --listen 127.0.0.1:0 unless args name one.
+func serveTestFlags(t testing.TB, args []string) []string {
+	dir := t.TempDir()
+	all := []string{"--approvals", filepath.Join(dir, "approvals.json"), "--audit", filepath.Join(dir, "audit.jsonl")}
+	if !contains(args, "--listen") {
+		all = append(all, "--listen", "127.0.0.1:0")
+	}
+	return append(all, args...)
+}
+
+// launchServe starts bin's serve with args and env and returns at once;
+// the process is killed when the test ends.
+func launchServe(t testing.TB, bin string, env []string, args ...string) *opsServe {
+	t.Helper()
+	s := &opsServe{log: newLog(t, "toolwarden serve"), exited: make(chan struct{})}
+	for i, a := range args {
+		if a == "--audit" && i+1 < len(args) {
+			s.audit = args[i+1]
+		}
+	}
+	s.cmd = exec.Command(bin, append([]string{"serve"}, args...)...)
+	s.cmd.Env = append(os.Environ(), env...)
+	s.cmd.Stderr = s.log
+	if err := s.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() { s.err = s.cmd.Wait(); close(s.exited) }()
+	t.Cleanup(func() {
+		_ = s.cmd.Process.Kill()
+		<-s.exited
+	})
+	return s
+}
+
+// waitListening waits for serve's one listening line and reads its URL
+// from it; serve exiting first fails the test.
+func (s *opsServe) waitListening(t testing.TB) {
+	t.Helper()
 	eventually(t, 30*time.Second, "serve's listening line", func() bool {
 		select {
 		case <-s.exited:
@@ -78,29 +128,6 @@ func opsListen(t *testing.T, args ...string) *opsServe {
 		}
 		return m != nil
 	})
-	return s
-}
-
-// opsLaunch starts serve with args and returns at once.
-func opsLaunch(t *testing.T, args ...string) *opsServe {
-	t.Helper()
-	dir := t.TempDir()
-	s := &opsServe{log: newLog(t, "toolwarden serve"), exited: make(chan struct{}), audit: filepath.Join(dir, "audit.jsonl")}
-	all := []string{"serve", "--approvals", filepath.Join(dir, "approvals.json"), "--audit", s.audit}
-	if !contains(args, "--listen") {
-		all = append(all, "--listen", "127.0.0.1:0")
-	}
-	s.cmd = exec.Command(twBin, append(all, args...)...)
-	s.cmd.Stderr = s.log
-	if err := s.cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	go func() { s.err = s.cmd.Wait(); close(s.exited) }()
-	t.Cleanup(func() {
-		_ = s.cmd.Process.Kill()
-		<-s.exited
-	})
-	return s
 }
 
 // waitExit waits up to limit for serve to exit and returns its status.

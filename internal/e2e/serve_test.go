@@ -3,12 +3,10 @@ package e2e
 import (
 	"bufio"
 	"fmt"
-	"io"
 	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -21,54 +19,15 @@ import (
 )
 
 // coreServe is one `toolwarden serve` the test started.
-type coreServe struct {
-	url   string // http://127.0.0.1:PORT/mcp
-	log   *testkit.Buffer
-	audit string
-	cmd   *exec.Cmd
-}
-
-var coreListening = regexp.MustCompile(`^toolwarden serve: listening on (http://\S+/mcp)$`)
+type coreServe = opsServe
 
 // coreStartServe runs the real binary's serve on a free loopback port with
-// a private approvals file and audit log, and waits for its one
-// "listening" line, which must be the first time it names its URL.
+// a private approvals file and audit log and env added to the environment,
+// and waits for its one "listening" line.
 func coreStartServe(t *testing.T, env []string, args ...string) *coreServe {
 	t.Helper()
-	dir := t.TempDir()
-	s := &coreServe{log: newLog(t, "toolwarden serve"), audit: filepath.Join(dir, "audit.jsonl")}
-	all := append([]string{"serve", "--listen", "127.0.0.1:0", "--approvals", filepath.Join(dir, "approvals.json"), "--audit", s.audit}, args...)
-	s.cmd = exec.Command(twBin, all...)
-	s.cmd.Env = append(os.Environ(), env...)
-	stderr, err := s.cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := s.cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = s.cmd.Process.Kill(); _ = s.cmd.Wait() })
-	found := make(chan string, 1)
-	go func() {
-		sc := bufio.NewScanner(stderr)
-		n := 0
-		for sc.Scan() {
-			line := sc.Text()
-			fmt.Fprintln(s.log, line)
-			if m := coreListening.FindStringSubmatch(line); m != nil {
-				n++
-				if n == 1 {
-					found <- m[1]
-				}
-			}
-		}
-		_, _ = io.Copy(io.Discard, stderr)
-	}()
-	select {
-	case s.url = <-found:
-	case <-time.After(30 * time.Second):
-		t.Fatalf("serve did not say it listens:\n%s", s.log.String())
-	}
+	s := launchServe(t, twBin, env, serveTestFlags(t, args)...)
+	s.waitListening(t)
 	return s
 }
 
