@@ -339,23 +339,7 @@ func (s *Server) needsApproval(rt *route, d *host.Decision) *mcp.CallToolResult 
 
 // upstreamError turns a failed upstream call into a tool error.
 func upstreamError(rt *route, err error) *mcp.CallToolResult {
-	var rpc *upstream.RPCError
-	var un *upstream.UnavailableError
-	var tl *upstream.TooLargeError
-	switch {
-	case errors.As(err, &tl):
-		return toolresult.Error("toolwarden: %s ran, but server %s answered with %d bytes, over toolwarden serve's limit of %d bytes for one result; the result was discarded. "+
-			"Ask the tool for less (a smaller range or page), or raise the limit: [serve] max_result_kib.", rt.name, rt.up.Name(), tl.Size, tl.Limit)
-	case errors.As(err, &rpc):
-		return toolresult.Error("%s: %s (error %d from server %s)", rt.name, rpc.Message, rpc.Code, rt.up.Name())
-	case errors.Is(err, upstream.ErrTimeout):
-		return toolresult.Error("toolwarden: %s did not answer within %s (tool_timeout_sec); the call was cancelled.", rt.name, rt.up.ToolTimeout())
-	case errors.As(err, &un):
-		return toolresult.Error("toolwarden: %v", un)
-	case upstream.IsTransport(err):
-		return toolresult.Error("toolwarden: the call to %s failed because server %s stopped or the connection broke (%v); it will be restarted on the next call. The call may or may not have run.", rt.name, rt.up.Name(), errors.Unwrap(err))
-	}
-	return toolresult.Error("toolwarden: the call to %s failed: %v", rt.name, err)
+	return toolresult.UpstreamFailed(rt.name, rt.up, err, "[serve] max_result_kib")
 }
 
 // serverContext is what calls to u are resolved against (its working

@@ -1,6 +1,7 @@
 package toolresult
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 
@@ -9,6 +10,7 @@ import (
 	"github.com/toolwarden/toolwarden/host"
 	"github.com/toolwarden/toolwarden/internal/policy"
 	"github.com/toolwarden/toolwarden/internal/session"
+	"github.com/toolwarden/toolwarden/internal/upstream"
 )
 
 // Denied is the tool error a denied call to tool is answered with (a
@@ -103,4 +105,27 @@ func HowToAllow(b *strings.Builder, d *host.Decision, always *session.Persistent
 		b.WriteString(";\n  - or set approval_channel = \"inbox\" for this server and answer in the approval inbox (toolwarden inbox)")
 	}
 	b.WriteString(".")
+}
+
+// UpstreamFailed is the tool error for a call to tool on server u that
+// failed, as wrap, proxy and serve word it. raise says how to raise the
+// result limit in the front end that set it (a flag or a config key).
+func UpstreamFailed(tool string, u *upstream.Client, err error, raise string) *mcp.CallToolResult {
+	var rpc *upstream.RPCError
+	var un *upstream.UnavailableError
+	var tl *upstream.TooLargeError
+	switch {
+	case errors.As(err, &tl):
+		return Error("toolwarden: %s ran, but server %s answered with %d bytes, over toolwarden's limit of %d bytes for one result; the result was discarded unread. "+
+			"Ask the tool for less (a smaller range or page), or raise the limit: %s.", tool, u.Name(), tl.Size, tl.Limit, raise)
+	case errors.As(err, &rpc):
+		return Error("%s: %s (error %d from server %s)", tool, rpc.Message, rpc.Code, u.Name())
+	case errors.Is(err, upstream.ErrTimeout):
+		return Error("toolwarden: %s did not answer within %s (tool_timeout_sec); the call was cancelled.", tool, u.ToolTimeout())
+	case errors.As(err, &un):
+		return Error("toolwarden: %v", un)
+	case upstream.IsTransport(err):
+		return Error("toolwarden: the call to %s failed because server %s stopped or the connection broke (%v); it will be restarted on the next call. The call may or may not have run.", tool, u.Name(), errors.Unwrap(err))
+	}
+	return Error("toolwarden: the call to %s failed: %v", tool, err)
 }
