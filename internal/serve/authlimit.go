@@ -7,10 +7,7 @@ import (
 	"net"
 	"net/http"
 	"strconv"
-	"sync"
 	"time"
-
-	"golang.org/x/time/rate"
 
 	"github.com/toolwarden/toolwarden/internal/identity"
 )
@@ -35,33 +32,17 @@ const (
 
 // refusalLimits holds one token bucket per client address, spent by
 // refused authentications only.
-type refusalLimits struct {
-	every rate.Limit
-	burst int
-	idle  time.Duration // time for an empty bucket to fill: past it, forgetting changes nothing
-	max   int
-
-	mu        sync.Mutex
-	buckets   map[string]*bucket
-	overflow  *rate.Limiter
-	lastSweep time.Time
-}
+type refusalLimits struct{ *keyedBuckets }
 
 func newRefusalLimits(perSecond float64, burst, maxAddrs int) *refusalLimits {
-	idle := time.Duration(float64(burst) / perSecond * float64(time.Second))
-	return &refusalLimits{every: rate.Limit(perSecond), burst: burst, idle: max(idle, time.Second), max: maxAddrs,
-		buckets: map[string]*bucket{}, overflow: rate.NewLimiter(rate.Limit(perSecond), burst)}
+	return &refusalLimits{newKeyedBuckets(perSecond, burst, maxAddrs)}
 }
 
 // over says how long addr must wait before serve checks another of its
 // tokens in full; 0 when it may now. It makes no bucket.
 func (l *refusalLimits) over(addr string, now time.Time) time.Duration {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	lim := l.overflow
-	if b := l.buckets[addr]; b != nil {
-		lim = b.lim
-	} else if len(l.buckets) < l.max {
+	lim := l.peek(addr)
+	if lim == nil {
 		return 0
 	}
 	tokens := lim.TokensAt(now)
@@ -71,37 +52,9 @@ func (l *refusalLimits) over(addr string, now time.Time) time.Duration {
 	return time.Duration((1 - tokens) / float64(l.every) * float64(time.Second))
 }
 
-// refused spends one of addr's tokens, sweeping idle buckets at most once
-// per refill time.
+// refused spends one of addr's tokens.
 func (l *refusalLimits) refused(addr string, now time.Time) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if now.Sub(l.lastSweep) > l.idle {
-		l.lastSweep = now
-		for a, b := range l.buckets {
-			if now.Sub(b.last) > l.idle {
-				delete(l.buckets, a)
-			}
-		}
-	}
-	b := l.buckets[addr]
-	if b == nil {
-		if len(l.buckets) >= l.max {
-			l.overflow.AllowN(now, 1)
-			return
-		}
-		b = &bucket{lim: rate.NewLimiter(l.every, l.burst)}
-		l.buckets[addr] = b
-	}
-	b.last = now
-	b.lim.AllowN(now, 1)
-}
-
-// size is the number of addresses tracked.
-func (l *refusalLimits) size() int {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return len(l.buckets)
+	l.take(addr, now).AllowN(now, 1)
 }
 
 // clientAddr keys a request by its peer's IP: an IPv6 peer by its /64,
