@@ -15,7 +15,7 @@
 //	ctx, span := tel.StartServer(ctx, telemetry.Request{Method: "tools/call", Target: "read_file", Meta: meta})
 //	span.Decision("allow", nil, digest)
 //	cctx, up := tel.StartClient(ctx, "fs", req)
-//	params = telemetry.InjectMeta(cctx, params)
+//	meta := telemetry.MetaMembers(cctx) // into the upstream request's _meta
 //	up.End("")
 //	span.End("")
 package telemetry

@@ -46,8 +46,8 @@ func pointAt(t *testing.T, col *otlptest.Collector, protocol string) {
 // client's traceparent, the decision, the CLIENT span to the upstream with
 // the trace context injected into the upstream's params, two audit records.
 type call struct {
-	ambient        trace.SpanContext
-	upstreamParams json.RawMessage
+	ambient      trace.SpanContext
+	upstreamMeta map[string]string // what serve puts in the upstream call's _meta
 }
 
 func serveOneCall(t *testing.T, tel *telemetry.Telemetry) call {
@@ -64,11 +64,11 @@ func serveOneCall(t *testing.T, tel *telemetry.Telemetry) call {
 	tel.ExportAuditContext(ctx, audit.Record{Time: time.Now().UTC(), Event: "check", Session: "sess-1", Decision: map[string]string{"decision": "ask"}})
 
 	cctx, up := tel.StartClient(ctx, "fs", telemetry.Request{Method: "tools/call", Target: "read_file", ProtocolVersion: "2025-11-25", RequestID: json.RawMessage(`"up-1"`)})
-	params := telemetry.InjectMeta(cctx, json.RawMessage(`{"name":"read_file","arguments":{"path":"`+secretArg+`"},"_meta":{"traceparent":"`+clientParent+`","progressToken":3}}`))
+	meta := telemetry.MetaMembers(cctx)
 	up.End("tool_error")
 	tel.ExportAudit(audit.Ask{Server: "fs", Tool: "read_file", Channel: "elicitation", Outcome: "answered", Option: "allow_once"})
 	span.End("")
-	return call{ambient: ambient, upstreamParams: params}
+	return call{ambient: ambient, upstreamMeta: meta}
 }
 
 func TestOneCallReachesARealCollectorAsSpansMetricsAndLogs(t *testing.T) {
@@ -165,19 +165,12 @@ func checkSpans(t *testing.T, col *otlptest.Collector, c call) (server, client o
 // parent, so its own SERVER span joins the same trace.
 func checkUpstreamTraceparent(t *testing.T, c call, client otlptest.Span) {
 	t.Helper()
-	var p struct {
-		Arguments map[string]string `json:"arguments"`
-		Meta      map[string]any    `json:"_meta"`
-	}
-	if err := json.Unmarshal(c.upstreamParams, &p); err != nil {
-		t.Fatalf("upstream params %s: %v", c.upstreamParams, err)
-	}
 	want := "00-" + client.TraceID + "-" + client.SpanID + "-01"
-	if p.Meta["traceparent"] != want {
-		t.Errorf("upstream _meta.traceparent = %v, want %s (the client span)", p.Meta["traceparent"], want)
+	if c.upstreamMeta["traceparent"] != want {
+		t.Errorf("upstream _meta.traceparent = %q, want %s (the client span)", c.upstreamMeta["traceparent"], want)
 	}
-	if p.Meta["tracestate"] != "vendor=x" || p.Meta["progressToken"] != float64(3) || p.Arguments["path"] != secretArg {
-		t.Errorf("upstream params lost the client's tracestate, progress token or arguments: %s", c.upstreamParams)
+	if c.upstreamMeta["tracestate"] != "vendor=x" {
+		t.Errorf("upstream _meta lost the client's tracestate: %v", c.upstreamMeta)
 	}
 }
 

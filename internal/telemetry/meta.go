@@ -43,46 +43,6 @@ func extractMeta(ctx context.Context, meta json.RawMessage) (context.Context, bo
 	return out, sc.IsValid() && sc.IsRemote()
 }
 
-// InjectMeta returns params (a JSON-RPC request's params object) with the
-// span context of ctx written into params._meta as traceparent and
-// tracestate, replacing any the client sent, and every other member of
-// params and _meta kept as it was. With no span in ctx (telemetry off),
-// or params that are not an object, params comes back unchanged: the
-// upstream then sees what the client sent.
-func InjectMeta(ctx context.Context, params json.RawMessage) json.RawMessage {
-	if !trace.SpanContextFromContext(ctx).IsValid() {
-		return params
-	}
-	carrier := propagation.MapCarrier{}
-	metaPropagator.Inject(ctx, carrier)
-	if len(carrier) == 0 {
-		return params
-	}
-	trimmed := bytes.TrimSpace(params)
-	obj := map[string]json.RawMessage{}
-	if len(trimmed) > 0 && string(trimmed) != "null" {
-		if trimmed[0] != '{' || json.Unmarshal(trimmed, &obj) != nil {
-			return params
-		}
-	}
-	meta := map[string]json.RawMessage{}
-	if raw, ok := obj["_meta"]; ok {
-		if json.Unmarshal(raw, &meta) != nil || meta == nil {
-			return params // a _meta that is not an object is the upstream's to reject
-		}
-	}
-	for k, v := range carrier {
-		b, _ := json.Marshal(v)
-		meta[k] = b
-	}
-	obj["_meta"], _ = json.Marshal(meta)
-	out, err := json.Marshal(obj)
-	if err != nil {
-		return params
-	}
-	return out
-}
-
 // MetaMembers returns the _meta members (traceparent, and tracestate when
 // there is one) that hand the span context of ctx to a peer, for a caller
 // that builds the request itself (upstream.WithMeta); nil with no span in

@@ -131,12 +131,11 @@ func TestTelemetryThatIsOffAllocatesNothingPerRequest(t *testing.T) {
 		t.Skip("the test process has OTEL_* variables that turn telemetry on")
 	}
 	r := telemetry.Request{Method: "tools/call", Target: "read_file", RequestID: json.RawMessage(`1`), Meta: json.RawMessage(`{"traceparent":"` + clientParent + `"}`)}
-	params := json.RawMessage(`{"name":"read_file"}`)
 	allocs := testing.AllocsPerRun(1000, func() {
 		ctx, span := tel.StartServer(context.Background(), r)
 		span.Decision("allow", nil, "sha256:x")
 		cctx, up := tel.StartClient(ctx, "fs", r)
-		_ = telemetry.InjectMeta(cctx, params)
+		_ = telemetry.MetaMembers(cctx)
 		up.End("")
 		span.End("")
 	})
@@ -147,14 +146,13 @@ func TestTelemetryThatIsOffAllocatesNothingPerRequest(t *testing.T) {
 
 func BenchmarkRequestTelemetry(b *testing.B) {
 	r := telemetry.Request{Method: "tools/call", Target: "read_file", ProtocolVersion: "2025-06-18", RequestID: json.RawMessage(`1`), Meta: json.RawMessage(`{"traceparent":"` + clientParent + `"}`)}
-	params := json.RawMessage(`{"name":"read_file","arguments":{"path":"/x"}}`)
 	run := func(b *testing.B, tel *telemetry.Telemetry) {
 		b.ReportAllocs()
 		for b.Loop() {
 			ctx, span := tel.StartServer(context.Background(), r)
 			span.Decision("allow", []string{"rule.allow"}, "sha256:x")
 			cctx, up := tel.StartClient(ctx, "fs", r)
-			_ = telemetry.InjectMeta(cctx, params)
+			_ = telemetry.MetaMembers(cctx)
 			up.End("")
 			span.End("")
 		}

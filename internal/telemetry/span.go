@@ -80,8 +80,9 @@ func (t *Telemetry) StartServer(ctx context.Context, r Request) (context.Context
 }
 
 // StartClient starts the CLIENT span of serve's call to the upstream
-// named server, a child of the span in ctx. Pass its context to
-// InjectMeta so the upstream's own span is a child of this one.
+// named server, a child of the span in ctx. Put MetaMembers of its context
+// in the upstream request's _meta so the upstream's own span is a child
+// of this one.
 func (t *Telemetry) StartClient(ctx context.Context, server string, r Request) (context.Context, *Span) {
 	if !t.Enabled() {
 		return ctx, nil

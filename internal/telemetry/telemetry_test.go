@@ -124,53 +124,6 @@ func remote(t *testing.T, traceparent string) trace.SpanContext {
 	return trace.SpanContextFromContext(ctx)
 }
 
-func TestInjectMetaWritesTheSpanContextAndKeepsEverythingElse(t *testing.T) {
-	sc := remote(t, "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01")
-	ctx := trace.ContextWithSpanContext(context.Background(), sc)
-	params := json.RawMessage(`{"name":"read_file","arguments":{"path":"/x","n":1.50},"_meta":{"progressToken":9,"traceparent":"00-11111111111111111111111111111111-2222222222222222-01","io.example/k":"v"}}`)
-	out := InjectMeta(ctx, params)
-	var got struct {
-		Name      string                     `json:"name"`
-		Arguments json.RawMessage            `json:"arguments"`
-		Meta      map[string]json.RawMessage `json:"_meta"`
-	}
-	if err := json.Unmarshal(out, &got); err != nil {
-		t.Fatalf("InjectMeta wrote invalid JSON %s: %v", out, err)
-	}
-	if got.Name != "read_file" || string(got.Arguments) != `{"path":"/x","n":1.50}` {
-		t.Errorf("params changed beyond _meta: %s", out)
-	}
-	if string(got.Meta["traceparent"]) != `"00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"` {
-		t.Errorf("traceparent = %s, want the span in ctx (the client's replaced)", got.Meta["traceparent"])
-	}
-	if string(got.Meta["progressToken"]) != `9` || string(got.Meta["io.example/k"]) != `"v"` {
-		t.Errorf("other _meta members lost: %s", out)
-	}
-}
-
-func TestInjectMetaLeavesParamsAloneWhenItCannotOrNeedNot(t *testing.T) {
-	sc := remote(t, "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01")
-	withSpan := trace.ContextWithSpanContext(context.Background(), sc)
-	for name, c := range map[string]struct {
-		ctx    context.Context
-		params string
-	}{
-		"no span in ctx":      {context.Background(), `{"name":"x","_meta":{"traceparent":"00-11111111111111111111111111111111-2222222222222222-01"}}`},
-		"params an array":     {withSpan, `[1,2]`},
-		"params not JSON":     {withSpan, `{"name":`},
-		"_meta not an object": {withSpan, `{"name":"x","_meta":"nope"}`},
-	} {
-		t.Run(name, func(t *testing.T) {
-			if out := InjectMeta(c.ctx, json.RawMessage(c.params)); string(out) != c.params {
-				t.Fatalf("InjectMeta changed %s into %s", c.params, out)
-			}
-		})
-	}
-	if out := InjectMeta(withSpan, nil); !strings.Contains(string(out), `"_meta":{"traceparent":"00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"}`) {
-		t.Fatalf("absent params got no _meta: %s", out)
-	}
-}
-
 func TestExtractMetaIgnoresWhatIsNotATraceContext(t *testing.T) {
 	for _, meta := range []string{``, `null`, `[]`, `{"traceparent":7}`, `{"traceparent":"garbage"}`, `{"traceparent":"00-00000000000000000000000000000000-0000000000000000-01"}`, `{"trace`} {
 		if _, ok := extractMeta(context.Background(), json.RawMessage(meta)); ok {
