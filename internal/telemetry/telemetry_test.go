@@ -142,3 +142,15 @@ func TestMetaMembersCarryTheSpanContextAndNothingWithoutOne(t *testing.T) {
 		t.Fatalf("members = %v", m)
 	}
 }
+
+// MetaMembers hands a peer the span context of ctx, and nothing without one.
+func TestMetaMembersCarryTheSpanContextOfCtxAndNothingWithoutOne(t *testing.T) {
+	const tp = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
+	ctx := trace.ContextWithSpanContext(context.Background(), remote(t, tp))
+	if got := MetaMembers(ctx); got["traceparent"] != tp {
+		t.Fatalf("MetaMembers = %v, want traceparent %s", got, tp)
+	}
+	if got := MetaMembers(context.Background()); got != nil {
+		t.Fatalf("MetaMembers without a span = %v, want nil", got)
+	}
+}
