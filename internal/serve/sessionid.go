@@ -110,8 +110,11 @@ func (s *sessionSeal) open(id string) (payload [sessionPayloadLen]byte, issued t
 	if !ok {
 		return payload, issued, errSessionForged
 	}
-	p, err1 := base64.RawURLEncoding.DecodeString(p64)
-	m, err2 := base64.RawURLEncoding.DecodeString(m64)
+	// Strict: one spelling per id. A lenient decoder takes other tails for
+	// the same bytes, and an ended session (remembered by its id's text)
+	// would open again under one of them.
+	p, err1 := base64.RawURLEncoding.Strict().DecodeString(p64)
+	m, err2 := base64.RawURLEncoding.Strict().DecodeString(m64)
 	if err1 != nil || err2 != nil || len(p) != sessionPayloadLen || len(m) != sessionMACLen {
 		return payload, issued, errSessionForged
 	}
