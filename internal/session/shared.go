@@ -51,9 +51,9 @@ func (g GrantScope) Covers(w Who) bool {
 // exact tool definition (Key.Hash), to whose calls it covers (Scope) and,
 // when ArgsDigest is set, to one exact set of arguments.
 type SharedGrant struct {
-	ID    string       `json:"id"`
-	Key   ApprovalKey  `json:"key"`
-	Scope GrantScope   `json:"scope"`
+	ID    string      `json:"id"`
+	Key   ApprovalKey `json:"key"`
+	Scope GrantScope  `json:"scope"`
 	// ArgsDigest is ArgsDigest of the arguments the grant covers; ""
 	// covers any arguments.
 	ArgsDigest string `json:"args_digest,omitempty"`
