@@ -112,14 +112,42 @@ func mayApprove(approvers []string, c *Caller) bool {
 // approver at every level (app and tool) that names some.
 func (d *Decision) MayApprove(c Caller) bool {
 	if d.approverLevels != nil {
-		for _, level := range *d.approverLevels {
-			if !mayApprove(level, &c) {
-				return false
-			}
-		}
-		return true
+		return MayApproveLevels(*d.approverLevels, c)
 	}
 	return d.Approvers == nil || mayApprove(d.Approvers, &c)
+}
+
+// ApproverLevels returns whose approval counts for the decision's ask, one
+// list per level (app, tool, requirements) that names approvers, outer
+// first; an approver must be in every list. Nil when the config names none.
+// The lists are the caller's own copies: the team inbox stores them with
+// an ask, so that another replica can check an answerer (MayApproveLevels).
+func (d *Decision) ApproverLevels() [][]string {
+	switch {
+	case d.approverLevels != nil:
+		all := make([][]string, len(*d.approverLevels))
+		for i, l := range *d.approverLevels {
+			all[i] = slices.Clone(l)
+		}
+		return all
+	case d.Approvers != nil:
+		return [][]string{slices.Clone(d.Approvers)}
+	}
+	return nil
+}
+
+// MayApproveLevels reports whether c is an approver at every level of
+// levels (as ApproverLevels gives them): a principal by name, or a member
+// of a "group:<name>" entry. With no levels it is true, as MayApprove is
+// when the config names no approvers; whoever holds stored levels decides
+// what no levels means there (the team inbox: only the asker answers).
+func MayApproveLevels(levels [][]string, c Caller) bool {
+	for _, level := range levels {
+		if !mayApprove(level, &c) {
+			return false
+		}
+	}
+	return true
 }
 
 // compileAccess compiles app a's rules (its table's, each tool's, and
