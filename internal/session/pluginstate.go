@@ -99,6 +99,7 @@ func (sl *PluginSlot) Apply(u StateUpdate) (PluginState, error) {
 	sl.owner.mu.Lock()
 	sl.cur = next
 	sl.owner.mu.Unlock()
+	sl.owner.changes.Add(1)
 	return next, nil
 }
 

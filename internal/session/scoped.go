@@ -40,6 +40,7 @@ func (s *Session) RememberScoped(list ...ScopedApproval) {
 		a.Grant = s.scoped.grants
 		s.scoped.by[a.Key] = append(s.scoped.by[a.Key], a)
 	}
+	s.changes.Add(1)
 }
 
 // EachScoped calls f with each scoped approval of the definition until f

@@ -38,6 +38,13 @@ type Session struct {
 
 	calls, asks, denies atomic.Int64
 
+	// changes counts what this process changed in the session's pins,
+	// approvals, scoped approvals, labels and plugin states (not its
+	// counters, and not what Restore or Absorb took from elsewhere): a
+	// host sharing sessions through a store saves the session when it
+	// moved (merge.go).
+	changes atomic.Uint64
+
 	// always, when set, also answers Remembered ("always" approvals). Its
 	// grants are never copied into approvals: the file alone holds them,
 	// so a revoke from any process takes effect in this session too.
@@ -93,6 +100,7 @@ func (s *Session) Remember(k ApprovalKey) {
 	s.mu.Lock()
 	s.approvals[k] = struct{}{}
 	s.mu.Unlock()
+	s.changes.Add(1)
 }
 
 // Approvals lists the session's remembered approvals, sorted.
@@ -133,12 +141,14 @@ func (s *Session) Pin(server, tool, hash string) (drifted bool) {
 	pinned, ok = s.pins[k]
 	if !ok {
 		s.pins[k] = hash
+		s.changes.Add(1)
 		return false
 	}
 	if pinned == hash {
 		return false
 	}
 	s.dropApprovalsLocked(server, tool)
+	s.changes.Add(1)
 	return true
 }
 
@@ -149,6 +159,7 @@ func (s *Session) Repin(server, tool, hash string) {
 	if s.pins[toolKey{server, tool}] != hash {
 		s.dropApprovalsLocked(server, tool)
 		s.pins[toolKey{server, tool}] = hash
+		s.changes.Add(1)
 	}
 	s.mu.Unlock()
 }
@@ -189,6 +200,12 @@ func (s *Session) HasLabel(label string) bool {
 
 // AddLabels adds labels (taint) to the session and reports which were new.
 func (s *Session) AddLabels(labels ...string) (added []string) {
+	return s.addLabels(labels, true)
+}
+
+// addLabels adds labels; mine says whether they are this process's change
+// (Changes) or another's, brought in by Absorb.
+func (s *Session) addLabels(labels []string, mine bool) (added []string) {
 	if len(labels) == 0 {
 		return nil
 	}
@@ -212,6 +229,9 @@ func (s *Session) AddLabels(labels ...string) (added []string) {
 	}
 	if next != nil {
 		s.labels = next
+		if mine {
+			s.changes.Add(1)
+		}
 	}
 	return added
 }

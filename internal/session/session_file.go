@@ -22,6 +22,9 @@ type State struct {
 	Counters  Counters      `json:"counters"`
 	// Plugins is each plugin's state (counters and entries), by policy name.
 	Plugins map[string]PluginState `json:"plugins,omitempty"`
+	// Scoped are the approvals a human scoped to arguments; the ones one
+	// answer approved share their Grant.
+	Scoped []ScopedApproval `json:"scoped,omitempty"`
 }
 
 // PinState is one pinned definition.
@@ -52,6 +55,8 @@ func (s *Session) Snapshot() State {
 	sort.Slice(st.Approvals, func(i, j int) bool {
 		return st.Approvals[i].Tool+st.Approvals[i].Hash < st.Approvals[j].Tool+st.Approvals[j].Hash
 	})
+	st.Scoped = s.ScopedApprovals()
+	sortScoped(st.Scoped)
 	return st
 }
 
@@ -69,6 +74,7 @@ func (s *Session) Restore(st State) {
 	s.labels = nil
 	s.labelSet = map[string]struct{}{}
 	s.restorePluginsLocked(st.Plugins)
+	s.restoreScoped(st.Scoped)
 	s.mu.Unlock()
 	s.AddLabels(st.Labels...)
 	s.calls.Store(st.Counters.Calls)
