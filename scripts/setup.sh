@@ -3,7 +3,8 @@
 # the WASM toolchains (clang, lld, wasi-libc, wabt, binaryen, Debian's rustc
 # with the wasm32 standard library) and the npm packages pinned in
 # scripts/npm (real MCP servers, the MCP TypeScript SDK, the real agents
-# Claude Code, Codex and Gemini CLI, AssemblyScript),
+# Claude Code, Codex and Gemini CLI, AssemblyScript), Debian's postgresql
+# (the store's Postgres tests run a throwaway cluster of it),
 # the linters scripts/lint.sh runs (staticcheck, gocyclo), and the
 # OpenTelemetry Collector the telemetry tests export to (scripts/otelcol/bin/toolwarden-otelcol).
 # Safe to run again: it installs only what is missing.
@@ -13,6 +14,11 @@ cd "$(dirname "$0")/.."
 apt_pkgs=(clang lld wasi-libc libclang-rt-14-dev-wasm32 wabt binaryen rustc libstd-rust-dev-wasm32)
 # Debian's Chromium, driven headless by the inbox's browser tests (internal/inbox/web).
 apt_pkgs+=(chromium)
+# Debian's PostgreSQL server: internal/store/pgtest runs a throwaway cluster
+# of it (initdb + postgres as the unprivileged postgres user the package
+# creates) for the store's Postgres tests; a system cluster the package may
+# start is never used by them.
+apt_pkgs+=(postgresql)
 missing=()
 for p in "${apt_pkgs[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
