@@ -59,6 +59,10 @@ type Answer struct {
 	// Ended is Declined or Cancelled when the client ended the prompt
 	// without choosing an option (Option is then deny); "" otherwise.
 	Ended string
+	// Team is the team inbox's answer (who answered, for whom an
+	// "always" holds), when the team inbox answered (By is then the
+	// approver's principal).
+	Team *TeamAnswer
 }
 
 // Outcomes of a prompt the client ended without choosing an option (MCP's
@@ -96,6 +100,9 @@ type Runner struct {
 	Log *slog.Logger
 	// Record audits each channel's part in an ask; nil: nothing.
 	Record func(audit.Ask)
+	// Team, when set, takes the inbox channel's asks instead of the
+	// local rendezvous directory (team.go): serve's shared inbox.
+	Team TeamInbox
 
 	notices  sync.WaitGroup
 	inFlight atomic.Int32
@@ -164,11 +171,11 @@ func (r *Runner) Ask(ctx context.Context, p Prompt, elicit Elicit) (Answer, erro
 	defer cancel()
 	expires := time.Now().Add(p.Timeout)
 
-	var pend *inbox.Pending
+	var pend postedAsk
 	dir := ""
 	if ch.Inbox() {
 		var err error
-		if pend, dir, err = a.post(expires); err != nil && !useElicit {
+		if pend, dir, err = a.post(ctx, expires); err != nil && !useElicit {
 			return Answer{}, fmt.Errorf("cannot post the ask to the approval inbox: %w", err)
 		}
 		if pend != nil {
@@ -214,8 +221,13 @@ func (a *asking) rec(e audit.Ask) {
 	}
 }
 
-// post puts the ask in the inbox; a failure is logged and recorded.
-func (a *asking) post(expires time.Time) (*inbox.Pending, string, error) {
+// post puts the ask in the inbox (the team's, when the Runner has one); a
+// failure is logged and recorded.
+func (a *asking) post(ctx context.Context, expires time.Time) (postedAsk, string, error) {
+	if a.r.Team != nil {
+		p, err := a.postTeam(ctx, expires)
+		return p, "", err
+	}
 	dir, err := a.r.dir()
 	var pend *inbox.Pending
 	if err == nil {
@@ -227,20 +239,20 @@ func (a *asking) post(expires time.Time) (*inbox.Pending, string, error) {
 		return nil, dir, err
 	}
 	a.rec(audit.Ask{Ask: pend.ID(), Channel: Inbox, Outcome: "posted"})
-	return pend, dir, nil
+	return localPending{pend}, dir, nil
 }
 
 // wait starts waiting on each channel that took the ask; their answers
 // arrive on the channel it returns, which never blocks a loser after Ask
 // returned.
-func (a *asking) wait(ctx context.Context, pend *inbox.Pending, elicit Elicit, useElicit bool) <-chan channelResult {
+func (a *asking) wait(ctx context.Context, pend postedAsk, elicit Elicit, useElicit bool) <-chan channelResult {
 	results := make(chan channelResult, 2)
 	a.waiting = map[string]bool{}
 	if pend != nil {
 		a.waiting[Inbox] = true
 		go func() {
-			ans, err := pend.Wait(ctx)
-			results <- channelResult{Inbox, Answer{Option: ans.Option, Channel: Inbox, By: ans.Channel}, err}
+			ans, err := pend.answer(ctx)
+			results <- channelResult{Inbox, ans, err}
 		}()
 	}
 	if useElicit {

@@ -87,7 +87,7 @@ func (r *Runner) notify(p Prompt, dir, posted string, expires time.Time, waitsOn
 		exp := expires.UTC()
 		pl.Expires = &exp
 	}
-	if posted != "" {
+	if posted != "" && dir != "" { // a team inbox ask has no local answer link
 		link, err := inbox.MintLink(dir, posted)
 		switch {
 		case err == nil:

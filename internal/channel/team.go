@@ -1,0 +1,86 @@
+package channel
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/toolwarden/toolwarden/internal/audit"
+	"github.com/toolwarden/toolwarden/internal/inbox"
+	"github.com/toolwarden/toolwarden/internal/session"
+)
+
+// TeamInbox is an approval inbox shared by every replica of a team
+// gateway (toolwarden serve over a shared store): an ask posted by one
+// replica is shown on every replica's /inbox page to whoever may answer
+// it, and the first answer, from any replica, wins. When a Runner has one,
+// its inbox channel posts there instead of the local rendezvous directory.
+type TeamInbox interface {
+	// Post publishes a (its ID is minted by the inbox) with whose approval
+	// counts, one list per level (policy.Decision.ApproverLevels): none
+	// means only the asker may answer.
+	Post(ctx context.Context, a inbox.Ask, approvers [][]string) (TeamPending, error)
+}
+
+// TeamPending is an ask posted to a TeamInbox.
+type TeamPending interface {
+	ID() string
+	// Wait blocks until the ask is answered, ctx ends (ctx.Err()), the
+	// ask expires (inbox.ErrExpired) or is withdrawn (inbox.ErrWithdrawn).
+	Wait(ctx context.Context) (TeamAnswer, error)
+	// Close withdraws the ask (idempotent): no answer counts after it.
+	Close() error
+}
+
+// TeamAnswer is the first answer a team inbox recorded for an ask.
+type TeamAnswer struct {
+	Option string
+	// By is the principal who answered, as the answering replica
+	// authenticated them, and their groups then (whoever applies the
+	// answer checks them against the rules in force).
+	By       string
+	ByGroups []string
+	// Scope is whose calls an "always" answer covers; zero for the
+	// other options.
+	Scope session.GrantScope
+}
+
+// postedAsk is an ask the Runner posted to an inbox, local or team.
+type postedAsk interface {
+	ID() string
+	Close() error
+	answer(ctx context.Context) (Answer, error)
+}
+
+// localPending is an ask in the local rendezvous directory.
+type localPending struct{ *inbox.Pending }
+
+func (p localPending) answer(ctx context.Context) (Answer, error) {
+	ans, err := p.Wait(ctx)
+	return Answer{Option: ans.Option, Channel: Inbox, By: ans.Channel}, err
+}
+
+// teamPending is an ask in a team inbox: its answer names the approver.
+type teamPending struct{ TeamPending }
+
+func (p teamPending) answer(ctx context.Context) (Answer, error) {
+	ans, err := p.Wait(ctx)
+	if err != nil {
+		return Answer{}, err
+	}
+	return Answer{Option: ans.Option, Channel: Inbox, By: ans.By, Team: &ans}, nil
+}
+
+// postTeam puts the ask in the Runner's team inbox; a failure is logged
+// and recorded, as a local post's is.
+func (a *asking) postTeam(ctx context.Context, expires time.Time) (postedAsk, error) {
+	tp, err := a.r.Team.Post(ctx, inboxAsk(a.p, expires), a.d.ApproverLevels())
+	if err != nil {
+		err = fmt.Errorf("team inbox: %w", err)
+		a.r.log().Warn("cannot post the ask to the team inbox", "server", a.d.Server, "tool", a.d.Tool, "err", err)
+		a.rec(audit.Ask{Channel: Inbox, Outcome: "failed", Error: err.Error()})
+		return nil, err
+	}
+	a.rec(audit.Ask{Ask: tp.ID(), Channel: Inbox, Outcome: "posted"})
+	return teamPending{tp}, nil
+}
