@@ -10,6 +10,8 @@ import (
 	"io"
 	"sync"
 	"time"
+
+	"github.com/toolwarden/toolwarden/internal/session"
 )
 
 // Record is one line of the log.
@@ -23,6 +25,12 @@ type Record struct {
 	Labels []string `json:"labels,omitempty"`
 	// Scope is set for approvals.
 	Scope string `json:"scope,omitempty"`
+	// By is who approved, when an approver answered for another's session
+	// (the team inbox); empty when the session's own caller did.
+	By string `json:"by,omitempty"`
+	// Grant is whose calls an "always" approval kept in a shared store
+	// covers.
+	Grant *session.GrantScope `json:"grant,omitempty"`
 }
 
 // Name is the record's event, so a Record is an Event too: a sink that
