@@ -85,8 +85,10 @@ type Store struct {
 
 	pg *pgState // Postgres only
 
-	stop    context.CancelFunc
-	stopped chan struct{}
+	stop      context.CancelFunc
+	stopped   chan struct{}
+	closeOnce sync.Once
+	closeErr  error
 }
 
 // Open connects to the store url names (sqlite:PATH, sqlite:///abs/path,
@@ -121,14 +123,17 @@ func Open(ctx context.Context, rawURL string, o Options) (*Store, error) {
 	return s, nil
 }
 
-// Close stops the listener and closes the database.
+// Close stops the listener and closes the database; closing again does
+// nothing.
 func (s *Store) Close() error {
-	s.stop()
-	<-s.stopped
-	if err := s.db.Close(); err != nil {
-		return fmt.Errorf("store %s: close: %w", s.url, err)
-	}
-	return nil
+	s.closeOnce.Do(func() {
+		s.stop()
+		<-s.stopped
+		if err := s.db.Close(); err != nil {
+			s.closeErr = fmt.Errorf("store %s: close: %w", s.url, err)
+		}
+	})
+	return s.closeErr
 }
 
 // Engine is "sqlite" or "postgres".
