@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 
 	"github.com/toolwarden/toolwarden/internal/policy"
+	"github.com/toolwarden/toolwarden/internal/session"
 )
 
 // Caller is who makes a session's calls: a principal's name and its
@@ -94,6 +95,46 @@ func (h *Host) callerOf(sessionID string) *Caller {
 		return v.(*Caller)
 	}
 	return nil
+}
+
+// ApproveBy records an answer to an ask of session sessionID given by
+// another than its caller: an approver answering through `serve`'s team
+// inbox. by must be an approver for the tool by the decision and by the
+// rules in force now; where the config names no approvers, only the
+// session's own caller answers its asks. Otherwise ApproveBy fails with
+// ErrNotApprover and records nothing. Always, with a shared store, is a
+// grant covering grant's calls (the zero GrantScope: the session caller's
+// own, or the team's when the session has none); without a store, grant
+// must be zero. The audit record names by.
+func (h *Host) ApproveBy(sessionID string, d *Decision, scope Scope, by Caller, grant session.GrantScope) error {
+	if by.Name == "" {
+		return fmt.Errorf("%w: the approver has no name: authenticate the answer before applying it", ErrNotApprover)
+	}
+	return h.approve(sessionID, d, scope, &by, grant)
+}
+
+// mayApproveAs is Approve's check, for the session's caller (by nil) or
+// for the approver by.
+func (h *Host) mayApproveAs(sessionID string, d *Decision, by *Caller) error {
+	if by == nil {
+		return h.mayApprove(sessionID, d)
+	}
+	rules := h.gen.Load().rules
+	if named, _ := rules.ApproverCheck(d.Server, d.Connector, d.Tool, nil); named && d.Approvers == nil {
+		// No approvers named, then or now: the asker's own answer only.
+		if own := h.callerOf(sessionID); own != nil && own.Name == by.Name {
+			return nil
+		}
+		return fmt.Errorf("%w: %s/%s names no approvers, so only the session's own caller answers its asks, and %q is not it", ErrNotApprover, d.Server, d.Tool, by.Name)
+	}
+	ok, who := rules.ApproverCheck(d.Server, d.Connector, d.Tool, by)
+	if ok && d.MayApprove(*by) {
+		return nil
+	}
+	if who == "" {
+		who = strings.Join(d.Approvers, ", ")
+	}
+	return fmt.Errorf("%w: %s/%s needs approval by %s, and %q is not one of them", ErrNotApprover, d.Server, d.Tool, who, by.Name)
 }
 
 // mayApprove is Approve's check: the session's caller (none for the local

@@ -126,6 +126,7 @@ type Host struct {
 	now       func() time.Time
 	observing observeGates // observations running after the answer (observe_after.go)
 	callers   callers      // who makes each session's calls (caller.go)
+	shared    sharing      // the store shared with other processes, if any (store.go)
 }
 
 // New builds a host for cfg. Plugins configured under [policies.*] are
@@ -143,7 +144,14 @@ func New(ctx context.Context, cfg *Config, s Settings) (*Host, error) {
 		}
 		h.always = p
 	}
-	h.sessions = session.NewStore(h.always)
+	if s.store != nil {
+		// The store's grants, not the file's, are the "always" approvals
+		// decisions see (store.go); the file stays for Approvals.
+		h.shared.init(s.store, s.logger)
+		h.sessions = session.NewStore(nil)
+	} else {
+		h.sessions = session.NewStore(h.always)
+	}
 	g, err := h.build(ctx, cfg, false)
 	if err != nil {
 		return nil, err
@@ -202,6 +210,7 @@ func (h *Host) OpenSessionFile(dir, id string) (*Session, *SessionLock, error) {
 // EndSession forgets a session and everything it remembered.
 func (h *Host) EndSession(id string) {
 	h.sessions.End(id)
+	h.shared.sessions.Delete(id)
 	h.gen.Load().lists.forget(id)
 	h.callers.m.Delete(id)
 }
@@ -224,6 +233,17 @@ func (h *Host) Check(ctx context.Context, c Call) Decision {
 func (h *Host) check(ctx context.Context, g *generation, c Call) Decision {
 	h.observing.settle(c.Session)
 	s := h.sessions.Get(c.Session)
+	if h.shared.st != nil {
+		return h.checkShared(ctx, g, c, s) // store.go
+	}
+	d, added := h.decideIn(ctx, g, c, s, sessionApprovals{s})
+	h.recordCheck(ctx, c, s, &d, added)
+	return d
+}
+
+// decideIn decides c in session s, whose approvals step 6 reads through
+// a, and adds the labels the decision asks for.
+func (h *Host) decideIn(ctx context.Context, g *generation, c Call, s *session.Session, a policy.Approvals) (d Decision, added []string) {
 	drifted := s.Pin(c.Server, c.Tool.Name, c.Tool.HashHex)
 	in := policy.Input{
 		Session:   c.Session,
@@ -232,23 +252,27 @@ func (h *Host) check(ctx context.Context, g *generation, c Call) Decision {
 		Arguments: c.Arguments,
 		Labels:    s.Labels(),
 		Drifted:   drifted,
-		Approvals: sessionApprovals{s},
+		Approvals: a,
 		Plugins:   g.checkers,
 		Context:   c.Context,
 		State:     s,
 		NoTrace:   h.settings.noTrace,
 		Caller:    h.callerOf(c.Session),
 	}
-	d := g.decide(ctx, &in)
-	var added []string
+	d = g.decide(ctx, &in)
 	if len(d.Labels) > 0 {
 		added = s.AddLabels(d.Labels...)
 	}
+	return d, added
+}
+
+// recordCheck counts a decision in its session and writes its audit
+// record.
+func (h *Host) recordCheck(ctx context.Context, c Call, s *session.Session, d *Decision, added []string) {
 	s.Count(d.Decision == policy.Ask, d.Decision == policy.Deny)
 	if h.audit != nil {
-		h.audit.WriteContext(ctx, audit.Record{Time: h.now(), Event: "check", Session: c.Session, Decision: &d, Labels: added})
+		h.audit.WriteContext(ctx, audit.Record{Time: h.now(), Event: "check", Session: c.Session, Decision: d, Labels: added})
 	}
-	return d
 }
 
 // Visible reports whether the visibility gate (step 3) lets a tool into
@@ -276,6 +300,9 @@ func (h *Host) Filter(ctx context.Context, sessionID, server string, tools []*To
 	u := h.acquire()
 	defer u.release()
 	g := u.g
+	if h.shared.st != nil {
+		h.loadForList(ctx, sessionID) // store.go
+	}
 	if len(g.listers) > 0 {
 		h.observing.settle(sessionID) // list plugins read the labels
 		return g.filterListed(ctx, h.sessions.Get(sessionID), h.callerOf(sessionID), server, tools)
@@ -362,6 +389,10 @@ func (h *Host) observe(ctx context.Context, g *generation, c Call, d *Decision, 
 	if h.audit != nil {
 		h.audit.WriteContext(ctx, audit.Record{Time: h.now(), Event: "observe", Session: c.Session, Decision: observed{Server: c.Server, Tool: c.Tool.Name, IsError: r.IsError, State: states}, Labels: added})
 	}
+	if h.shared.st != nil {
+		// A result must be observed even when the caller gave up on it.
+		h.shared.saveLogged(context.WithoutCancel(ctx), s, "observe")
+	}
 	return added
 }
 
@@ -382,11 +413,21 @@ type observed struct {
 // in the session, Always in the approvals file only (so that a revoke from
 // any process ends it here too). Always fails, and remembers nothing, when
 // the file cannot be read (see session.Persistent.Err).
+//
+// With a shared store (Settings.WithStore), Always is a grant in the store
+// instead, covering the calls of the session's caller (its principal), or
+// every caller of the store when the session has none (a local front end);
+// it fails, and remembers nothing, when the store cannot be written.
 func (h *Host) Approve(sessionID string, d *Decision, scope Scope) error {
+	return h.approve(sessionID, d, scope, nil, session.GrantScope{})
+}
+
+// approve is Approve, and ApproveBy when by is set (caller.go).
+func (h *Host) approve(sessionID string, d *Decision, scope Scope, by *Caller, grant session.GrantScope) error {
 	if d.Decision != policy.Ask {
 		return ErrNotAsked
 	}
-	if err := h.mayApprove(sessionID, d); err != nil {
+	if err := h.mayApproveAs(sessionID, d, by); err != nil {
 		return err // caller.go
 	}
 	if (scope == ForSession || scope == Always) && !d.Rememberable {
@@ -395,18 +436,34 @@ func (h *Host) Approve(sessionID string, d *Decision, scope Scope) error {
 	if scope == ForSessionScoped && len(d.Scopes) == 0 {
 		return ErrNotScoped
 	}
-	if scope == Always && h.always == nil {
+	if scope == Always && h.always == nil && h.shared.st == nil {
 		return ErrNoApprovalsFile
 	}
+	var granted *session.GrantScope
+	if scope == Always && h.shared.st != nil {
+		g, err := h.grantScope(sessionID, grant) // store.go
+		if err != nil {
+			return err
+		}
+		granted = &g
+	} else if grant != (session.GrantScope{}) {
+		return fmt.Errorf("a grant scope (%+v) is for an \"always\" approval kept in a shared store; this one is %s without a store", grant, scope)
+	}
 	s := h.sessions.Get(sessionID)
-	s.Repin(d.Server, d.Tool, d.DefinitionHash)
 	key := session.ApprovalKey{App: d.App, Server: d.Server, Connector: d.Connector, Tool: d.Tool, Hash: d.DefinitionHash}
-	switch scope {
-	case ForSession:
+	if granted != nil {
+		// The grant first: when the store refuses it, nothing changed.
+		if err := h.grantAlways(key, *granted, grantor(by, h.callerOf(sessionID))); err != nil {
+			return err
+		}
+	}
+	s.Repin(d.Server, d.Tool, d.DefinitionHash)
+	switch {
+	case scope == ForSession:
 		s.Remember(key)
-	case ForSessionScoped:
+	case scope == ForSessionScoped:
 		s.RememberScoped(scopedApprovals(key, d.Scopes)...) // scoped.go
-	case Always:
+	case scope == Always && granted == nil:
 		// Only the file holds it, not the session too: a revoke (from any
 		// process) then takes effect here as well, on the next call.
 		if err := h.always.Add(key, h.now()); err != nil {
@@ -414,7 +471,10 @@ func (h *Host) Approve(sessionID string, d *Decision, scope Scope) error {
 		}
 	}
 	if h.audit != nil {
-		h.audit.Write(audit.Record{Time: h.now(), Event: "approve", Session: sessionID, Decision: &key, Scope: scope.String()})
+		h.audit.Write(approveRecord(h.now(), sessionID, &key, scope, by, granted))
+	}
+	if h.shared.st != nil {
+		h.afterApprove(s) // store.go
 	}
 	return nil
 }
@@ -456,6 +516,7 @@ type Settings struct {
 	noTrace           bool
 	pluginRuntime     *plugin.Runtime
 	builtins          map[string][]byte
+	store             session.Shared
 }
 
 // Defaults returns the default settings: no audit log, no persistent

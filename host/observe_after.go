@@ -93,8 +93,16 @@ func (o *observeGates) gate(id string) *observeGate {
 // When Observe would do nothing for this call it does nothing. A Go-native
 // observer must not call back into the host for the same session (Check,
 // Observe, Session): that call would wait for the observation it runs in.
+//
+// With a shared store it observes before it returns, as Observe does: the
+// labels it adds must be saved before the client, told the result, makes
+// its next call, which another replica may decide (store.go).
 func (h *Host) ObserveAfter(ctx context.Context, c Call, d *Decision, r Result) {
 	if !h.ObservesCall(d) {
+		return
+	}
+	if h.shared.st != nil {
+		h.Observe(context.WithoutCancel(ctx), c, d, r)
 		return
 	}
 	c.Session = strings.Clone(c.Session)
