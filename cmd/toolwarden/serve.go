@@ -19,6 +19,7 @@ import (
 	"github.com/toolwarden/toolwarden/internal/identity"
 	"github.com/toolwarden/toolwarden/internal/serve"
 	"github.com/toolwarden/toolwarden/internal/serverspec"
+	"github.com/toolwarden/toolwarden/internal/store"
 	"github.com/toolwarden/toolwarden/internal/telemetry"
 )
 
@@ -32,6 +33,7 @@ func init() {
 type serveCmdFlags struct {
 	cli.ServeFlags
 	Listen string
+	Store  *string   // store.go
 	ops    *opsFlags // serve_ops.go
 }
 
@@ -49,7 +51,8 @@ Once it accepts connections it prints one line to stderr:
 	fs.StringVar(&f.Listen, "listen", "", "address to listen on, host:port (port 0: any free port); default 127.0.0.1:8080")
 	fs.Var(&f.Configs, "config", "config file (repeatable; later files override earlier; default: the usual config files)")
 	fs.Var(&f.Requirements, "requirements", "requirements file an admin sets (repeatable)")
-	fs.StringVar(&f.Approvals, "approvals", "", "persistent \"always\" approvals file (default: "+cli.DisplayApprovalsPath()+")")
+	fs.StringVar(&f.Approvals, "approvals", "", "keep \"always\" approvals in this file instead of a shared store (one replica only; not with --store)")
+	f.Store = addStoreFlag(fs.FlagSet)
 	fs.StringVar(&f.Audit, "audit", "", "the decision log (default: [audit] path of the config, else <home>/.local/state/toolwarden/audit.jsonl; \"off\": none)")
 	fs.BoolVar(&f.Quiet, "quiet", false, "log only errors to stderr")
 	f.ops = addOpsFlags(fs, &f.ServeFlags)
@@ -95,9 +98,20 @@ func serveHTTP(e *env, f *serveCmdFlags) error {
 		_ = tel.Shutdown(sctx)
 	}()
 	sf := &serveFlags{&f.ServeFlags}
+	log := sf.logger(e)
+	st, err := serveStore(ctx, f, log)
+	if err != nil {
+		return err
+	}
+	var auditQ *store.AuditQueue
+	if st != nil {
+		defer st.Close()
+		auditQ = st.AuditSink()
+		defer closeAuditQueue(auditQ, log)
+	}
 	h, cfg, cleanup, err := sf.startHostWith(ctx, e, func(s host.Settings) host.Settings {
-		if tel.Enabled() {
-			s = s.WithAuditExport(tel)
+		if sink := serve.AuditExport(tel, auditQ); sink != nil {
+			s = s.WithAuditExport(sink)
 		}
 		return s
 	})
@@ -112,11 +126,11 @@ func serveHTTP(e *env, f *serveCmdFlags) error {
 	if len(specs) == 0 {
 		return errors.New("no enabled [mcp_servers.<name>] in the config; nothing to serve (use --config)")
 	}
-	log := sf.logger(e)
 	opts, err := serveOptions(ctx, cfg, f, log, tel)
 	if err != nil {
 		return err
 	}
+	opts.Store = st
 	opts.SpecsOf = func(cfg *config.Config) ([]serverspec.Spec, error) { return serveSpecs(cfg, e) }
 	addr := opts.Listen
 	l, err := net.Listen("tcp", addr)

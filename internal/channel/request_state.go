@@ -75,6 +75,9 @@ type Signer struct {
 	ttl time.Duration
 	max int
 	now func() time.Time
+	// states, when set, keeps the outstanding states instead of the map
+	// below (NewSharedSigner: every replica of a store redeems them).
+	states StateStore
 
 	mu          sync.Mutex
 	outstanding map[[nonceLen]byte]pending
@@ -120,6 +123,9 @@ func (s *Signer) TTL() time.Duration { return s.ttl }
 
 // Mint returns a new single-use state for b.
 func (s *Signer) Mint(b Binding) (string, error) {
+	if s.states != nil {
+		return s.mintShared(b)
+	}
 	var payload [payloadLen]byte
 	payload[0] = version
 	if _, err := rand.Read(payload[1 : 1+nonceLen]); err != nil {
@@ -150,6 +156,9 @@ func (s *Signer) Mint(b Binding) (string, error) {
 // this Signer knows is consumed by the attempt, even a failed one, so a
 // client cannot probe a state until it fits.
 func (s *Signer) Redeem(state string, b Binding) error {
+	if s.states != nil {
+		return s.redeemShared(state, b)
+	}
 	payload, mac, ok := parse(state)
 	if !ok {
 		return ErrForged
@@ -198,7 +207,8 @@ func (s *Signer) Redeem(state string, b Binding) error {
 	return nil
 }
 
-// Outstanding is the number of states waiting for an answer.
+// Outstanding is the number of states waiting for an answer (0 for a
+// shared Signer, whose states are counted in its store).
 func (s *Signer) Outstanding() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()

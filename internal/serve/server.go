@@ -18,6 +18,7 @@ import (
 	"github.com/toolwarden/toolwarden/internal/config"
 	"github.com/toolwarden/toolwarden/internal/identity"
 	"github.com/toolwarden/toolwarden/internal/serverspec"
+	"github.com/toolwarden/toolwarden/internal/store"
 	"github.com/toolwarden/toolwarden/internal/telemetry"
 	"github.com/toolwarden/toolwarden/internal/upstream"
 )
@@ -68,6 +69,11 @@ type Options struct {
 	Telemetry *telemetry.Telemetry
 	// Logger gets diagnostics; nil discards them.
 	Logger *slog.Logger
+	// Store, when set, keeps the 2026-07-28 request states (keyed by
+	// SessionSecret, so every replica redeems every other's, once); the
+	// host's grants and session state are in it too when the command
+	// built the host with host.Settings.WithStore. nil: this process only.
+	Store *store.Store
 }
 
 // Defaults the zero Options stand for.
@@ -140,7 +146,7 @@ func New(h *host.Host, specs []serverspec.Spec, opts Options) *Server {
 		h:       h,
 		opts:    opts,
 		log:     log,
-		signer:  channel.NewSigner(opts.StateTTL, 4096),
+		signer:  requestStates(opts, log),
 		seal:    newSessionSeal(opts.SessionSecret, MaxSessionAge),
 		routes:  map[string]*route{},
 		started: make(chan struct{}),
