@@ -400,3 +400,8 @@ func maxInto(v interface {
 		}
 	}
 }
+
+// DecodeState reads a state another process stored (a session file's
+// bytes, a store's row), holding it to the bounds an update keeps: a state
+// damaged or edited past them is refused, and the caller fails closed.
+func DecodeState(data []byte) (State, error) { return decodeState(data) }
