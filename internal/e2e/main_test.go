@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/toolwarden/toolwarden/internal/store/pgtest"
 	"github.com/toolwarden/toolwarden/internal/testkit"
 )
 
@@ -85,7 +86,9 @@ func run(m *testing.M) int {
 			return 1
 		}
 	}
-	return m.Run()
+	// The store tests share one Postgres cluster (pgtest.Shared), which
+	// pgtest.Main stops once every test has run.
+	return pgtest.Main(m)
 }
 
 // npmServer returns the path of an MCP server installed by scripts/setup.sh

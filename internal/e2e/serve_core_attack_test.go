@@ -30,7 +30,7 @@ type coreHTTP struct {
 
 // corePost posts one JSON-RPC message with the given headers, answering
 // nothing the server asks on the stream.
-func corePost(t *testing.T, url string, header map[string]string, body any) coreHTTP {
+func corePost(t testing.TB, url string, header map[string]string, body any) coreHTTP {
 	t.Helper()
 	b, err := json.Marshal(body)
 	if err != nil {

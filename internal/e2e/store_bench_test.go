@@ -1,0 +1,217 @@
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"os"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/client/transport"
+
+	"github.com/toolwarden/toolwarden/internal/store/pgtest"
+)
+
+// BenchmarkStoreReplicasCalls measures calls a second through three
+// `toolwarden serve` replicas on one Postgres database against one of
+// them alone, in one run: the same number of 2025-11-25 sessions, each
+// calling an allowed echo in a closed loop, all on replica A ("one") or
+// spread round-robin over A, B and C ("three"); rounds alternate between
+// the two so a busy machine slows both alike. It reports each case's
+// calls/s, p50 and p99, and three/one; any call lost, answered wrong or
+// run twice upstream fails it. On a machine with fewer cores than
+// replicas the ratio says what the store costs, not what replicas buy.
+//
+//	go test ./internal/e2e -run '^$' -bench 'BenchmarkStoreReplicasCalls$' -benchtime 5x
+func BenchmarkStoreReplicasCalls(b *testing.B) {
+	const sessions = 48
+	f := newStoreFleet(b, pgtest.Shared(b).URL)
+	f.startN(b, 3)
+	auth := transport.WithHTTPHeaders(map[string]string{"Authorization": "Bearer alice-token"})
+	open := func(name string, replicaOf func(i int) int) *benchLoad {
+		hcs := make([]*http.Client, len(f.replicas))
+		for i := range hcs {
+			hcs[i] = benchHTTPClient(sessions)
+		}
+		ss := make([]*client.Client, sessions)
+		for i := range ss {
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			r := replicaOf(i)
+			s, err := openBenchSession(ctx, f.replicas[r].url, hcs[r], legacyEra, auth)
+			cancel()
+			if err != nil {
+				b.Fatalf("%s: session %d: %v", name, i, err)
+			}
+			ss[i] = s
+		}
+		b.Cleanup(func() {
+			for _, s := range ss {
+				_ = s.Close()
+			}
+		})
+		// The CPU charged is this process's: the work is spread over
+		// several replicas and Postgres.
+		return &benchLoad{c: benchCase{name: name, tool: "up__echo", pid: os.Getpid()}, sessions: ss}
+	}
+	loads := []*benchLoad{
+		open("one", func(int) int { return 0 }),
+		open("three", func(i int) int { return i % 3 }),
+	}
+	const k = 16 // calls per session per round
+	for _, l := range loads {
+		l.reset()
+		l.round(b, 2, false)
+	}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		for j := range loads {
+			loads[(i+j)%len(loads)].round(b, k, true)
+		}
+	}
+	b.StopTimer()
+	perSec := map[string]float64{}
+	for _, l := range loads {
+		fig := l.figures(1)
+		perSec[l.c.name] = fig.perSecPerCPU
+		b.ReportMetric(fig.perSecPerCPU, l.c.name+"-calls/s")
+		b.ReportMetric(benchMS(fig.p50), l.c.name+"-p50-ms")
+		b.ReportMetric(benchMS(fig.p99), l.c.name+"-p99-ms")
+		if l.errs > 0 {
+			b.Errorf("%s: %d of %d calls went wrong; the first: %s", l.c.name, l.errs, l.calls, l.firstErr)
+		}
+		if n := l.twice(); n > 0 {
+			b.Errorf("%s: %d calls were answered more than once", l.c.name, n)
+		}
+	}
+	if perSec["one"] > 0 {
+		b.ReportMetric(perSec["three"]/perSec["one"], "three/one")
+	}
+	b.ReportMetric(0, "ns/op")
+}
+
+// BenchmarkStoreRevocationPropagation measures, end to end, how long a
+// revoke takes to reach another replica: alice is granted "always" on
+// replica A (a 2026-07-28 ask answered "always"), replica B is polled
+// until it serves her on that grant, then `toolwarden approvals revoke
+// --store` ends it while a poller keeps calling B; the figure is the time
+// from the revoke command's return (its commit) to the end of B's first
+// refusal, and from the command's start. A call to B that started after
+// the revoke returned and was still served fails the benchmark: that is
+// the guarantee (seen before the next decision), the time is how soon.
+//
+//	go test ./internal/e2e -run '^$' -bench 'BenchmarkStoreRevocationPropagation$' -benchtime 100x
+func BenchmarkStoreRevocationPropagation(b *testing.B) {
+	f := newStoreFleet(b, pgtest.Shared(b).URL)
+	a, bb := f.start(b), f.start(b)
+	var fromCommit, fromStart, grantSeen []time.Duration
+	var seq int
+	next := func() string { seq++; return fmt.Sprintf("rev-%d", seq) }
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		msg := next()
+		first := storeCall(b, a, "alice-token", "", "gate__echo", map[string]any{"message": msg}, nil)
+		if !asked(first) {
+			b.Fatalf("round %d: alice was not asked on A: %s", i, first.body)
+		}
+		granted := time.Now()
+		if r := storeCall(b, a, "alice-token", "", "gate__echo", map[string]any{"message": msg}, answered(first, "always")); !seenOnce(r, msg) {
+			b.Fatalf("round %d: the always answer on A: %s", i, r.body)
+		}
+		eventually(b, 10*time.Second, "B to serve alice on the grant", func() bool {
+			m := next()
+			return seenOnce(storeCall(b, bb, "alice-token", "", "gate__echo", map[string]any{"message": m}, nil), m)
+		})
+		grantSeen = append(grantSeen, time.Since(granted))
+		commit, refused, late := revokeWhilePolling(b, f, bb, next)
+		if late != "" {
+			b.Fatalf("round %d: %s", i, late)
+		}
+		// B may refuse before the command has exited (its commit comes
+		// first): that counts as no delay at all.
+		fromCommit = append(fromCommit, max(0, refused.Sub(commit.end)))
+		fromStart = append(fromStart, refused.Sub(commit.start))
+	}
+	b.StopTimer()
+	for name, d := range map[string][]time.Duration{"commit-to-refusal": fromCommit, "revoke-to-refusal": fromStart, "grant-to-use": grantSeen} {
+		slices.Sort(d)
+		b.ReportMetric(benchMS(benchPercentile(d, 0.50)), name+"-p50-ms")
+		b.ReportMetric(benchMS(benchPercentile(d, 0.99)), name+"-p99-ms")
+	}
+	b.ReportMetric(0, "ns/op")
+}
+
+// revokeSpan is when the revoke command started and returned.
+type revokeSpan struct{ start, end time.Time }
+
+// revokeWhilePolling runs `approvals revoke --store` while a goroutine
+// calls replica s in a loop, and returns the command's span and when the
+// first refused call ended (every call before the revoke is served); late says what went wrong when a call that
+// began after the command returned was served.
+func revokeWhilePolling(b *testing.B, f *storeFleet, s *opsServe, next func() string) (span revokeSpan, refused time.Time, late string) {
+	type poll struct {
+		start, end time.Time
+		served     bool
+	}
+	var mu sync.Mutex
+	var polls []poll
+	var msgs []string
+	for range 64 {
+		msgs = append(msgs, next()) // made here: next is not safe for the poller
+	}
+	stop := make(chan struct{})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for i := 0; ; i++ {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			msg := msgs[i%len(msgs)] + fmt.Sprintf("-%d", i)
+			t0 := time.Now()
+			r := storeCall(b, s, "alice-token", "", "gate__echo", map[string]any{"message": msg}, nil)
+			p := poll{t0, time.Now(), seenOnce(r, msg)}
+			mu.Lock()
+			polls = append(polls, p)
+			mu.Unlock()
+			if !p.served && !asked(r) {
+				b.Errorf("a call to B was neither served nor asked: %s", r.body)
+				return
+			}
+		}
+	}()
+	span.start = time.Now()
+	out, code := twRun(b, nil, "approvals", "revoke", "--store", f.store, "--server", "gate", "--tool", "echo")
+	span.end = time.Now()
+	if code != 0 {
+		close(stop)
+		<-done
+		b.Fatalf("approvals revoke --store: exit %d:\n%s", code, out)
+	}
+	eventually(b, 10*time.Second, "B to refuse after the revoke", func() bool {
+		mu.Lock()
+		defer mu.Unlock()
+		for _, p := range polls {
+			if !p.served {
+				return true
+			}
+		}
+		return false
+	})
+	close(stop)
+	<-done
+	for _, p := range polls {
+		if p.served && p.start.After(span.end) {
+			return span, refused, fmt.Sprintf("a call to B that began %s after the revoke returned was served", p.start.Sub(span.end))
+		}
+		if !p.served && refused.IsZero() {
+			refused = p.end
+		}
+	}
+	return span, refused, ""
+}
