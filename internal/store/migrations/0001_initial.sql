@@ -19,7 +19,7 @@ CREATE TABLE tw_asks (
   ask TEXT NOT NULL,
   approvers TEXT NOT NULL,
   replica TEXT NOT NULL, created_at BIGINT NOT NULL, expires_at BIGINT NOT NULL,
-  answer TEXT, answered_by TEXT, answered_at BIGINT, grant_scope TEXT, withdrawn_at BIGINT);
+  answer TEXT, answered_by TEXT, answered_groups TEXT, answered_at BIGINT, grant_scope TEXT, withdrawn_at BIGINT);
 CREATE INDEX tw_asks_open ON tw_asks (answered_at, expires_at);
 CREATE TABLE tw_audit (id TEXT PRIMARY KEY, at BIGINT NOT NULL, replica TEXT NOT NULL,
   session TEXT NOT NULL, event TEXT NOT NULL, record TEXT NOT NULL);
