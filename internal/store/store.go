@@ -85,6 +85,11 @@ type Store struct {
 
 	pg *pgState // Postgres only
 
+	// grants is the snapshot of live grants Covers answers from (watch.go).
+	grants grantWatch
+	// bg is cancelled by Close: background work (the grant watcher) ends.
+	bg context.Context
+
 	stop      context.CancelFunc
 	stopped   chan struct{}
 	closeOnce sync.Once
@@ -108,7 +113,7 @@ func Open(ctx context.Context, rawURL string, o Options) (*Store, error) {
 	}
 	s.log = s.opts.Logger
 	bg, stop := context.WithCancel(context.Background())
-	s.stop = stop
+	s.bg, s.stop = bg, stop
 	switch t.engine {
 	case EngineSQLite:
 		err = s.openSQLite(ctx, t.path)
