@@ -15,6 +15,7 @@ import (
 
 	"github.com/toolwarden/toolwarden/cmd/internal/cli"
 	"github.com/toolwarden/toolwarden/host"
+	"github.com/toolwarden/toolwarden/internal/channel"
 	"github.com/toolwarden/toolwarden/internal/config"
 	"github.com/toolwarden/toolwarden/internal/identity"
 	"github.com/toolwarden/toolwarden/internal/serve"
@@ -53,6 +54,7 @@ Once it accepts connections it prints one line to stderr:
 	fs.Var(&f.Requirements, "requirements", "requirements file an admin sets (repeatable)")
 	fs.StringVar(&f.Approvals, "approvals", "", "keep \"always\" approvals in this file instead of a shared store (one replica only; not with --store)")
 	f.Store = addStoreFlag(fs.FlagSet)
+	fs.DurationVar(&f.ApprovalTimeout, "approval-timeout", channel.DefaultTimeout, "how long a call waits for an answer to its approval prompt, or in the team inbox, before it is denied")
 	fs.StringVar(&f.Audit, "audit", "", "the decision log (default: [audit] path of the config, else <home>/.local/state/toolwarden/audit.jsonl; \"off\": none)")
 	fs.BoolVar(&f.Quiet, "quiet", false, "log only errors to stderr")
 	f.ops = addOpsFlags(fs, &f.ServeFlags)
@@ -166,6 +168,7 @@ func serveOptions(ctx context.Context, cfg *config.Config, f *serveCmdFlags, log
 		RatePerSecond:   sc.RateLimit.CallsPerSecond,
 		RateBurst:       sc.RateLimit.Burst,
 		IdleSessionTTL:  sc.IdleSessionTTL,
+		ApprovalTimeout: f.ApprovalTimeout,
 		Version:         cli.Version(),
 		Logger:          log,
 	}

@@ -93,7 +93,10 @@ func (s *Server) ask(ctx context.Context, c caller, rt *route, call host.Call, d
 	// channel runner, except a 2026-07-28 client's input request (its
 	// answer comes on a retry the runner cannot wait for), of which the
 	// runner only tells the webhook.
-	chans := s.channels(call.Session, d)
+	chans := s.channels(c, d)
+	if s.needsApprover(c, d) {
+		return s.askApprovers(ctx, c, rt, call, d, &q, chans) // teaminbox_ask.go
+	}
 	elicits := canElicit(ctx, c) && chans.Setting.Effective().Elicits()
 	if chans.Uses() && !(c.modern && elicits) {
 		return s.askChannels(ctx, c, rt, call, d, &q, chans, elicits)
@@ -121,15 +124,17 @@ func (s *Server) ask(ctx context.Context, c caller, rt *route, call host.Call, d
 	return s.answer(ctx, rt, call, d, &q, res, false)
 }
 
-// channels is the runner for an ask about d under the config deciding now
-// (approval_channel, most specific first, and [webhook]).
-func (s *Server) channels(session string, d *host.Decision) *channel.Runner {
+// channels is the runner for an ask of c about d under the config
+// deciding now (approval_channel, most specific first, and [webhook]).
+// With a store, its inbox is the team inbox.
+func (s *Server) channels(c caller, d *host.Decision) *channel.Runner {
 	cfg := s.h.Config()
 	return &channel.Runner{
 		Setting: cfg.ApprovalChannel(d.Server, d.App),
 		Webhook: cfg.Webhook,
 		Log:     s.log,
-		Record:  func(a audit.Ask) { s.h.Audit(session, a) },
+		Record:  func(a audit.Ask) { s.h.Audit(c.session, a) },
+		Team:    s.teamFor(c),
 	}
 }
 
@@ -161,6 +166,9 @@ func (s *Server) askChannels(ctx context.Context, c caller, rt *route, call host
 				action = mcp.ElicitationResponseActionDecline
 			}
 			return toolresult.Unanswered(rt.name, d, action, s.h.Approvals(), false)
+		}
+		if ans.Team != nil {
+			return s.chooseTeam(ctx, c, rt, call, d, ans)
 		}
 		return s.choose(ctx, rt, call, d, ans.Option)
 	case errors.As(err, &refusal):

@@ -15,6 +15,7 @@ import (
 //	/healthz     200 "ok" (no credential)
 //	/readyz      200 when every upstream is started, else 503 naming them (no credential)
 //	/.well-known/oauth-protected-resource[/mcp]   RFC 9728 metadata, when Options.Auth is set (no credential)
+//	/inbox       the team inbox page (no credential); /inbox/api/* identity -> the team inbox (teaminbox.go)
 func (s *Server) Handler() http.Handler { return s.handler(DefaultReadTimeout, nil) }
 
 // handler builds Handler with the body read deadline readTimeout, and f's
@@ -25,11 +26,14 @@ func (s *Server) handler(readTimeout time.Duration, f *Front) http.Handler {
 		maxBody = DefaultMaxRequestBytes
 	}
 	metaURL := identity.MetadataURL(s.opts.ResourceURL)
+	refusals := newRefusalLimits(RefusalsPerSecond, RefusalBurst, maxRefusalAddrs)
 	mcpChain := limitBody(maxBody, readTimeout,
-		f.gate(authenticate(s.opts.Auth, metaURL, newRefusalLimits(RefusalsPerSecond, RefusalBurst, maxRefusalAddrs),
+		f.gate(authenticate(s.opts.Auth, metaURL, refusals,
 			limitRate(newRateLimits(s.opts.RatePerSecond, s.opts.RateBurst), s.MCPHandler()))))
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", mcpChain)
+	// The team inbox's API takes the same credentials (teaminbox.go).
+	s.teamInboxRoutes(mux, func(h http.Handler) http.Handler { return f.gate(authenticate(s.opts.Auth, metaURL, refusals, h)) })
 	mux.HandleFunc("/healthz", healthz)
 	mux.Handle("/readyz", readyz(s.notReady, f.isDraining))
 	if s.opts.Auth != nil && s.opts.ResourceURL != "" {
