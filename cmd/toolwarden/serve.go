@@ -115,6 +115,9 @@ func serveHTTP(e *env, f *serveCmdFlags) error {
 		if sink := serve.AuditExport(tel, auditQ); sink != nil {
 			s = s.WithAuditExport(sink)
 		}
+		if st != nil {
+			s = s.WithStore(st)
+		}
 		return s
 	})
 	if err != nil {
