@@ -77,6 +77,9 @@ type grantWatch struct {
 	rowsRead atomic.Int64
 	// failing is set while refreshes fail, so that the log says so once.
 	failing atomic.Bool
+	// pollOnly makes the watcher ignore wake-ups: the propagation
+	// benchmark measures the poll alone with it. Set before first use.
+	pollOnly bool
 }
 
 // revisionRead is one confirming read that callers share.
@@ -388,7 +391,7 @@ func (s *Store) watchGrants() {
 	defer full.Stop()
 	// The wake-up is taken before each refresh reads, so that a change
 	// committed during the read still wakes the next round.
-	wake := s.wake(TopicRevision)
+	wake := gw.nextWake()
 	for {
 		select {
 		case <-s.bg.Done():
@@ -398,7 +401,7 @@ func (s *Store) watchGrants() {
 		case <-full.C:
 			gw.full.Store(true)
 		}
-		wake = s.wake(TopicRevision)
+		wake = gw.nextWake()
 		f := gw.join()
 		select {
 		case <-f.done:
@@ -406,4 +409,13 @@ func (s *Store) watchGrants() {
 			return
 		}
 	}
+}
+
+// nextWake is the channel the watcher's next wake-up closes (nil, which
+// never fires, when it only polls).
+func (gw *grantWatch) nextWake() <-chan struct{} {
+	if gw.pollOnly {
+		return nil
+	}
+	return gw.s.wake(TopicRevision)
 }
