@@ -102,6 +102,9 @@ func (s *Server) ask(ctx context.Context, c caller, rt *route, call host.Call, d
 		return s.askChannels(ctx, c, rt, call, d, &q, chans, elicits)
 	}
 	if !elicits {
+		if s.startedElsewhere(ctx, c) {
+			return s.askedElsewhere(rt, d) // replicas.go
+		}
 		return s.needsApproval(rt, d)
 	}
 	if c.modern {

@@ -115,6 +115,7 @@ type Server struct {
 	digest   string // policyDigest of digestOf
 
 	legacy        sync.Map // sealed session id -> host session id
+	initialised   sync.Map // sealed session id -> struct{}: 2025-era sessions started here (replicas.go)
 	conversations sync.Map // 2026-07-28 host session id -> *atomic.Int64 (last use, unix ns)
 	now           func() time.Time
 	contexts      sync.Map // upstream name -> *policy.ServerContext
@@ -157,6 +158,7 @@ func New(h *host.Host, specs []serverspec.Spec, opts Options) *Server {
 	}
 	hooks := &server.Hooks{}
 	hooks.AddAfterListTools(s.filterList)
+	hooks.AddAfterInitialize(s.sessionInitialised)
 	s.mcp = server.NewMCPServer("toolwarden", opts.Version,
 		server.WithToolCapabilities(true),
 		server.WithRecovery(),
@@ -338,6 +340,7 @@ func (s *Server) upstreamChanged(*upstream.Client) { s.rebuild() }
 // sessionEnded forgets the host session a terminated 2025-era session
 // keyed (its "session" approvals, pins and labels).
 func (s *Server) sessionEnded(id string) {
+	s.initialised.Delete(id)
 	if hs, ok := s.legacy.LoadAndDelete(id); ok {
 		s.h.EndSession(hs.(string))
 	}
