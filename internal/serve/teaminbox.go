@@ -61,6 +61,7 @@ func (s *Server) teamInboxRoutes(mux *http.ServeMux, auth func(http.Handler) htt
 	mux.HandleFunc("GET "+TeamInboxPath, s.teamInboxAsset("teaminbox.html"))
 	mux.HandleFunc("GET "+TeamInboxPath+"/static/teaminbox.js", s.teamInboxAsset("teaminbox.js"))
 	mux.HandleFunc("GET "+TeamInboxPath+"/static/teaminbox.css", s.teamInboxAsset("teaminbox.css"))
+	mux.HandleFunc("GET "+TeamInboxPath+"/api/config", s.teamInboxConfig)
 	mux.Handle("GET "+teamInboxAPIAsks, auth(http.HandlerFunc(s.listTeamAsks)))
 	mux.Handle("POST "+teamInboxAPIAsks+"/{id}", auth(http.HandlerFunc(s.answerTeamAsk)))
 }
@@ -91,6 +92,14 @@ func (s *Server) teamInboxAsset(name string) http.HandlerFunc {
 		w.Header().Set("Content-Type", teamInboxTypes[name])
 		_, _ = w.Write(b)
 	}
+}
+
+// teamInboxConfig tells the page, before it holds a token, whether it
+// needs one (serve authenticates callers) and whether there is a team
+// inbox at all (a store): it says nothing about any ask.
+func (s *Server) teamInboxConfig(w http.ResponseWriter, _ *http.Request) {
+	teamInboxHeaders(w.Header())
+	writeTeamJSON(w, http.StatusOK, map[string]bool{"auth": s.opts.Auth != nil, "store": s.opts.Store != nil})
 }
 
 // viewer is who calls the API: the principal the identity middleware

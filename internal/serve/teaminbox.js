@@ -231,6 +231,21 @@
   });
   $("#sign-out").addEventListener("click", () => signedOut(""));
   setInterval(tick, 1000);
-  setStatus("loading", "loading…");
-  refresh();
+
+  // Ask for a token before the first call when the gateway needs one, so
+  // that the page never sends a request it knows will be refused.
+  async function start() {
+    setStatus("loading", "loading…");
+    let cfg = { auth: true, store: true };
+    try { cfg = await api("/inbox/api/config"); } catch (e) { /* assume the strictest */ }
+    if (!cfg.store) {
+      setStatus("error", "no team inbox");
+      $("#asks-section").hidden = false;
+      $("#no-asks").textContent = "This gateway keeps no shared store, so it has no team inbox (start toolwarden serve with --store).";
+      return;
+    }
+    if (cfg.auth && !sessionStorage.getItem(TOKEN_KEY)) return signedOut("");
+    refresh();
+  }
+  start();
 })();
