@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/toolwarden/toolwarden/internal/session"
+	"github.com/toolwarden/toolwarden/internal/store"
 )
 
 func init() {
@@ -26,7 +27,15 @@ prefix of 8 or more hex digits for list and revoke.
 
 Every running wrap and proxy sees a change to the file before its next decision.
 A file that cannot be read grants nothing; list says why, and reset (or revoke
---all) copies it to <file>.bak-<time> before starting an empty one.`
+--all) copies it to <file>.bak-<time> before starting an empty one.
+
+With --store URL (or $TOOLWARDEN_STORE) the commands work on a shared store's
+approvals instead (sqlite:PATH or postgres://...): each has an id and a scope
+(principal:NAME, group:NAME or team: whose calls it covers), may be bound to
+one set of arguments, and is never deleted: revoke records who revoked it
+(--by, default the OS user) and list --all shows the revoked ones too. Every
+process using the store sees a revoke or an add before its next decision that
+would use it.`
 
 // approvalsSub is one subcommand of approvals: its flags beyond --approvals
 // and what it does with the opened file.
@@ -36,36 +45,48 @@ type approvalsSub struct {
 	synopsis    string
 	flags       func(a *approvalsCmd)
 	run         func(a *approvalsCmd, p *session.Persistent) int
+	// runStore does the same on a shared store; nil when the subcommand
+	// has no store form.
+	runStore func(a *approvalsCmd, st *store.Store) int
 }
 
 var approvalsSubs = []approvalsSub{
 	{
 		name: "list", alias: "ls", summary: "list persistent approvals, or say why the file cannot be used",
-		synopsis: "approvals list   [--approvals F] [--server S] [--tool T] [--hash H] [--json]",
+		synopsis: "approvals list   [--approvals F | --store URL [--id ID] [--scope SCOPE] [--all]] [--server S] [--tool T] [--hash H] [--json]",
 		flags: func(a *approvalsCmd) {
 			a.filterFlags()
+			a.storeFilterFlags()
+			a.fs.BoolVar(&a.history, "all", false, "with --store: revoked approvals too, with who revoked them")
 			a.fs.BoolVar(&a.asJSON, "json", false, "print JSON")
 		},
-		run: approvalsList,
+		run:      approvalsList,
+		runStore: storeApprovalsList,
 	},
 	{
 		name: "revoke", alias: "rm", summary: "revoke the approvals a filter matches, or all of them",
-		synopsis: "approvals revoke [--approvals F] [--server S] [--tool T] [--hash H] [--all]",
+		synopsis: "approvals revoke [--approvals F | --store URL [--id ID] [--scope SCOPE] [--by WHO]] [--server S] [--tool T] [--hash H] [--all]",
 		flags: func(a *approvalsCmd) {
 			a.filterFlags()
+			a.storeFilterFlags()
+			a.byFlag("who revokes (recorded in the store)")
 			a.fs.BoolVar(&a.all, "all", false, "every approval (needed when no filter is given)")
 		},
-		run: approvalsRevoke,
+		run:      approvalsRevoke,
+		runStore: storeApprovalsRevoke,
 	},
 	{
 		name: "add", summary: "approve one tool at one definition, as answering \"always\" would",
-		synopsis: "approvals add    [--approvals F] --server S --tool T --hash H [--app A] [--connector C]",
+		synopsis: "approvals add    [--approvals F | --store URL --scope SCOPE [--by WHO]] --server S --tool T --hash H [--app A] [--connector C]",
 		flags: func(a *approvalsCmd) {
 			a.filterFlags()
 			a.fs.StringVar(&a.app, "app", "", "the app (default: the server)")
 			a.fs.StringVar(&a.connector, "connector", "", "the connector id, for connector servers")
+			a.fs.StringVar(&a.scope, "scope", "", "with --store: whose calls it covers: principal:NAME, group:NAME or team (required)")
+			a.byFlag("who grants (recorded in the store)")
 		},
-		run: approvalsAdd,
+		run:      approvalsAdd,
+		runStore: storeApprovalsAdd,
 	},
 	{
 		name: "reset", summary: "revoke every approval, backing the file up first",
@@ -88,6 +109,12 @@ type approvalsCmd struct {
 	app, connector     string
 	audit              string
 	file               string // path, or the default
+
+	// The shared store's flags (approvals_store.go).
+	storeFlag string
+	id, scope string
+	by        string
+	history   bool
 }
 
 func (a *approvalsCmd) filterFlags() {
@@ -137,6 +164,7 @@ func runApprovals(e *env, args []string) int {
 	if sub.name == "revoke" || sub.name == "reset" {
 		a.fs.StringVar(&a.audit, "audit", "", auditFlagUsage+"; revokes are recorded there")
 	}
+	a.fs.StringVar(&a.storeFlag, "store", "", "a shared store instead of the file: sqlite:PATH or postgres://... (default: $"+storeEnv+")")
 	sub.flags(a)
 	if code, ok := a.fs.parse(args[1:]); !ok {
 		return code
@@ -146,6 +174,9 @@ func runApprovals(e *env, args []string) int {
 	}
 	if a.hash != "" && !hexPrefix().MatchString(a.hash) {
 		return a.fs.usageError("--hash %q is not a hex definition hash (or a prefix of at least 8 hex digits)", a.hash)
+	}
+	if code, done := a.onStore(sub); done {
+		return code
 	}
 	a.file = a.path
 	if a.file == "" {
