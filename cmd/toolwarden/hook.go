@@ -37,6 +37,7 @@ type hookFlags struct {
 	toolsFile       string
 	catalogDir      func() (string, error)
 	approvals       string
+	store           string
 	auditPath       string
 	approvalTimeout time.Duration
 	warm            bool
@@ -64,6 +65,7 @@ Exit: as the agent expects; 2 blocks the call (so bad usage blocks it too).`)
 	fs.StringVar(&f.toolsFile, "tools", "", `tool definitions by server, {"server": [tools/list entries]}, read instead of the tool catalog`)
 	f.catalogDir = catalogFlag(fs.FlagSet, e)
 	fs.StringVar(&f.approvals, "approvals", "", "the \"always\" approvals file wrap and proxy write, read here (default: "+displayApprovalsPath()+")")
+	fs.StringVar(&f.store, "store", "", "keep \"always\" approvals and session state (taint labels among them) in this store, shared with other hooks, wraps and proxies: sqlite:PATH or postgres://USER@HOST/DB (default: $TOOLWARDEN_STORE, else none; not with --approvals)")
 	fs.StringVar(&f.auditPath, "audit", "", auditFlagUsage)
 	fs.DurationVar(&f.approvalTimeout, "approval-timeout", channel.HookTimeout, "with approval_channel \"inbox\" or \"both\", how long to wait for an answer in the approval inbox (keep it under the agent's hook timeout)")
 	fs.BoolVar(&f.warm, "warm", false, "decide in a background process kept warm for this command line (started by the first event; Linux)")
@@ -118,16 +120,24 @@ func decideHook(e *env, fl *hookFlags) int {
 	if e.ctx != nil {
 		ctx = e.ctx
 	}
+	st, err := localStore(ctx, fl.store, fl.approvals, hookLogger(e)) // localstore.go
+	if err != nil {
+		return fail("%v", err)
+	}
+	if st != nil {
+		settings = settings.WithStore(st)
+	}
 	h, err := host.New(ctx, cfg, settings)
 	if err != nil {
+		closeStore(st)
 		return fail("%v", err)
 	}
 	if e.afterAnswer != nil {
 		// A warm process closes the host (its plugin instances) once the
 		// hook has its answer.
-		e.afterAnswer(func() { h.Close(ctx) })
+		e.afterAnswer(func() { h.Close(ctx); closeStore(st) })
 	} else {
-		defer h.Close(ctx)
+		defer func() { h.Close(ctx); closeStore(st) }()
 	}
 	warnHookLoad(e, cfg, h)
 
@@ -200,7 +210,7 @@ func readHookEvent(e *env, fl *hookFlags) (hook.Agent, *hook.Event, error) {
 func hookSettings(e *env, fl *hookFlags, cfg *config.Config) (s host.Settings, closeAudit func(), err error) {
 	// Plugin log lines go to the hook's stderr, which a warm process
 	// hands back to the hook with the answer.
-	s = hostDefaults().WithLogger(slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: slog.LevelInfo})))
+	s = hostDefaults().WithLogger(hookLogger(e))
 	if e.pluginRuntime != nil {
 		s = s.WithPluginRuntime(e.pluginRuntime) // a warm process's compiled plugins
 	}

@@ -36,7 +36,15 @@ func (f *serveFlags) serve(e *env, fs *cli.Flags, upstreams func(cfg *config.Con
 	watch := watchFlag(fs)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	h, cfg, cleanup, err := f.startHost(ctx, e)
+	st, err := localStore(ctx, f.StoreURL, f.Approvals, f.logger(e)) // localstore.go
+	if err != nil {
+		fmt.Fprintf(e.stderr, "toolwarden %s: %v\n", fs.Name, err)
+		return exitError
+	}
+	if st != nil {
+		defer st.Close()
+	}
+	h, cfg, cleanup, err := f.startHostWith(ctx, e, withStore(st))
 	if err != nil {
 		fmt.Fprintf(e.stderr, "toolwarden %s: %v\n", fs.Name, err)
 		return exitError
@@ -56,14 +64,10 @@ func (f *serveFlags) serve(e *env, fs *cli.Flags, upstreams func(cfg *config.Con
 	return exitOK
 }
 
-// startHost loads the config and builds the host the proxy decides with.
-// The returned cleanup closes the host and the audit file.
-func (f *serveFlags) startHost(ctx context.Context, e *env) (*host.Host, *config.Config, func(), error) {
-	return f.startHostWith(ctx, e, nil)
-}
-
-// startHostWith is startHost with more host settings (serve's audit
-// export), applied to the defaults when more is not nil.
+// startHostWith loads the config and builds the host the proxy decides
+// with, with more host settings (a shared store, serve's audit export)
+// applied to the defaults when more is not nil. The returned cleanup
+// closes the host and the audit file.
 func (f *serveFlags) startHostWith(ctx context.Context, e *env, more func(host.Settings) host.Settings) (*host.Host, *config.Config, func(), error) {
 	cfg, err := cli.LoadConfig(e.getenv, f.Configs, f.Requirements)
 	if err != nil {

@@ -24,6 +24,11 @@ type ServeFlags struct {
 	MaxResultBytes        int
 	ApprovalTimeout       time.Duration
 	Quiet, NoWatch        bool
+
+	// StoreURL is --store: the shared store wrap and proxy keep "always"
+	// approvals and session state in ("" = none named; $TOOLWARDEN_STORE
+	// may still name one).
+	StoreURL string
 }
 
 // WrapFlags are wrap's flags and the server command after them.
@@ -51,6 +56,7 @@ func newServeFlags(stdout, stderr io.Writer, name, synopsis, about string, d Ser
 	fs.Var(&f.Configs, "config", "config file (repeatable; later files override earlier)")
 	fs.Var(&f.Requirements, "requirements", "requirements file an admin sets (repeatable; with /etc/codex/requirements.toml, /etc/toolwarden/requirements.toml and $TOOLWARDEN_REQUIREMENTS)")
 	fs.StringVar(&f.Approvals, "approvals", "", "persistent \"always\" approvals file (default: "+DisplayApprovalsPath()+")")
+	fs.StringVar(&f.StoreURL, "store", "", "share \"always\" approvals and session state through this store: sqlite:PATH or postgres://USER@HOST/DB (default: $TOOLWARDEN_STORE, else none: the approvals file; not with --approvals)")
 	fs.StringVar(&f.Audit, "audit", "", "the decision log every wrap, proxy and hook of yours appends to and the inbox reads (default: [audit] path of the config, else <home>/.local/state/toolwarden/audit.jsonl; \"off\": none)")
 	fs.IntVar(&f.MaxArgBytes, "max-arg-bytes", d.MaxArgBytes, "largest tools/call arguments accepted, in bytes")
 	fs.IntVar(&f.MaxResultBytes, "max-result-bytes", d.MaxResultBytes, "largest message accepted from a stdio server (a tool result), in bytes; a larger one is discarded and the call gets a tool error")
