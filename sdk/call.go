@@ -58,7 +58,7 @@ func (c *guarded) CallTool(ctx context.Context, req mcp.CallToolRequest) (*mcp.C
 		// an approval does), so the pin says whether this one drifted.
 		pinned, seen := g.h.Session(c.s.id).Pinned(c.up.name, e.tool.Name)
 		drifted = seen && pinned != e.tool.HashHex
-		always = g.h.Approvals() != nil
+		always = g.h.CanRememberAlways()
 	}
 	g.mu.RUnlock()
 

@@ -142,7 +142,7 @@ func (p *serverPolicy) middleware(next server.ToolHandlerFunc) server.ToolHandle
 		call := host.Call{Session: p.session(ctx), Server: p.name, Tool: e.tool, Arguments: args, Context: p.context}
 		p.g.mu.RLock()
 		d := p.g.h.Check(ctx, call)
-		always := p.g.h.Approvals() != nil
+		always := p.g.h.CanRememberAlways()
 		p.g.mu.RUnlock()
 
 		answer := server.ElicitationResponse(req.Params.InputResponses, channel.ElicitationID)
