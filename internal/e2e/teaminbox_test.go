@@ -463,4 +463,49 @@ func TestTeamInboxAcrossReplicasOnPostgres(t *testing.T) {
 			t.Errorf("console errors or CSP violations: %v", p)
 		}
 	})
+
+	// Last: it changes the config every replica reads.
+	t.Run("a lead removed from the approvers after the ask: their answer does not hold", func(t *testing.T) {
+		call := teamCallAsync(t, a, "dana-token", "c7", "deploy__echo", "m7")
+		ask := waitTeamAsk(t, b, "lena-token", "deploy", "echo")
+		reloads := strings.Count(a.log.String(), "config reloaded")
+		approvals := strings.Count(auditLines(t, a, `"event":"approve"`), `"by":"lena"`)
+		cfg, err := os.ReadFile(f.cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		edited := strings.Replace(string(cfg), "[apps.deploy]\napprovers = [\"group:leads\"]", "[apps.deploy]\napprovers = [\"group:ops\"]", 1)
+		if edited == string(cfg) {
+			t.Fatal("the config edit matched nothing")
+		}
+		if err := os.WriteFile(f.cfg, []byte(edited), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		eventually(t, 30*time.Second, "replica A to reload the config", func() bool { return strings.Count(a.log.String(), "config reloaded") > reloads })
+		// B shows and takes the answer by the levels stored with the ask;
+		// A applies it under the rules in force, where lena is no approver.
+		if code, body := teamAPI(t, b, "lena-token", http.MethodPost, "/inbox/api/asks/"+ask.ID, map[string]string{"option": "allow_once"}); code != http.StatusOK {
+			t.Fatalf("lena's answer: %d %s", code, body)
+		}
+		r := await(t, call, "dana's call")
+		if !r.isError() || !strings.Contains(r.text(), "does not hold") || !strings.Contains(r.text(), "group:ops") {
+			t.Fatalf("dana's call approved by a lead no longer an approver: %s", r.body)
+		}
+		if n := strings.Count(auditLines(t, a, `"event":"approve"`), `"by":"lena"`); n != approvals {
+			t.Errorf("A's audit has %d approvals by lena, %d before: the refused one was recorded", n, approvals)
+		}
+	})
+}
+
+// auditLines returns replica s's audit lines that contain sub.
+func auditLines(t *testing.T, s *opsServe, sub string) string {
+	t.Helper()
+	b, _ := os.ReadFile(s.audit)
+	var out []string
+	for _, line := range strings.Split(string(b), "\n") {
+		if strings.Contains(line, sub) {
+			out = append(out, line)
+		}
+	}
+	return strings.Join(out, "\n")
 }
