@@ -38,8 +38,8 @@ type storeFleet struct {
 // allowed), gate (echo made an open-world write by config hints: asked, and
 // an answer may be remembered, so "always" grants are made and used) and tri (the lethal trifecta: big reads private data,
 // headers sees untrusted content, echo can exfiltrate; the trifecta
-// plugin denies the third leg). Callers are alice and bob (tokens
-// "alice-token", "bob-token"); one session secret for every replica.
+// plugin denies the third leg). Callers are alice, bob, carol, dave and erin
+// (tokens "alice-token", ...); one session secret for every replica.
 const storeConfig = `
 [mcp_servers.up]
 url = %[1]q
@@ -99,6 +99,9 @@ func newStoreFleet(t testing.TB, storeURL string) *storeFleet {
 	tokens := identitytest.WriteTokens(t, dir, map[string]identity.Principal{
 		"alice-token": {Name: "alice", Groups: []string{"dev"}},
 		"bob-token":   {Name: "bob", Groups: []string{"dev"}},
+		"carol-token": {Name: "carol", Groups: []string{"dev"}},
+		"dave-token":  {Name: "dave", Groups: []string{"dev"}},
+		"erin-token":  {Name: "erin", Groups: []string{"dev"}},
 	})
 	f.cfg = writeFile(t, "store-serve.toml", fmt.Sprintf(storeConfig, f.upstream, secretFile, tokens))
 	return f

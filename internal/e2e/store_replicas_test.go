@@ -85,24 +85,32 @@ func storeAlwaysAcrossReplicas(t *testing.T, f *storeFleet) {
 	usedWithoutAsk(b, modernEra, "bob-token", "always-bob-B")
 }
 
-// storeRevokeAcrossReplicas: with alice's grant in use on B (its
-// snapshot warm), `toolwarden approvals revoke --store` ends it, and the
-// very next call on B and on C, with no pause, is asked again.
+// storeRevokeAcrossReplicas: carol and dave answer "always" on A; with
+// carol's grant in use on B and C (their snapshots warm), `toolwarden
+// approvals revoke --store --scope principal:carol` ends it, and carol's
+// very next call on B and on C, with no pause, is asked again, while
+// dave's grant, not matched by the revoke, still holds.
 func storeRevokeAcrossReplicas(t *testing.T, f *storeFleet) {
-	b, c := f.replicas[1], f.replicas[2]
+	a, b, c := f.replicas[0], f.replicas[1], f.replicas[2]
+	for _, who := range []string{"carol-token", "dave-token"} {
+		ask := answers("always")
+		if out, isErr := storeClient(t, a, legacyEra, who, ask).call(t, "gate__echo", map[string]any{"message": "always-" + who}); isErr || ask.count() != 1 {
+			t.Fatalf("%s answering always on A: %q (error %v, asked %d)", who, out, isErr, ask.count())
+		}
+	}
 	askB, askC := answers("deny"), answers("deny")
-	onB := storeClient(t, b, legacyEra, "alice-token", askB)
-	onC := storeClient(t, c, modernEra, "alice-token", askC)
+	onB := storeClient(t, b, legacyEra, "carol-token", askB)
+	onC := storeClient(t, c, modernEra, "carol-token", askC)
 	for i, cl := range []*goClient{onB, onC} {
 		msg := fmt.Sprintf("revoke-warm-%d", i)
 		if out, isErr := cl.call(t, "gate__echo", map[string]any{"message": msg}); isErr || out != "echo: "+msg+" (seen 1)" {
-			t.Fatalf("before the revoke, alice's grant did not hold: %q (error %v)", out, isErr)
+			t.Fatalf("before the revoke, carol's grant did not hold: %q (error %v)", out, isErr)
 		}
 	}
 	if askB.count()+askC.count() != 0 {
 		t.Fatalf("asked before the revoke: B %d, C %d", askB.count(), askC.count())
 	}
-	out, code := twRun(t, nil, "approvals", "revoke", "--store", f.store, "--server", "gate", "--tool", "echo")
+	out, code := twRun(t, nil, "approvals", "revoke", "--store", f.store, "--server", "gate", "--tool", "echo", "--scope", "principal:carol", "--by", "e2e-admin")
 	if code != 0 {
 		t.Fatalf("approvals revoke --store: exit %d:\n%s", code, out)
 	}
@@ -110,27 +118,33 @@ func storeRevokeAcrossReplicas(t *testing.T, f *storeFleet) {
 		msg := "revoke-after-" + name
 		out, isErr := cl.call(t, "gate__echo", map[string]any{"message": msg})
 		if !isErr || strings.Contains(out, "(seen") {
-			t.Errorf("%s's next call after the revoke ran: %q", name, out)
+			t.Errorf("carol's next call on %s after the revoke ran: %q", name, out)
 		}
 	}
 	if askB.count() != 1 || askC.count() != 1 {
-		t.Fatalf("after the revoke, asked on B %d times and on C %d times, want once each", askB.count(), askC.count())
+		t.Fatalf("after the revoke, carol was asked on B %d times and on C %d times, want once each", askB.count(), askC.count())
 	}
-	// The revoke is history, not a deletion: list shows it revoked.
-	listed, code := twRun(t, nil, "approvals", "list", "--store", f.store, "--json")
-	if code != 0 || !strings.Contains(listed, "revoked") {
-		t.Errorf("approvals list --store after the revoke: exit %d:\n%s", code, listed)
+	askDave := answers("deny")
+	if out, isErr := storeClient(t, b, modernEra, "dave-token", askDave).call(t, "gate__echo", map[string]any{"message": "dave-after-revoke"}); isErr || askDave.count() != 0 {
+		t.Fatalf("dave's grant, which the revoke did not match, on B: %q (error %v, asked %d)", out, isErr, askDave.count())
+	}
+	// The revoke is history, not a deletion: list --all shows it, and who
+	// revoked it.
+	listed, code := twRun(t, nil, "approvals", "list", "--store", f.store, "--all", "--scope", "principal:carol", "--json")
+	if code != 0 || !strings.Contains(listed, "e2e-admin") {
+		t.Errorf("approvals list --store --all after the revoke: exit %d:\n%s", code, listed)
 	}
 }
 
-// storeRequestStateOnce: one 2026-07-28 ask, its answered retry sent 12
-// times at once to all three replicas: exactly one is served (and the
-// upstream ran the call once), every other is refused as used. A fresh
+// storeRequestStateOnce: one 2026-07-28 ask of erin (who has no grant),
+// its answered retry sent 12 times at once to all three replicas: exactly
+// one is served (and the upstream ran the call once), every other is
+// refused as used. A fresh
 // approval for the same message then shows the upstream's count at 2.
 func storeRequestStateOnce(t *testing.T, f *storeFleet) {
 	const msg = "redeemed-once"
 	args := map[string]any{"message": msg}
-	first := storeCall(t, f.replicas[0], "alice-token", "", "gate__echo", args, nil)
+	first := storeCall(t, f.replicas[0], "erin-token", "", "gate__echo", args, nil)
 	if !asked(first) {
 		t.Fatalf("the call was not asked about: %s", first.body)
 	}
@@ -144,7 +158,7 @@ func storeRequestStateOnce(t *testing.T, f *storeFleet) {
 		go func() {
 			defer wg.Done()
 			<-start
-			results[i] = storeCall(t, f.replicas[i%len(f.replicas)], "alice-token", "", "gate__echo", args, retry)
+			results[i] = storeCall(t, f.replicas[i%len(f.replicas)], "erin-token", "", "gate__echo", args, retry)
 		}()
 	}
 	close(start)
@@ -162,8 +176,8 @@ func storeRequestStateOnce(t *testing.T, f *storeFleet) {
 	if served != 1 {
 		t.Fatalf("the request state was redeemed %d times across replicas, want once", served)
 	}
-	again := storeCall(t, f.replicas[1], "alice-token", "", "gate__echo", args, nil)
-	r := storeCall(t, f.replicas[2], "alice-token", "", "gate__echo", args, answered(again, "allow_once"))
+	again := storeCall(t, f.replicas[1], "erin-token", "", "gate__echo", args, nil)
+	r := storeCall(t, f.replicas[2], "erin-token", "", "gate__echo", args, answered(again, "allow_once"))
 	if r.isError() || r.text() != "echo: "+msg+" (seen 2)" {
 		t.Fatalf("a fresh approval of the same message: want the upstream's second run, got: %s", r.body)
 	}
