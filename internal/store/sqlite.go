@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // sqliteHeader opens every SQLite 3 database file.
@@ -157,8 +158,26 @@ func (s *Store) quickCheck(ctx context.Context, db *sql.DB, path string) error {
 // the last committed state.
 func (s *Store) setWAL(ctx context.Context) error {
 	var mode string
-	if err := s.db.QueryRowContext(ctx, "PRAGMA journal_mode=WAL").Scan(&mode); err != nil {
-		return s.classify(fmt.Errorf("switch to WAL: %w", err))
+	if err := s.db.QueryRowContext(ctx, "PRAGMA journal_mode").Scan(&mode); err != nil {
+		return s.classify(fmt.Errorf("read the journal mode: %w", err))
+	}
+	if strings.EqualFold(mode, "wal") {
+		return nil // the usual case: nothing to write
+	}
+	// The switch needs the file to itself, and SQLite does not always wait
+	// for a lock upgrade: wait here, up to the busy timeout, as for a write.
+	deadline := time.Now().Add(s.opts.BusyTimeout)
+	for {
+		err := s.db.QueryRowContext(ctx, "PRAGMA journal_mode=WAL").Scan(&mode)
+		if err == nil {
+			break
+		}
+		if !sqliteBusy(err) || time.Now().After(deadline) {
+			return s.classify(fmt.Errorf("switch to WAL: %w", err))
+		}
+		if err := sleepCtx(ctx, 20*time.Millisecond); err != nil {
+			return err
+		}
 	}
 	if !strings.EqualFold(mode, "wal") {
 		return fmt.Errorf("store %s: SQLite kept journal mode %q instead of WAL (is the file on a network file system?)", s.url, mode)

@@ -77,7 +77,8 @@ func Redact(raw string) string {
 	}
 	u, err := url.Parse(raw)
 	if err != nil || u.Opaque != "" {
-		if ok && len(scheme) < 16 && !strings.ContainsAny(scheme, "/@") {
+		switch strings.ToLower(scheme) {
+		case "postgres", "postgresql":
 			return scheme + ":(a URL that does not parse, not shown)"
 		}
 		return "(a store URL that does not parse, not shown)"
