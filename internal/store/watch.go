@@ -251,12 +251,18 @@ func (gw *grantWatch) fly(f *refreshFlight) {
 	ctx, cancel := context.WithTimeout(s.bg, refreshTimeout)
 	defer cancel()
 	prev := gw.cur.Load()
-	f.snap, f.err = gw.load(ctx, prev, gw.full.Swap(false))
+	full := gw.full.Swap(false)
+	f.snap, f.err = gw.load(ctx, prev, full)
+	if f.err != nil && full {
+		gw.full.Store(true) // the next flight does it
+	}
 	if f.err == nil && f.snap != prev {
 		gw.cur.Store(f.snap)
 		close(prev.replaced)
 	}
-	gw.report(f.err)
+	if s.bg.Err() == nil { // a store closing is not a database failing
+		gw.report(f.err)
+	}
 	gw.mu.Lock()
 	gw.flight = nil
 	gw.mu.Unlock()
