@@ -200,5 +200,30 @@ func TestALocalFormWhoseStoreCannotOpenFailsAtStartAndSaysWhy(t *testing.T) {
 	}
 }
 
+// An approvals file named beside a store would count for nothing (the
+// decisions read the store): the command refuses the pair at start.
+func TestALocalFormRefusesAnApprovalsFileBesideAStore(t *testing.T) {
+	t.Parallel()
+	storeURL := "sqlite:" + filepath.Join(t.TempDir(), "store.db")
+	approvals := filepath.Join(t.TempDir(), "approvals.json")
+	for _, form := range []struct {
+		args []string
+		want int
+	}{
+		{[]string{"wrap", "--app", "fs", "--approvals", approvals, "--store", storeURL, "--", "true"}, 1},
+		{[]string{"hook", "--agent", "claude", "--state-dir", t.TempDir(), "--approvals", approvals, "--store", storeURL}, exitHookBlock},
+	} {
+		cmd := exec.Command(twBin, form.args...)
+		cmd.Stdin = strings.NewReader(hookEvent("claude", "s", "read_text_file", "/tmp", map[string]any{"path": "/tmp/x"}))
+		var errb bytes.Buffer
+		cmd.Stderr = &errb
+		err := cmd.Run()
+		if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != form.want {
+			t.Fatalf("%s with --approvals and --store: %v (want exit %d)\n%s", form.args[0], err, form.want, errb.String())
+		}
+		mustContain(t, errb.String(), "--approvals and a shared store")
+	}
+}
+
 // exitHookBlock is the exit status every supported agent reads as "block".
 const exitHookBlock = 2
