@@ -93,7 +93,7 @@ func (s *Store) prepareFile(path string) (existed bool, err error) {
 func checkHeader(f io.Reader, size int64, url, path string) error {
 	var head [100]byte
 	if size < int64(len(head)) {
-		return corrupt(url, path, fmt.Sprintf("it is %d bytes long, shorter than a SQLite header", size), nil)
+		return corrupt(url, path, fmt.Sprintf("it is %d bytes long, shorter than a SQLite header, so it is not a SQLite database", size), nil)
 	}
 	if _, err := io.ReadFull(f, head[:]); err != nil {
 		return fmt.Errorf("store %s: read %s: %w", url, path, err)

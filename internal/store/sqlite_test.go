@@ -116,7 +116,7 @@ func TestSQLiteConnectionsUseWALAFullSyncAndTheBusyTimeout(t *testing.T) {
 
 func TestAFileThatIsNotADatabaseIsRefusedAndLeftUntouched(t *testing.T) {
 	for name, content := range map[string][]byte{
-		"short text": []byte("not a database\n"),
+		"short text": []byte("not a database, and shorter than a SQLite header\n"),
 		"long text":  bytes.Repeat([]byte("grants = [] # a config file, not a store\n"), 100),
 		"zeros":      make([]byte, 8192),
 	} {
@@ -130,7 +130,7 @@ func TestAFileThatIsNotADatabaseIsRefusedAndLeftUntouched(t *testing.T) {
 			}
 			before := filesOf(t, path)
 			_, err := Open(context.Background(), url, Options{})
-			assertRefusal(t, err, ErrCorrupt, path, "not a SQLite database", "left untouched", "restore it from a backup")
+			assertRefusal(t, err, ErrCorrupt, path, "so it is not a SQLite database", "left untouched", "restore it from a backup")
 			assertUnchanged(t, path, before)
 		})
 	}
@@ -160,12 +160,19 @@ func btoi(b bool) int64 {
 }
 
 func TestADamagedDatabaseIsRefusedAndLeftUntouched(t *testing.T) {
-	for _, page := range []int64{1, 3} { // the schema page; a table's root page
-		t.Run(fmt.Sprint("page ", page), func(t *testing.T) {
+	// The schema page is read by any query; a page deep in the audit
+	// table by none that Open runs, so only the integrity check finds it.
+	for _, where := range []string{"schema page", "audit page"} {
+		t.Run(where, func(t *testing.T) {
 			url, path := sqliteURL(t)
 			s := openTest(t, url, Options{})
+			pages := fillAudit(t, s)
 			if err := s.Close(); err != nil {
 				t.Fatal(err)
+			}
+			page := int64(1)
+			if where == "audit page" {
+				page = pages - 2
 			}
 			damage(t, path, page)
 			before := filesOf(t, path)
@@ -174,6 +181,30 @@ func TestADamagedDatabaseIsRefusedAndLeftUntouched(t *testing.T) {
 			assertUnchanged(t, path, before)
 		})
 	}
+}
+
+// fillAudit writes rows over many pages and returns the page count.
+func fillAudit(t *testing.T, s *Store) int64 {
+	t.Helper()
+	ctx := context.Background()
+	err := s.inTx(ctx, func(tx *sql.Tx) error {
+		for i := 0; i < 300; i++ {
+			_, err := tx.ExecContext(ctx, "INSERT INTO tw_audit (id, at, replica, session, event, record) VALUES (?, ?, 'r', 's', 'call', ?)",
+				newID(), i, strings.Repeat("x", 1000))
+			if err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pages int64
+	if err := s.db.QueryRowContext(ctx, "PRAGMA page_count").Scan(&pages); err != nil || pages < 50 {
+		t.Fatalf("page_count %d, %v", pages, err)
+	}
+	return pages
 }
 
 func TestADatabaseAtANewerSchemaIsRefusedAndLeftUntouched(t *testing.T) {
@@ -190,6 +221,9 @@ func TestADatabaseAtANewerSchemaIsRefusedAndLeftUntouched(t *testing.T) {
 		var files map[string][]byte
 		path := strings.TrimPrefix(url, "sqlite:")
 		if s.Engine() == EngineSQLite {
+			// As another tool may leave it: a rollback journal, which
+			// Open's switch to WAL would rewrite if it got that far.
+			setJournal(t, path, "DELETE")
 			files = filesOf(t, path)
 		}
 		_, err := Open(ctx, url, Options{})
