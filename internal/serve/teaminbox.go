@@ -7,8 +7,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"net/http"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -61,9 +63,30 @@ func (s *Server) teamInboxRoutes(mux *http.ServeMux, auth func(http.Handler) htt
 	mux.HandleFunc("GET "+TeamInboxPath, s.teamInboxAsset("teaminbox.html"))
 	mux.HandleFunc("GET "+TeamInboxPath+"/static/teaminbox.js", s.teamInboxAsset("teaminbox.js"))
 	mux.HandleFunc("GET "+TeamInboxPath+"/static/teaminbox.css", s.teamInboxAsset("teaminbox.css"))
+	// Each principal's API calls are limited as their /mcp requests are
+	// (buckets of their own): every call reads the store.
+	lim := newRateLimits(s.opts.RatePerSecond, s.opts.RateBurst)
 	mux.HandleFunc("GET "+TeamInboxPath+"/api/config", s.teamInboxConfig)
-	mux.Handle("GET "+teamInboxAPIAsks, auth(http.HandlerFunc(s.listTeamAsks)))
-	mux.Handle("POST "+teamInboxAPIAsks+"/{id}", auth(http.HandlerFunc(s.answerTeamAsk)))
+	mux.Handle("GET "+teamInboxAPIAsks, auth(limitTeamInbox(lim, s.listTeamAsks)))
+	mux.Handle("POST "+teamInboxAPIAsks+"/{id}", auth(limitTeamInbox(lim, s.answerTeamAsk)))
+}
+
+// limitTeamInbox refuses a principal's API call beyond their rate (l nil:
+// no limit) with 429 and Retry-After.
+func limitTeamInbox(l *rateLimits, next http.HandlerFunc) http.Handler {
+	if l == nil {
+		return next
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if ok, wait := l.allow(viewer(r).Name, time.Now()); !ok {
+			teamInboxHeaders(w.Header())
+			secs := int(math.Ceil(wait.Seconds()))
+			w.Header().Set("Retry-After", strconv.Itoa(secs))
+			writeTeamError(w, http.StatusTooManyRequests, "rate limit: retry in %d s ([serve.rate_limit] applies to the team inbox too)", secs)
+			return
+		}
+		next(w, r)
+	})
 }
 
 // teamInboxHeaders go on every answer of the page and its API: the page

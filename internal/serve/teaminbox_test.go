@@ -208,3 +208,36 @@ func TestTheTeamInboxPageIsServedUnderAStrictPolicy(t *testing.T) {
 		t.Errorf("the API without a store: %d %s", code, body)
 	}
 }
+
+// The API limits each principal's calls as [serve.rate_limit] limits
+// their /mcp requests, in buckets of their own: one principal polling
+// hard is refused with 429 and Retry-After, another is not.
+func TestTheTeamInboxAPILimitsEachPrincipal(t *testing.T) {
+	t.Parallel()
+	tokens, err := identity.LoadTokens(identitytest.WriteTokens(t, t.TempDir(), map[string]identity.Principal{
+		"lena-token": {Name: "lena", Groups: []string{"leads"}}, "leo-token": {Name: "leo", Groups: []string{"leads"}},
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := store.Open(context.Background(), "sqlite:"+filepath.Join(t.TempDir(), "store.db"), store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	s := New(testhost.New(t, "", host.Defaults()), nil, Options{Auth: tokens, Store: st, RatePerSecond: 0.01, RateBurst: 2})
+	front := httptest.NewServer(s.Handler())
+	t.Cleanup(front.Close)
+	for i := range 2 {
+		if code, body, _ := call(t, front, "lena-token", http.MethodGet, "/inbox/api/asks", ""); code != http.StatusOK {
+			t.Fatalf("lena's call %d: %d %s", i, code, body)
+		}
+	}
+	code, body, hdr := call(t, front, "lena-token", http.MethodGet, "/inbox/api/asks", "")
+	if code != http.StatusTooManyRequests || hdr.Get("Retry-After") == "" || !strings.Contains(body, "rate_limit") {
+		t.Errorf("lena's third call: %d %s (Retry-After %q)", code, body, hdr.Get("Retry-After"))
+	}
+	if code, _, _ := call(t, front, "leo-token", http.MethodGet, "/inbox/api/asks", ""); code != http.StatusOK {
+		t.Errorf("leo's call beside lena's: %d", code)
+	}
+}

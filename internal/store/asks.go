@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"time"
 
 	"github.com/toolwarden/toolwarden/internal/inbox"
@@ -22,6 +23,14 @@ import (
 // maxAskBytes bounds one ask's JSON, as the local inbox bounds its files:
 // the arguments are the prompt's rendering, already cut to a readable size.
 const maxAskBytes = 256 << 10
+
+// Asks are kept a day past their expiry (the audit keeps who answered
+// what for good): one post in askSweepOdds first deletes the older ones,
+// so the table holds about a day of asks without a timer.
+const (
+	askSweepOdds = 32
+	askKeep      = 24 * time.Hour
+)
 
 // maxOpenAsks bounds what OpenAsks returns (oldest first): a page shows
 // the oldest, and the rest once those are answered.
@@ -81,6 +90,9 @@ func (a *StoredAsk) State(now time.Time) string {
 // answer counts, and returns it as stored. It must offer options, name a
 // tool and say when it expires.
 func (s *Store) PostAsk(ctx context.Context, a inbox.Ask, principal string, approvers [][]string) (inbox.Ask, error) {
+	if rand.N(askSweepOdds) == 0 {
+		s.sweepAsks(ctx)
+	}
 	a.ID = newID()
 	if a.Created.IsZero() {
 		a.Created = s.now().UTC()
@@ -112,6 +124,14 @@ func (s *Store) PostAsk(ctx context.Context, a inbox.Ask, principal string, appr
 		return inbox.Ask{}, fmt.Errorf("store %s: post an ask: %w", s.url, err)
 	}
 	return a, nil
+}
+
+// sweepAsks deletes the asks that expired more than askKeep ago. A
+// failed sweep is logged and left to a later post.
+func (s *Store) sweepAsks(ctx context.Context) {
+	if _, err := s.db.ExecContext(ctx, s.rebind("DELETE FROM tw_asks WHERE expires_at <= ?"), s.now().Add(-askKeep).UnixNano()); err != nil {
+		s.log.Warn("could not delete old asks; a later post will try again", "store", s.url, "err", err)
+	}
 }
 
 // checkAsk refuses an ask no inbox could show or answer.

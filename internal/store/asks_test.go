@@ -266,3 +266,28 @@ func TestAnAskThatCannotBeShownIsRefused(t *testing.T) {
 		t.Errorf("refused asks were stored: %+v", list)
 	}
 }
+
+// Asks are kept a day past their expiry, then a post sweeps them: the
+// table does not grow for ever, and a recent answer stays readable.
+func TestAsksADayPastTheirExpiryAreSwept(t *testing.T) {
+	t.Parallel()
+	forEachEngine(t, func(t *testing.T, url string) {
+		s := openTest(t, url, Options{})
+		ctx := context.Background()
+		old, err := s.PostAsk(ctx, teamAsk("deploy_app", time.Now().Add(-askKeep-time.Minute)), "dana", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		recent, err := s.PostAsk(ctx, teamAsk("deploy_app", time.Now().Add(-time.Minute)), "dana", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.sweepAsks(ctx)
+		if _, err := s.GetAsk(ctx, old.ID); !errors.Is(err, inbox.ErrUnknownAsk) {
+			t.Errorf("an ask a day past its expiry: %v, want it swept", err)
+		}
+		if a, err := s.GetAsk(ctx, recent.ID); err != nil || a.State(time.Now()) != AskExpired {
+			t.Errorf("a recently expired ask: %+v, %v", a, err)
+		}
+	})
+}
