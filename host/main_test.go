@@ -3,6 +3,8 @@ package host_test
 import (
 	"os"
 	"testing"
+
+	"github.com/toolwarden/toolwarden/internal/store/pgtest"
 )
 
 // pluginCache is shared by the package's tests so that each first-party
@@ -15,7 +17,7 @@ func TestMain(m *testing.M) {
 		panic(err)
 	}
 	pluginCache = dir
-	code := m.Run()
+	code := pgtest.Main(m) // the store tests' one Postgres cluster (store_test.go)
 	os.RemoveAll(dir)
 	os.Exit(code)
 }
