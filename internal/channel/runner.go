@@ -204,6 +204,8 @@ type asking struct {
 	d       *policy.Decision
 	id      string
 	waiting map[string]bool
+	// team is the ask posted to the team inbox, when it was (team.go).
+	team *teamPending
 }
 
 // channelResult is one channel's answer, or why it gave none.
@@ -278,6 +280,7 @@ func (a *asking) first(ctx context.Context, cancel context.CancelFunc, results <
 			res.ans, res.err = Answer{Option: policy.OptionDeny, Channel: res.channel, Ended: end.Outcome}, nil
 		}
 		if res.err == nil && (res.ans.Ended != "" || slices.Contains(a.p.Question.Options, res.ans.Option)) {
+			res = a.settle(res) // team.go: the team inbox may have been answered first
 			cancel()
 			return a.answered(res), nil
 		}

@@ -82,5 +82,47 @@ func (a *asking) postTeam(ctx context.Context, expires time.Time) (postedAsk, er
 		return nil, err
 	}
 	a.rec(audit.Ask{Ask: tp.ID(), Channel: Inbox, Outcome: "posted"})
-	return teamPending{tp}, nil
+	a.team = &teamPending{tp}
+	return a.team, nil
+}
+
+// TeamWithdrawer is a TeamPending that can tell, as it withdraws its ask,
+// whether the ask was answered first: then answer is that answer, and the
+// withdrawal did nothing. The store decides which came first.
+type TeamWithdrawer interface {
+	Withdraw(ctx context.Context) (answer *TeamAnswer, err error)
+}
+
+// settleTimeout bounds the withdrawal settle makes before it accepts
+// another channel's answer.
+const settleTimeout = 5 * time.Second
+
+// settle makes the first answer win across channels when one of them is a
+// team inbox: another channel's answer (the client's prompt) counts only
+// if the team's ask can still be withdrawn. If an approver's answer was
+// recorded in the store first, that answer is the answer: the approver was
+// told it counted, and it does. A withdrawal that fails leaves the other
+// channel's answer standing (the ask then expires unanswered).
+func (a *asking) settle(res channelResult) channelResult {
+	if res.channel == Inbox || a.team == nil {
+		return res
+	}
+	w, ok := a.team.TeamPending.(TeamWithdrawer)
+	if !ok {
+		return res
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), settleTimeout)
+	defer cancel()
+	first, err := w.Withdraw(ctx)
+	switch {
+	case err != nil:
+		a.r.log().Warn("cannot withdraw the team inbox's ask; the other channel's answer stands", "server", a.d.Server, "tool", a.d.Tool, "err", err)
+		return res
+	case first == nil:
+		return res
+	}
+	a.rec(audit.Ask{Ask: a.id, Channel: res.channel, Outcome: "withdrawn", Error: "the team inbox was answered first"})
+	delete(a.waiting, res.channel)
+	a.waiting[Inbox] = true // answered() records the other channels as withdrawn
+	return channelResult{Inbox, Answer{Option: first.Option, Channel: Inbox, By: first.By, Team: first}, nil}
 }

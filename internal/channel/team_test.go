@@ -26,6 +26,9 @@ type memTeam struct {
 	answers chan TeamAnswer
 	closed  chan string
 	postErr error
+	// first is the answer the store recorded before a withdrawal could
+	// take the ask (Withdraw returns it); nil: withdrawals succeed.
+	first *TeamAnswer
 }
 
 func newMemTeam() *memTeam {
@@ -62,6 +65,11 @@ func (p *memPending) Wait(ctx context.Context) (TeamAnswer, error) {
 	case <-ctx.Done():
 		return TeamAnswer{}, ctx.Err()
 	}
+}
+
+func (p *memPending) Withdraw(context.Context) (*TeamAnswer, error) {
+	p.Close()
+	return p.m.first, nil
 }
 
 func (p *memPending) Close() error {
@@ -160,5 +168,24 @@ func TestATeamInboxThatCannotTakeTheAskFailsThatChannelOnly(t *testing.T) {
 				t.Fatalf("error %v, audit %s", out.err, rec)
 			}
 		})
+	}
+}
+
+// Under "both", the store says which answer came first: when an approver's
+// answer was recorded in the team inbox before the client's prompt was
+// answered, the approver's answer is the answer (they were told it
+// counted), and the prompt's is recorded as withdrawn.
+func TestAnAnswerTheTeamInboxRecordedFirstBeatsALaterPromptAnswer(t *testing.T) {
+	t.Parallel()
+	rec, team := &records{}, newMemTeam()
+	team.first = &TeamAnswer{Option: policy.OptionDeny, By: "leo", ByGroups: []string{"leads"}}
+	r := runner(rendezvous(t), config.ChannelBoth, rec)
+	r.Team = team
+	out := <-ask(r, prompt(time.Hour), func(context.Context) (string, error) { return policy.OptionAllowOnce, nil })
+	if out.err != nil || out.ans.Channel != Inbox || out.ans.Option != policy.OptionDeny || out.ans.By != "leo" || out.ans.Team == nil {
+		t.Fatalf("answer %+v, %v; want leo's deny from the team inbox", out.ans, out.err)
+	}
+	if !rec.has(Elicitation, "withdrawn", "") || !rec.has(Inbox, "answered", policy.OptionDeny) {
+		t.Errorf("audit %s", rec)
 	}
 }

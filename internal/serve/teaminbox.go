@@ -397,7 +397,22 @@ func (p *teamPending) Close() error {
 	p.once.Do(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
-		p.err = p.st.WithdrawAsk(ctx, p.id)
+		_, p.err = p.st.WithdrawAsk(ctx, p.id)
 	})
 	return p.err
+}
+
+// Withdraw withdraws the ask unless an approver answered it first, and
+// then returns that answer (channel.TeamWithdrawer): the store, not the
+// order in which this replica heard of them, says which answer was first.
+func (p *teamPending) Withdraw(ctx context.Context) (*channel.TeamAnswer, error) {
+	withdrawn, err := p.st.WithdrawAsk(ctx, p.id)
+	if err != nil || withdrawn {
+		return nil, err
+	}
+	a, err := p.st.GetAsk(ctx, p.id)
+	if err != nil || a.Answer == nil {
+		return nil, err
+	}
+	return &channel.TeamAnswer{Option: a.Answer.Option, By: a.Answer.By.Principal, ByGroups: a.Answer.By.Groups, Scope: a.Answer.Scope}, nil
 }

@@ -91,7 +91,7 @@ func TestTheTeamInboxRefusesEveryAnswerThatMustNotCount(t *testing.T) {
 	leads := postTeamAsk(t, st, "deploy_app", "dana", [][]string{{"group:leads"}}, hour)
 	own := postTeamAsk(t, st, "status", "dana", nil, hour)
 	withdrawn := postTeamAsk(t, st, "rollback", "dana", [][]string{{"group:leads"}}, hour)
-	if err := st.WithdrawAsk(context.Background(), withdrawn); err != nil {
+	if _, err := st.WithdrawAsk(context.Background(), withdrawn); err != nil {
 		t.Fatal(err)
 	}
 	expiring := postTeamAsk(t, st, "purge", "dana", [][]string{{"group:leads"}}, time.Now().Add(200*time.Millisecond))

@@ -190,23 +190,26 @@ func nonNil(v []string) []string {
 }
 
 // WithdrawAsk marks ask id withdrawn, unless it was answered first: no
-// answer counts after it, and the inbox pages stop showing it.
-func (s *Store) WithdrawAsk(ctx context.Context, id string) error {
-	err := s.inTx(ctx, func(tx *sql.Tx) error {
+// answer counts after it, and the inbox pages stop showing it. withdrawn
+// is true when this call withdrew it, false when it was answered or
+// withdrawn already (the store decides which came first: GetAsk says).
+func (s *Store) WithdrawAsk(ctx context.Context, id string) (withdrawn bool, err error) {
+	err = s.inTx(ctx, func(tx *sql.Tx) error {
 		res, err := tx.ExecContext(ctx, s.rebind(`UPDATE tw_asks SET withdrawn_at = ? WHERE id = ? AND answered_at IS NULL AND withdrawn_at IS NULL`),
 			s.now().UnixNano(), id)
 		if err != nil {
 			return err
 		}
-		if n, err := res.RowsAffected(); err != nil || n == 0 {
+		n, err := res.RowsAffected()
+		if withdrawn = n == 1; err != nil || !withdrawn {
 			return err
 		}
 		return s.notify(ctx, tx, TopicAsks)
 	})
 	if err != nil {
-		return fmt.Errorf("store %s: withdraw ask %s: %w", s.url, id, err)
+		return false, fmt.Errorf("store %s: withdraw ask %s: %w", s.url, id, err)
 	}
-	return nil
+	return withdrawn, nil
 }
 
 // askColumns are the columns scanAsk reads, in its order.

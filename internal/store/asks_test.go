@@ -75,8 +75,8 @@ func TestTheFirstAnswerToAnAskWinsAndALaterOneIsRefused(t *testing.T) {
 			t.Fatalf("stored %+v", stored)
 		}
 		// Withdrawing after the answer changes nothing: the answer stays.
-		if err := a.WithdrawAsk(ctx, posted.ID); err != nil {
-			t.Fatal(err)
+		if withdrawn, err := a.WithdrawAsk(ctx, posted.ID); err != nil || withdrawn {
+			t.Fatalf("withdrawing an answered ask: withdrawn %v, %v", withdrawn, err)
 		}
 		if again, _ := b.GetAsk(ctx, posted.ID); again.State(time.Now()) != AskAnswered || !again.Withdrawn.IsZero() {
 			t.Fatalf("withdrawn after its answer: %+v", again)
@@ -160,8 +160,11 @@ func TestAnAnswerToAWithdrawnOrExpiredAskDoesNotCount(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := a.WithdrawAsk(ctx, withdrawn.ID); err != nil {
-			t.Fatal(err)
+		if ok, err := a.WithdrawAsk(ctx, withdrawn.ID); err != nil || !ok {
+			t.Fatalf("withdrawing an open ask: withdrawn %v, %v", ok, err)
+		}
+		if ok, err := b.WithdrawAsk(ctx, withdrawn.ID); err != nil || ok {
+			t.Fatalf("withdrawing it again: withdrawn %v, %v", ok, err)
 		}
 		if won, err := b.AnswerAsk(ctx, withdrawn.ID, policy.OptionAllowOnce, lead, session.GrantScope{}); err != nil || won {
 			t.Fatalf("an answer to a withdrawn ask: won %v, %v", won, err)
