@@ -1,13 +1,16 @@
 package e2e
 
 import (
+	"fmt"
 	"net/http"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/toolwarden/toolwarden/internal/store/pgtest"
+	"github.com/toolwarden/toolwarden/internal/telemetry/otlptest"
 )
 
 // A 2025-era session (Mcp-Session-Id) started on replica A and continued
@@ -112,4 +115,36 @@ func auditByReplica(t *testing.T, db *pgtest.DB) map[string]int {
 		}
 	}
 	return m
+}
+
+// With telemetry on and a store, each audit record goes to both: the
+// OTLP log export (a real collector) and the store's tw_audit table, with
+// the same JSON body, and the call is not slowed by either.
+func TestServeExportsEachAuditRecordToItsCollectorAndItsStore(t *testing.T) {
+	col := otlptest.Start(t)
+	db := pgtest.Shared(t)
+	cfg := writeFile(t, "serve.toml", fmt.Sprintf("[mcp_servers.ts]\ncommand = %q\n", testServer))
+	s := launchServe(t, twBin, []string{
+		"OTEL_EXPORTER_OTLP_ENDPOINT=" + col.HTTPEndpoint, "OTEL_EXPORTER_OTLP_PROTOCOL=http/protobuf",
+		"OTEL_BLRP_SCHEDULE_DELAY=50", "OTEL_TRACES_EXPORTER=", "OTEL_METRICS_EXPORTER=", "OTEL_LOGS_EXPORTER=", "OTEL_SDK_DISABLED=",
+	}, "--listen", "127.0.0.1:0", "--config", cfg, "--store", db.URL, "--audit", filepath.Join(t.TempDir(), "audit.jsonl"))
+	s.waitListening(t)
+	const msg = "audited-twice"
+	eventually(t, 30*time.Second, "the echo through serve", func() bool {
+		h, body := coreModern("", "tools/call", "ts__echo", map[string]any{"name": "ts__echo", "arguments": map[string]any{"message": msg},
+			"_meta": map[string]any{"io.toolwarden/conversation": msg}}, false)
+		return strings.Contains(corePost(t, s.url, h, body).text(), msg)
+	})
+	col.WaitLogs(t, func(l []otlptest.Log) bool {
+		for _, x := range l {
+			if x.Attributes["toolwarden.audit.event"] == "check" && x.Attributes["toolwarden.session"] == "local/c/"+msg {
+				return true
+			}
+		}
+		return false
+	})
+	eventually(t, 10*time.Second, "the check record in tw_audit", func() bool {
+		out, err := db.Cluster.Query(db.Name, "SELECT count(*) FROM tw_audit WHERE event = 'check' AND session = 'local/c/"+msg+"'")
+		return err == nil && out != "0"
+	})
 }
