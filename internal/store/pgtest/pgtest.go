@@ -158,8 +158,9 @@ func newCluster(bin string) (*Cluster, error) {
 	if err != nil {
 		return nil, err
 	}
-	// Not t.TempDir: its parents are root's and closed to the server's user.
-	dir, err := os.MkdirTemp("", "pgtest-")
+	// Not t.TempDir nor $TMPDIR: their parents may be closed to the
+	// server's user, and the socket's path must stay under 107 bytes.
+	dir, err := os.MkdirTemp(tempRoot(), "pgtest-")
 	if err != nil {
 		return nil, err
 	}
@@ -173,6 +174,14 @@ func newCluster(bin string) (*Cluster, error) {
 		return nil, err
 	}
 	return c, nil
+}
+
+// tempRoot is /tmp, which every user may enter, when there is one.
+func tempRoot() string {
+	if st, err := os.Stat("/tmp"); err == nil && st.IsDir() {
+		return "/tmp"
+	}
+	return os.TempDir()
 }
 
 // serverCredential is the unprivileged user to run the server as when the

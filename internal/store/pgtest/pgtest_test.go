@@ -175,3 +175,17 @@ func waitFor(t *testing.T, what string, ok func() bool) {
 		time.Sleep(20 * time.Millisecond)
 	}
 }
+
+// A TMPDIR the server's user cannot enter (a root-only directory when
+// tests run as root) must not stop the cluster: it lives under /tmp.
+func TestAClusterStartsWhenTMPDIRIsClosedToTheServersUser(t *testing.T) {
+	closed := t.TempDir()
+	if err := os.Chmod(closed, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("TMPDIR", closed)
+	c := Start(t)
+	if out := mustQuery(t, c, "postgres", "SELECT 1"); out != "1" {
+		t.Fatalf("SELECT 1 read %q", out)
+	}
+}
