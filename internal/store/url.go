@@ -41,7 +41,7 @@ func parseURL(raw string) (target, error) {
 		}
 		return target{engine: EnginePostgres, dsn: raw}, nil
 	}
-	return target{}, fmt.Errorf("unknown store engine %q: use sqlite:PATH or postgres://...", scheme)
+	return target{}, fmt.Errorf("unknown store engine %q: use sqlite:PATH or postgres://URL", scheme)
 }
 
 // parseSQLite reads what follows "sqlite:": a path (relative to the
