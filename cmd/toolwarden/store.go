@@ -17,10 +17,6 @@ import (
 // password then need not show in `ps` (a Kubernetes Secret can hold it).
 const storeEnv = "TOOLWARDEN_STORE"
 
-// storeGetenv reads the environment for resolveStore (os.Getenv; a test
-// may set the variable with t.Setenv).
-var storeGetenv = os.Getenv
-
 // addStoreFlag defines --store on fs.
 func addStoreFlag(fs *flag.FlagSet) *string {
 	return fs.String("store", "", "the shared store: sqlite:PATH or postgres://USER@HOST/DB (default: $"+storeEnv+")")
@@ -34,7 +30,7 @@ func resolveStore(flagValue string, serveDefault bool) (string, error) {
 	if u := strings.TrimSpace(flagValue); u != "" {
 		return u, nil
 	}
-	if u := strings.TrimSpace(storeGetenv(storeEnv)); u != "" {
+	if u := strings.TrimSpace(os.Getenv(storeEnv)); u != "" {
 		return u, nil
 	}
 	if !serveDefault {
@@ -50,7 +46,7 @@ func resolveStore(flagValue string, serveDefault bool) (string, error) {
 // storeGiven reports whether the store was named (flag or environment)
 // rather than defaulted.
 func storeGiven(flagValue string) bool {
-	return strings.TrimSpace(flagValue) != "" || strings.TrimSpace(storeGetenv(storeEnv)) != ""
+	return strings.TrimSpace(flagValue) != "" || strings.TrimSpace(os.Getenv(storeEnv)) != ""
 }
 
 // openStore opens (and migrates) the store at url. Its error names the
