@@ -375,3 +375,12 @@ func TestAnUnwritableStoreDirectoryIsAClearError(t *testing.T) {
 		t.Fatalf("Open = %v; want an error saying the directory could not be made", err)
 	}
 }
+
+func TestAWriteBlockedByAnotherProcessPastEveryRetryIsALockedError(t *testing.T) {
+	url, path := sqliteURL(t)
+	s := openTest(t, url, Options{BusyTimeout: 50 * time.Millisecond})
+	release := holdLockInAnotherProcess(t, path)
+	defer release()
+	err := s.inTx(context.Background(), func(tx *sql.Tx) error { _, err := s.bump(context.Background(), tx); return err })
+	assertRefusal(t, err, ErrLocked, path, "another process holds its write lock", "stop the other process")
+}

@@ -31,6 +31,9 @@ func (s *Store) inTx(ctx context.Context, fn func(*sql.Tx) error) error {
 			return err
 		}
 	}
+	if s.engine == EngineSQLite && sqliteBusy(err) {
+		return s.classify(err) // ErrLocked, saying who to stop
+	}
 	return fmt.Errorf("store %s: gave up after %d attempts: %w", s.url, txAttempts, err)
 }
 
@@ -101,7 +104,8 @@ func (s *Store) bump(ctx context.Context, tx *sql.Tx) (int64, error) {
 	return rev, s.notify(ctx, tx, TopicRevision)
 }
 
-// notify wakes topic's waiters when tx commits: this process's at once,
+// notify wakes topic's waiters when tx (a transaction of inTx, which
+// fires them) commits: this process's at once,
 // other replicas' through Postgres NOTIFY (which Postgres, too, delivers
 // only on commit). It is a hint: waiters also poll.
 func (s *Store) notify(ctx context.Context, tx *sql.Tx, topic string) error {
