@@ -75,6 +75,8 @@ type syncedSession struct {
 	base session.State
 	// saved is the session's Changes() when it was last saved.
 	saved uint64
+	// contacted: the store was read for this session once at least.
+	contacted bool
 }
 
 func (sh *sharing) synced(id string) *syncedSession {
@@ -93,12 +95,42 @@ func (sh *sharing) load(ctx context.Context, s *session.Session) error {
 	y.mu.Lock()
 	defer y.mu.Unlock()
 	st, rev, changed, err := sh.st.LoadSession(ctx, s.ID(), y.rev)
-	if err != nil || !changed {
+	if err != nil {
 		return err
 	}
-	s.Absorb(st, y.base)
+	base := y.base
+	if !y.contacted {
+		y.contacted = true
+		if changed {
+			base = firstContact(s.Snapshot(), st)
+		}
+	}
+	if !changed {
+		return nil
+	}
+	s.Absorb(st, base)
 	y.base, y.rev = st, rev
 	return nil
+}
+
+// firstContact is the base a session's first load is absorbed against.
+// What the live session holds then was not changed by this process but
+// brought in from elsewhere (a hook's session file, saved to the store
+// too and no newer than it): where the store holds a pin or a plugin's
+// state, the store's wins; what only the live session holds is kept, and
+// saved with the session's next change.
+func firstContact(live, stored session.State) session.State {
+	base := live
+	base.Plugins = nil
+	for name, ps := range live.Plugins {
+		if _, ok := stored.Plugins[name]; ok {
+			if base.Plugins == nil {
+				base.Plugins = map[string]session.PluginState{}
+			}
+			base.Plugins[name] = ps
+		}
+	}
+	return base
 }
 
 // save writes what this process changed in the session since its last
