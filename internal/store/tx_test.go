@@ -39,7 +39,13 @@ func listening(t *testing.T, s *Store) int32 {
 	return 0
 }
 
+// fired reports whether c is closed now or within the given time.
 func fired(c <-chan struct{}, within time.Duration) bool {
+	select {
+	case <-c:
+		return true
+	default:
+	}
 	select {
 	case <-c:
 		return true
