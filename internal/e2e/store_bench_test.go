@@ -20,10 +20,11 @@ import (
 // `toolwarden serve` replicas on one Postgres database against one of
 // them alone, in one run: the same number of 2025-11-25 sessions, each
 // calling an allowed echo in a closed loop, all on replica A ("one") or
-// spread round-robin over A, B and C ("three"); rounds alternate between
-// the two so a busy machine slows both alike. It reports each case's
-// calls/s, p50 and p99, and three/one; any call lost, answered wrong or
-// run twice upstream fails it. On a machine with fewer cores than
+// spread round-robin over A, B and C ("three"), and, as the baseline, all
+// on a serve with no store ("nostore": approvals file, state in memory);
+// rounds rotate between the cases so a busy machine slows them alike. It
+// reports each case's calls/s, p50 and p99, three/one and one/nostore;
+// any call lost, answered wrong or run twice upstream fails it. On a machine with fewer cores than
 // replicas the ratio says what the store costs, not what replicas buy.
 //
 //	go test ./internal/e2e -run '^$' -bench 'BenchmarkStoreReplicasCalls$' -benchtime 5x
@@ -31,17 +32,18 @@ func BenchmarkStoreReplicasCalls(b *testing.B) {
 	const sessions = 48
 	f := newStoreFleet(b, pgtest.Shared(b).URL)
 	f.startN(b, 3)
+	alone := f.startAlone(b)
 	auth := transport.WithHTTPHeaders(map[string]string{"Authorization": "Bearer alice-token"})
-	open := func(name string, replicaOf func(i int) int) *benchLoad {
-		hcs := make([]*http.Client, len(f.replicas))
+	open := func(name string, urls []string) *benchLoad {
+		hcs := make([]*http.Client, len(urls))
 		for i := range hcs {
 			hcs[i] = benchHTTPClient(sessions)
 		}
 		ss := make([]*client.Client, sessions)
 		for i := range ss {
 			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-			r := replicaOf(i)
-			s, err := openBenchSession(ctx, f.replicas[r].url, hcs[r], legacyEra, auth)
+			r := i % len(urls) // round-robin
+			s, err := openBenchSession(ctx, urls[r], hcs[r], legacyEra, auth)
 			cancel()
 			if err != nil {
 				b.Fatalf("%s: session %d: %v", name, i, err)
@@ -58,8 +60,9 @@ func BenchmarkStoreReplicasCalls(b *testing.B) {
 		return &benchLoad{c: benchCase{name: name, tool: "up__echo", pid: os.Getpid()}, sessions: ss}
 	}
 	loads := []*benchLoad{
-		open("one", func(int) int { return 0 }),
-		open("three", func(i int) int { return i % 3 }),
+		open("nostore", []string{alone.url}),
+		open("one", []string{f.replicas[0].url}),
+		open("three", []string{f.replicas[0].url, f.replicas[1].url, f.replicas[2].url}),
 	}
 	const k = 16 // calls per session per round
 	for _, l := range loads {
@@ -87,8 +90,9 @@ func BenchmarkStoreReplicasCalls(b *testing.B) {
 			b.Errorf("%s: %d calls were answered more than once", l.c.name, n)
 		}
 	}
-	if perSec["one"] > 0 {
+	if perSec["one"] > 0 && perSec["nostore"] > 0 {
 		b.ReportMetric(perSec["three"]/perSec["one"], "three/one")
+		b.ReportMetric(perSec["one"]/perSec["nostore"], "one/nostore")
 	}
 	b.ReportMetric(0, "ns/op")
 }

@@ -38,8 +38,8 @@ type storeFleet struct {
 // allowed), gate (echo made an open-world write by config hints: asked, and
 // an answer may be remembered, so "always" grants are made and used) and tri (the lethal trifecta: big reads private data,
 // headers sees untrusted content, echo can exfiltrate; the trifecta
-// plugin denies the third leg). Callers are alice, bob, carol, dave and erin
-// (tokens "alice-token", ...); one session secret for every replica.
+// plugin denies the third leg). Callers are alice, bob, carol, dave, erin
+// and frank (tokens "alice-token", ...); one session secret for every replica.
 const storeConfig = `
 [mcp_servers.up]
 url = %[1]q
@@ -102,6 +102,7 @@ func newStoreFleet(t testing.TB, storeURL string) *storeFleet {
 		"carol-token": {Name: "carol", Groups: []string{"dev"}},
 		"dave-token":  {Name: "dave", Groups: []string{"dev"}},
 		"erin-token":  {Name: "erin", Groups: []string{"dev"}},
+		"frank-token": {Name: "frank", Groups: []string{"dev"}},
 	})
 	f.cfg = writeFile(t, "store-serve.toml", fmt.Sprintf(storeConfig, f.upstream, secretFile, tokens))
 	return f
@@ -131,6 +132,19 @@ func (f *storeFleet) launch(t testing.TB, i int) *opsServe {
 		args = append(args, "--store", f.store)
 	}
 	return launchServe(t, twBin, env, args...)
+}
+
+// startAlone runs serve on the fleet's config and upstream but with no
+// store (its "always" approvals in a file of its own, sessions and request
+// states in its memory): the baseline a store's cost is measured against.
+func (f *storeFleet) startAlone(t testing.TB) *opsServe {
+	t.Helper()
+	dir := t.TempDir()
+	s := launchServe(t, twBin, nil, "--listen", "127.0.0.1:0", "--config", f.cfg,
+		"--audit", filepath.Join(dir, "audit.jsonl"), "--approvals", filepath.Join(dir, "approvals.json"))
+	s.waitListening(t)
+	f.waitReady(t, s)
+	return s
 }
 
 // waitReady waits until replica s lists the tools of every server.

@@ -12,6 +12,8 @@ import (
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/client/transport"
 
+	"github.com/toolwarden/toolwarden/internal/session"
+	"github.com/toolwarden/toolwarden/internal/store"
 	"github.com/toolwarden/toolwarden/internal/store/pgtest"
 )
 
@@ -22,13 +24,17 @@ import (
 // group; each step uses its own principal, message or conversation.
 func TestReplicasOnOnePostgresDecideAsOneGateway(t *testing.T) {
 	t.Parallel()
-	f := newStoreFleet(t, pgtest.Shared(t).URL)
+	db := pgtest.Shared(t)
+	f := newStoreFleet(t, db.URL)
 	f.startN(t, 3)
 	t.Run("an always approval given via A is used via B and C without an ask, in both eras", func(t *testing.T) {
 		storeAlwaysAcrossReplicas(t, f)
 	})
 	t.Run("a revoke is seen by the very next call of every replica", func(t *testing.T) {
 		storeRevokeAcrossReplicas(t, f)
+	})
+	t.Run("a revoke whose notification is lost is still seen by the very next call", func(t *testing.T) {
+		storeRevokeWithoutNotify(t, f, db)
 	})
 	t.Run("a request state is redeemed once under concurrent retries to every replica", func(t *testing.T) {
 		storeRequestStateOnce(t, f)
@@ -133,6 +139,44 @@ func storeRevokeAcrossReplicas(t *testing.T, f *storeFleet) {
 	listed, code := twRun(t, nil, "approvals", "list", "--store", f.store, "--all", "--scope", "principal:carol", "--json")
 	if code != 0 || !strings.Contains(listed, "e2e-admin") {
 		t.Errorf("approvals list --store --all after the revoke: exit %d:\n%s", code, listed)
+	}
+}
+
+// storeRevokeWithoutNotify: LISTEN/NOTIFY only wakes replicas early; the
+// guarantee is the revision each replica reads before a decision that
+// would use a grant. Every replica's listening connection is ended by the
+// server (as a network blip or a failover would), frank's grant is revoked
+// at once through the store, and frank's next call on B, made within a
+// few milliseconds (well inside the listener's reconnect delay and the
+// poll interval), is asked again.
+func storeRevokeWithoutNotify(t *testing.T, f *storeFleet, db *pgtest.DB) {
+	a, b := f.replicas[0], f.replicas[1]
+	ask := answers("always")
+	if out, isErr := storeClient(t, a, legacyEra, "frank-token", ask).call(t, "gate__echo", map[string]any{"message": "always-frank"}); isErr || ask.count() != 1 {
+		t.Fatalf("frank answering always on A: %q (error %v, asked %d)", out, isErr, ask.count())
+	}
+	askB := answers("deny")
+	onB := storeClient(t, b, legacyEra, "frank-token", askB)
+	if out, isErr := onB.call(t, "gate__echo", map[string]any{"message": "frank-warm"}); isErr || askB.count() != 0 {
+		t.Fatalf("frank's grant on B before the revoke: %q (error %v, asked %d)", out, isErr, askB.count())
+	}
+	ctx := testContext(t)
+	st, err := store.Open(ctx, f.store, store.Options{Replica: "e2e-admin"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	ended, err := db.Cluster.Query(db.Name, "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE datname = current_database() AND query ILIKE 'LISTEN%'")
+	if err != nil || ended == "0" {
+		t.Fatalf("ending the replicas' listeners: %q, %v", ended, err)
+	}
+	n, err := st.Revoke(ctx, store.GrantFilter{Server: "gate", Tool: "echo", Scope: session.GrantScope{Kind: session.ScopePrincipal, Name: "frank"}}, "e2e-admin")
+	if err != nil || n != 1 {
+		t.Fatalf("revoking frank's grant: %d revoked, %v", n, err)
+	}
+	out, isErr := onB.call(t, "gate__echo", map[string]any{"message": "frank-after-revoke"})
+	if !isErr || strings.Contains(out, "(seen") || askB.count() != 1 {
+		t.Fatalf("frank's next call on B, its listener ended, after the revoke: %q (error %v, asked %d)", out, isErr, askB.count())
 	}
 }
 
