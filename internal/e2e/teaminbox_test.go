@@ -429,7 +429,9 @@ func TestTeamInboxAcrossReplicasOnPostgres(t *testing.T) {
 
 	t.Run("a lead approves by clicking in the page, in a real Chromium", func(t *testing.T) {
 		br := browser.Start(t)
-		call := teamCallAsync(t, a, "dana-token", "c5", "deploy__echo", "m5")
+		// The arguments a tool call carries are shown as text, never run.
+		msg := `m5 <img src=x onerror="window.pwned=1">`
+		call := teamCallAsync(t, a, "dana-token", "c5", "deploy__echo", msg)
 		if code := br.Goto(b.base + "/inbox"); code != http.StatusOK {
 			t.Fatalf("GET /inbox: %d", code)
 		}
@@ -446,10 +448,18 @@ func TestTeamInboxAcrossReplicasOnPostgres(t *testing.T) {
 		if who := br.Text(sel + ` [data-field="asker"]`); who != "dana" {
 			t.Errorf("asked by %q", who)
 		}
+		if args := br.Text(sel + ` [data-field="arguments"]`); !strings.Contains(args, `<img src=x onerror=`) {
+			t.Errorf("the arguments as shown: %q", args)
+		}
 		stillWaiting(t, call)
 		br.Click(`button[data-ask-id="` + ask.ID + `"][data-option="allow_once"]`)
 		br.Wait(sel + `[data-state="answered"]`)
-		if r := await(t, call, "dana's call"); !seenOnce(r, "m5") {
+		var pwned bool
+		br.Eval(`window.pwned === 1`, &pwned)
+		if pwned || br.Count(sel+" img") != 0 {
+			t.Error("the arguments' markup ran in the page")
+		}
+		if r := await(t, call, "dana's call"); !seenOnce(r, msg) {
 			t.Fatalf("dana's call after the click: %s", r.body)
 		}
 		var stored string
