@@ -194,6 +194,22 @@ func storeRequestStateOnce(t *testing.T, f *storeFleet) {
 	}
 	retry := answered(first, "allow_once")
 	const n = 12
+	// Each replica's connections are opened and warm before the retries
+	// go, so that they land together rather than one TCP handshake apart.
+	hcs := make([]*http.Client, len(f.replicas))
+	for i, s := range f.replicas {
+		hcs[i] = benchHTTPClient(n)
+		var warm sync.WaitGroup
+		for range n / len(f.replicas) {
+			warm.Add(1)
+			go func() {
+				defer warm.Done()
+				h, body := coreModern("erin-token", "tools/list", "", map[string]any{}, true)
+				storePostWith(t, hcs[i], s.url, h, body)
+			}()
+		}
+		warm.Wait()
+	}
 	results := make([]coreHTTP, n)
 	start := make(chan struct{})
 	var wg sync.WaitGroup
@@ -201,8 +217,14 @@ func storeRequestStateOnce(t *testing.T, f *storeFleet) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			params := map[string]any{"name": "gate__echo", "arguments": args}
+			for k, v := range retry {
+				params[k] = v
+			}
+			h, body := coreModern("erin-token", "tools/call", "gate__echo", params, true)
 			<-start
-			results[i] = storeCall(t, f.replicas[i%len(f.replicas)], "erin-token", "", "gate__echo", args, retry)
+			r := i % len(f.replicas)
+			results[i] = storePostWith(t, hcs[r], f.replicas[r].url, h, body)
 		}()
 	}
 	close(start)
