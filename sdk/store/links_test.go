@@ -2,8 +2,6 @@ package store_test
 
 import (
 	"os/exec"
-	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 
@@ -14,7 +12,7 @@ import (
 // host and sdk but not sdk/store links neither SQLite nor Postgres. A
 // change that made host or sdk import internal/store would fail here.
 func TestOnlyAProgramThatImportsSdkStoreLinksTheDatabaseDrivers(t *testing.T) {
-	gobin := filepath.Join(runtime.GOROOT(), "bin", "go")
+	gobin := testkit.LookPath(t, "go")
 	drivers := []string{"github.com/jackc/pgx", "sqlite"}
 	for _, c := range []struct {
 		pkg   string
