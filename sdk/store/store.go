@@ -21,8 +21,8 @@ import (
 	"fmt"
 	"strings"
 
-	istore "github.com/toolwarden/toolwarden/internal/store"
 	"github.com/toolwarden/toolwarden/internal/session"
+	istore "github.com/toolwarden/toolwarden/internal/store"
 )
 
 // Store is an open shared store. Hand it to host.Settings.WithStore; close
