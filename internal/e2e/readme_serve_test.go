@@ -9,7 +9,7 @@ import (
 
 // TestTheREADMEsTeamConfigMeansWhatItSays: the README's serve block is a
 // config toolwarden reads, and its group rule holds: fs__write_file is
-// denied to a caller outside dev and decided as usual for one in it.
+// denied to a caller outside dev, and asked of a lead for one in it.
 func TestTheREADMEsTeamConfigMeansWhatItSays(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
@@ -34,5 +34,10 @@ func TestTheREADMEsTeamConfigMeansWhatItSays(t *testing.T) {
 	_, out, stderr = runTWStatus(t, string(call), "check", "--config", cfg, "--principal", "alice", "--group", "dev", "-")
 	if strings.Contains(out, `"principal_not_allowed"`) || !strings.Contains(out, `"decision"`) {
 		t.Fatalf("a caller in dev: want a decision without principal_not_allowed, got %s (stderr %s)", out, stderr)
+	}
+	// The README says a lead approves it: the ask names group:leads as
+	// the approvers, which sends it to the team inbox.
+	if !strings.Contains(out, `"ask"`) || !strings.Contains(out, `group:leads`) {
+		t.Fatalf("a caller in dev: want an ask whose approvers are group:leads, got %s (stderr %s)", out, stderr)
 	}
 }
