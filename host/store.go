@@ -276,7 +276,7 @@ func (a *sharedApprovals) AlwaysWhere() (message, detail string) {
 	if a.sh.engine != "" {
 		store = "the shared " + a.sh.engine + " store"
 	}
-	whose := "the team's calls (no caller is known)"
+	whose := "calls made with no caller (the local front ends: by a local or team grant)"
 	if a.who.Principal != "" {
 		whose = fmt.Sprintf("calls of %q (by name, group or team)", a.who.Principal)
 	}
@@ -285,21 +285,29 @@ func (a *sharedApprovals) AlwaysWhere() (message, detail string) {
 }
 
 // grantScope is whose calls an "always" approval of a session covers
-// when the approver named none: the session caller's own, or the team's
-// for a local front end, whose one user is every caller of its store.
+// when the approver named none: the session caller's own, or, for a
+// local front end (no caller), the local front ends' calls only. Not the
+// team's: a store a developer's wrap shares with `serve` would otherwise
+// open the tool to every one of serve's callers on one local answer.
 func (h *Host) grantScope(sessionID string, grant session.GrantScope) (session.GrantScope, error) {
+	caller := h.callerOf(sessionID)
 	if grant == (session.GrantScope{}) {
-		if c := h.callerOf(sessionID); c != nil {
-			return session.GrantScope{Kind: session.ScopePrincipal, Name: c.Name}, nil
+		if caller != nil {
+			return session.GrantScope{Kind: session.ScopePrincipal, Name: caller.Name}, nil
 		}
-		return session.GrantScope{Kind: session.ScopeTeam}, nil
+		return session.GrantScope{Kind: session.ScopeLocal}, nil
 	}
 	switch {
 	case (grant.Kind == session.ScopePrincipal || grant.Kind == session.ScopeGroup) && grant.Name != "",
 		grant.Kind == session.ScopeTeam && grant.Name == "":
 		return grant, nil
+	case grant.Kind == session.ScopeLocal && grant.Name == "":
+		if caller != nil {
+			return grant, fmt.Errorf("grant scope local: session %q has a caller (%q), whose calls a local grant would not cover; grant principal, group or team", sessionID, caller.Name)
+		}
+		return grant, nil
 	}
-	return grant, fmt.Errorf("grant scope %+v: want principal or group with a name, or team without one", grant)
+	return grant, fmt.Errorf("grant scope %+v: want principal or group with a name, or team or local without one", grant)
 }
 
 // grantAlways stores an "always" approval in the shared store.

@@ -175,9 +175,10 @@ func TestAnAlwaysGrantedThroughOneReplicaHoldsOnAnotherUntilRevoked(t *testing.T
 	})
 }
 
-// A local front end has one user, every caller of its store: its
-// "always" is the team's, seen by the developer's other processes.
-func TestAnAlwaysWithoutACallerCoversEveryCallerOfTheStore(t *testing.T) {
+// A local front end (wrap, proxy, the hook, the sdk) has no caller: its
+// "always" is a local grant, seen by the developer's other local
+// processes on the store.
+func TestAnAlwaysWithoutACallerCoversTheOtherLocalFrontEndsOfTheStore(t *testing.T) {
 	onEachStore(t, func(t *testing.T, url string, _ func(string)) {
 		a, sa := replica(t, url, "wrap", grantConfig, host.Defaults())
 		b, _ := replica(t, url, "hook", grantConfig, host.Defaults())
@@ -188,12 +189,67 @@ func TestAnAlwaysWithoutACallerCoversEveryCallerOfTheStore(t *testing.T) {
 			t.Fatal(err)
 		}
 		gs, err := sa.Grants(ctx, store.GrantFilter{})
-		if err != nil || len(gs) != 1 || gs[0].Scope.Kind != session.ScopeTeam {
+		if err != nil || len(gs) != 1 || gs[0].Scope != (session.GrantScope{Kind: session.ScopeLocal}) {
 			t.Fatalf("grants: %+v %v", gs, err)
 		}
 		c.Session = "h"
 		if d := b.Check(ctx, c); d.Decision != host.Allow {
 			t.Fatalf("the other process: %s %+v", d.Decision, d.Reasons)
+		}
+	})
+}
+
+// The attack: a developer's local wrap shares a store with `serve`. Its
+// caller-less "always" must not open the tool to serve's callers (who
+// always have a name), neither a fresh one on another replica nor one
+// on the very host that made the grant.
+func TestAnAlwaysWithoutACallerDoesNotCoverAServeCallerOnTheStore(t *testing.T) {
+	onEachStore(t, func(t *testing.T, url string, _ func(string)) {
+		local, _ := replica(t, url, "wrap", grantConfig, host.Defaults())
+		serve, _ := replica(t, url, "serve", grantConfig, host.Defaults())
+		ctx := context.Background()
+		c := host.Call{Session: "w", Server: "fs", Tool: tool(t, writeFile), Arguments: json.RawMessage(`{"path":"/x"}`)}
+		d := local.Check(ctx, c)
+		if err := local.Approve("w", &d, host.Always); err != nil {
+			t.Fatal(err)
+		}
+		for _, h := range []struct {
+			name string
+			h    *host.Host
+		}{{"another replica", serve}, {"the granting host", local}} {
+			sid := "mallory-" + h.name
+			if err := h.h.SetCaller(sid, host.Caller{Name: "mallory", Groups: []string{"dev"}}); err != nil {
+				t.Fatal(err)
+			}
+			c.Session = sid
+			if d := h.h.Check(ctx, c); d.Decision != host.Ask {
+				t.Errorf("%s: a serve caller's call after a local always: %s %+v (want ask)", h.name, d.Decision, d.Reasons)
+			}
+		}
+		c.Session = "w2"
+		if d := serve.Check(ctx, c); d.Decision != host.Allow {
+			t.Errorf("a caller-less session on the other host: %s %+v (the local grant should cover it)", d.Decision, d.Reasons)
+		}
+	})
+}
+
+// A local grant names no one with a caller: asked for one explicitly for
+// a session that has a caller, ApproveBy refuses and stores nothing.
+func TestALocalGrantForASessionWithACallerIsRefused(t *testing.T) {
+	onEachStore(t, func(t *testing.T, url string, _ func(string)) {
+		h, st := replica(t, url, "serve", grantConfig, host.Defaults())
+		ctx := context.Background()
+		if err := h.SetCaller("s", host.Caller{Name: "carol"}); err != nil {
+			t.Fatal(err)
+		}
+		c := host.Call{Session: "s", Server: "fs", Tool: tool(t, writeFile), Arguments: json.RawMessage(`{"path":"/x"}`)}
+		d := h.Check(ctx, c)
+		err := h.ApproveBy("s", &d, host.Always, host.Caller{Name: "carol"}, session.GrantScope{Kind: session.ScopeLocal})
+		if err == nil || !strings.Contains(err.Error(), "local") {
+			t.Fatalf("ApproveBy with a local scope for a serve caller: %v", err)
+		}
+		if gs, err := st.Grants(ctx, store.GrantFilter{}); err != nil || len(gs) != 0 {
+			t.Fatalf("grants after the refusal: %+v %v", gs, err)
 		}
 	})
 }

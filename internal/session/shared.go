@@ -8,7 +8,8 @@ import (
 
 // Who is the caller a shared "always" grant is matched against: a
 // principal's name and groups as `serve` authenticated them, or the one
-// local user of wrap, proxy, the hook and the sdk ("" principal).
+// local user of wrap, proxy, the hook and the sdk ("" principal: only
+// team and local grants take it in).
 type Who struct {
 	Principal string
 	Groups    []string
@@ -22,6 +23,12 @@ const (
 	ScopeGroup = "group"
 	// ScopeTeam covers every caller of the store (Name is empty).
 	ScopeTeam = "team"
+	// ScopeLocal covers the calls of the local front ends only (wrap,
+	// proxy, the hook, the sdk: callers with no principal; Name is
+	// empty). It is what an "always" answered without a caller grants,
+	// so that one developer's local answer, in a store `serve` shares,
+	// opens nothing to serve's callers, who always have a name.
+	ScopeLocal = "local"
 )
 
 // GrantScope is whose calls a shared grant covers.
@@ -35,6 +42,8 @@ func (g GrantScope) Covers(w Who) bool {
 	switch g.Kind {
 	case ScopeTeam:
 		return true
+	case ScopeLocal:
+		return w.Principal == ""
 	case ScopePrincipal:
 		return g.Name == w.Principal
 	case ScopeGroup:

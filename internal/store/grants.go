@@ -317,8 +317,12 @@ func checkScope(sc session.GrantScope) error {
 		if sc.Name != "" {
 			return fmt.Errorf("a team scope names nobody (got %q): it covers every caller", sc.Name)
 		}
+	case session.ScopeLocal:
+		if sc.Name != "" {
+			return fmt.Errorf("a local scope names nobody (got %q): it covers the local front ends' calls, which have no caller", sc.Name)
+		}
 	default:
-		return fmt.Errorf("unknown grant scope %q: principal, group or team", sc.Kind)
+		return fmt.Errorf("unknown grant scope %q: principal, group, team or local", sc.Kind)
 	}
 	return nil
 }
