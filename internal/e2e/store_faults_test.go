@@ -175,10 +175,16 @@ func TestPostgresStoppedMidRunAllowsNothingOnStaleStateAndServiceRecoversWhenItR
 		if strings.Contains(r.text(), "(seen") || !(asked(r) || r.isError()) {
 			t.Errorf("replica %d ran a call on a remembered approval with the store down: %s", i, r.body)
 		}
+		if i == 0 {
+			t.Logf("a call a remembered approval would allow, with the store down (asked %v): %s", asked(r), r.text())
+		}
 		msg = fmt.Sprintf("outage-plain-%d", i)
 		r = storeCall(t, s, "alice-token", "", "up__echo", map[string]any{"message": msg}, nil)
 		if !r.isError() || strings.Contains(r.text(), "(seen") || !strings.Contains(r.text(), "store") {
 			t.Errorf("replica %d with the store down: a plain call not refused with the store named: %s", i, r.body)
+		}
+		if strings.Contains(r.body, cluster.Password()) {
+			t.Errorf("replica %d told a client the store's password: %s", i, r.body)
 		}
 	}
 	if out, isErr := onB.call(t, "gate__echo", map[string]any{"message": "outage-session-B"}); !isErr || strings.Contains(out, "(seen") {
