@@ -31,7 +31,8 @@ A file that cannot be read grants nothing; list says why, and reset (or revoke
 
 With --store URL (or $TOOLWARDEN_STORE) the commands work on a shared store's
 approvals instead (sqlite:PATH or postgres://...): each has an id and a scope
-(principal:NAME, group:NAME or team: whose calls it covers), may be bound to
+(principal:NAME, group:NAME, team, or local for the calls of wrap, proxy, the
+hook and the sdk, never serve's: whose calls it covers), may be bound to
 one set of arguments, and is never deleted: revoke records who revoked it
 (--by, default the OS user) and list --all shows the revoked ones too. Every
 process using the store sees a revoke or an add before its next decision that
@@ -82,7 +83,7 @@ var approvalsSubs = []approvalsSub{
 			a.filterFlags()
 			a.fs.StringVar(&a.app, "app", "", "the app (default: the server)")
 			a.fs.StringVar(&a.connector, "connector", "", "the connector id, for connector servers")
-			a.fs.StringVar(&a.scope, "scope", "", "with --store: whose calls it covers: principal:NAME, group:NAME or team (required)")
+			a.fs.StringVar(&a.scope, "scope", "", "with --store: whose calls it covers: principal:NAME, group:NAME, team or local (required)")
 			a.byFlag("who grants (recorded in the store)")
 		},
 		run:      approvalsAdd,

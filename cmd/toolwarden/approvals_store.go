@@ -28,7 +28,7 @@ var storeOnlyFlags = map[string]bool{"id": true, "scope": true, "by": true}
 // storeFilterFlags defines the filters only a store has.
 func (a *approvalsCmd) storeFilterFlags() {
 	a.fs.StringVar(&a.id, "id", "", "with --store: only this approval (its id, or a prefix of at least 8 characters)")
-	a.fs.StringVar(&a.scope, "scope", "", "with --store: only approvals of this scope: principal:NAME, group:NAME or team")
+	a.fs.StringVar(&a.scope, "scope", "", "with --store: only approvals of this scope: principal:NAME, group:NAME, team or local")
 }
 
 func (a *approvalsCmd) byFlag(what string) {
@@ -108,17 +108,19 @@ func (a *approvalsCmd) matchID(gs []session.SharedGrant) []session.SharedGrant {
 	return out
 }
 
-// parseGrantScope reads --scope: principal:NAME, group:NAME or team.
+// parseGrantScope reads --scope: principal:NAME, group:NAME, team or
+// local (the calls of wrap, proxy, the hook and the sdk, which have no
+// caller; never serve's).
 func parseGrantScope(s string) (session.GrantScope, error) {
 	kind, name, _ := strings.Cut(s, ":")
 	sc := session.GrantScope{Kind: kind, Name: name}
 	switch {
-	case kind == session.ScopeTeam && name == "":
+	case (kind == session.ScopeTeam || kind == session.ScopeLocal) && name == "":
 		return sc, nil
 	case (kind == session.ScopePrincipal || kind == session.ScopeGroup) && name != "":
 		return sc, nil
 	}
-	return session.GrantScope{}, fmt.Errorf("--scope %q: say principal:NAME, group:NAME or team", s)
+	return session.GrantScope{}, fmt.Errorf("--scope %q: say principal:NAME, group:NAME, team or local", s)
 }
 
 func scopeText(sc session.GrantScope) string {
@@ -266,7 +268,7 @@ func storeApprovalsRevoke(a *approvalsCmd, st *store.Store) int {
 func storeApprovalsAdd(a *approvalsCmd, st *store.Store) int {
 	e := a.e
 	if a.server == "" || a.tool == "" || len(a.hash) != 64 || a.scope == "" {
-		return a.fs.usageError("--server, --tool, the full 64-digit --hash and --scope (principal:NAME, group:NAME or team) are required with a store")
+		return a.fs.usageError("--server, --tool, the full 64-digit --hash and --scope (principal:NAME, group:NAME, team or local) are required with a store")
 	}
 	sc, err := parseGrantScope(a.scope)
 	if err != nil {
