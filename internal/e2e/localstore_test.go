@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -9,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/toolwarden/toolwarden/internal/session"
 	"github.com/toolwarden/toolwarden/internal/store/pgtest"
 	"github.com/toolwarden/toolwarden/plugins"
 )
@@ -227,3 +229,52 @@ func TestALocalFormRefusesAnApprovalsFileBesideAStore(t *testing.T) {
 
 // exitHookBlock is the exit status every supported agent reads as "block".
 const exitHookBlock = 2
+
+// The escalation a shared store must not open: a developer's `toolwarden
+// wrap --store X` answers "always" (a caller-less session), and a caller
+// of `toolwarden serve --store X` calls the same tool at the same
+// definition. The wrap's grant is local: serve's caller is still asked
+// (and denied when they refuse), while another local process on the
+// store is not asked.
+func TestAnAlwaysGivenThroughWrapIsNotHonouredForAServeCallerOnTheSameStore(t *testing.T) {
+	t.Parallel()
+	engines := map[string]func(t *testing.T) string{
+		"sqlite":   func(t *testing.T) string { return "sqlite:" + filepath.Join(t.TempDir(), "store.db") },
+		"postgres": func(t *testing.T) string { return pgtest.Shared(t).URL },
+	}
+	for engine, storeURL := range engines {
+		t.Run(engine, func(t *testing.T) {
+			t.Parallel()
+			wrapAlwaysIsNotServes(t, storeURL(t))
+		})
+	}
+}
+
+func wrapAlwaysIsNotServes(t *testing.T, storeURL string) {
+	f := newStoreFleet(t, storeURL)
+	serve := f.start(t)
+	wrap := func(ask *scripted) *goClient {
+		bin, args := ownConfigDir(t, twBin, "wrap", "--app", "gate", "--config", f.cfg, "--store", storeURL, "--", testServer, "-state", t.TempDir())
+		return startGo(t, false, ask, bin, args...)
+	}
+	askLocal := answers("always")
+	if out, isErr := wrap(askLocal).call(t, "echo", map[string]any{"message": "local"}); isErr || askLocal.count() != 1 {
+		t.Fatalf("the wrap's always: %q (error %v, asked %d)", out, isErr, askLocal.count())
+	}
+	out, code := twRun(t, nil, "approvals", "list", "--json", "--store", storeURL)
+	var gs []session.SharedGrant
+	if err := json.Unmarshal([]byte(out), &gs); code != 0 || err != nil || len(gs) != 1 || gs[0].Scope != (session.GrantScope{Kind: session.ScopeLocal}) {
+		t.Errorf("the wrap's grant is not one local grant: exit %d %v %s", code, err, out)
+	}
+
+	askServe := answers("deny")
+	out, isErr := storeClient(t, serve, legacyEra, "alice-token", askServe).call(t, "gate__echo", map[string]any{"message": "serve"})
+	if askServe.count() != 1 || !isErr || strings.Contains(out, "echo: serve") {
+		t.Fatalf("serve's caller after the wrap's always: %q (error %v, asked %d, want asked once and denied)", out, isErr, askServe.count())
+	}
+
+	askOther := answers("deny")
+	if out, isErr := wrap(askOther).call(t, "echo", map[string]any{"message": "other"}); isErr || askOther.count() != 0 {
+		t.Fatalf("another local wrap on the store: %q (error %v, asked %d, want 0)", out, isErr, askOther.count())
+	}
+}
