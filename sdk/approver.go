@@ -9,7 +9,7 @@ import (
 	"github.com/toolwarden/toolwarden/internal/channel"
 	"github.com/toolwarden/toolwarden/internal/hints"
 	"github.com/toolwarden/toolwarden/internal/policy"
-	"github.com/toolwarden/toolwarden/internal/session"
+	"github.com/toolwarden/toolwarden/internal/toolresult"
 )
 
 // Approver answers asks: the agent shows the Question in its own UI and
@@ -132,12 +132,14 @@ const (
 	noOneAskedFirst   = "run the agent with an approver that asks a person (sdk.WithApprover, e.g. sdk.OpenTerminal)"
 )
 
-// approvals is the approvals file of the guard's host (nil: none), which
-// a refusal names in its advice.
-func (g *Guard) approvals() *session.Persistent {
+// approvals is where an "always" approval counts for the guard's host
+// (its shared store or its approvals file), which a refusal names in its
+// advice. The guard has no caller, so the grant's scope is the same for
+// every session.
+func (g *Guard) approvals() toolresult.Always {
 	g.mu.RLock()
 	defer g.mu.RUnlock()
-	return g.h.Approvals()
+	return toolresult.AlwaysFor(g.h, "")
 }
 
 // Fixed is an Approver for runs without a human (CI): it gives answer to

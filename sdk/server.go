@@ -224,7 +224,7 @@ func (p *serverPolicy) apply(call host.Call, d *host.Decision, q *channel.Questi
 	// may have shown it to no one (claude -p, codex exec): the model reads
 	// that, as from the proxy, never that the user denied the call.
 	p.g.mu.RLock()
-	always := p.g.h.Approvals()
+	always := toolresult.AlwaysFor(p.g.h, call.Session)
 	p.g.mu.RUnlock()
 	if toolresult.Ended(res) {
 		return toolresult.Unanswered(name, d, res.Action, always, false)

@@ -588,15 +588,20 @@ func refused(rt *route, err error) *mcp.CallToolResult {
 func (p *Proxy) needsApproval(rt *route, d *host.Decision) *mcp.CallToolResult {
 	var b strings.Builder
 	fmt.Fprintf(&b, "toolwarden: this call to %s needs the user's approval, but this MCP client cannot show approval prompts (it did not declare the elicitation capability). The call was not made.\n", rt.name)
-	toolresult.HowToAllow(&b, d, p.h.Approvals(), "use an MCP client that supports elicitation", true)
+	toolresult.HowToAllow(&b, d, p.always(), "use an MCP client that supports elicitation", true)
 	return mcp.NewToolResultError(b.String())
 }
 
 // unanswered is the refusal of a call whose approval prompt the client
 // ended without choosing an option (see toolresult.Unanswered).
 func (p *Proxy) unanswered(rt *route, d *host.Decision, action mcp.ElicitationResponseAction) *mcp.CallToolResult {
-	return toolresult.Unanswered(rt.name, d, action, p.h.Approvals(), true)
+	return toolresult.Unanswered(rt.name, d, action, p.always(), true)
 }
+
+// always is where an "always" approval the user adds by hand counts for
+// this proxy's host: its store or its approvals file. A local front end
+// has no caller, so the grant's scope is the same for every session.
+func (p *Proxy) always() toolresult.Always { return toolresult.AlwaysFor(p.h, "") }
 
 // upstreamError turns a failed upstream call into a tool error.
 func upstreamError(rt *route, err error) *mcp.CallToolResult {

@@ -103,9 +103,9 @@ func (s *Server) ask(ctx context.Context, c caller, rt *route, call host.Call, d
 	}
 	if !elicits {
 		if s.startedElsewhere(ctx, c) {
-			return s.askedElsewhere(rt, d) // replicas.go
+			return s.askedElsewhere(rt, call, d) // replicas.go
 		}
-		return s.needsApproval(rt, d)
+		return s.needsApproval(rt, call, d)
 	}
 	if c.modern {
 		state, err := s.signer.Mint(channel.BindingFor(call, d))
@@ -168,7 +168,7 @@ func (s *Server) askChannels(ctx context.Context, c caller, rt *route, call host
 			if ans.Ended == channel.Declined {
 				action = mcp.ElicitationResponseActionDecline
 			}
-			return toolresult.Unanswered(rt.name, d, action, s.h.Approvals(), false)
+			return toolresult.Unanswered(rt.name, d, action, toolresult.AlwaysFor(s.h, call.Session), false)
 		}
 		if ans.Team != nil {
 			return s.chooseTeam(ctx, c, rt, call, d, ans)
@@ -181,7 +181,7 @@ func (s *Server) askChannels(ctx context.Context, c caller, rt *route, call host
 		// webhook hears of it.
 		prompt.Timeout = 0
 		r.Tell(prompt)
-		return s.needsApproval(rt, d)
+		return s.needsApproval(rt, call, d)
 	case errors.Is(err, channel.ErrTimeout):
 		return toolresult.Error("toolwarden: %s was not approved: no answer within %s (asked through %s), so it was denied.", rt.name, s.opts.ApprovalTimeout, r.Setting.Where())
 	}
@@ -246,7 +246,7 @@ func (s *Server) answer(ctx context.Context, rt *route, call host.Call, d *host.
 	}
 	if toolresult.Ended(res) {
 		s.h.Audit(call.Session, audit.Ask{Server: d.Server, Tool: d.Tool, App: d.App, Channel: channel.Elicitation, Outcome: endedOutcome(res.Action)})
-		return toolresult.Unanswered(rt.name, d, res.Action, s.h.Approvals(), false)
+		return toolresult.Unanswered(rt.name, d, res.Action, toolresult.AlwaysFor(s.h, call.Session), false)
 	}
 	s.h.Audit(call.Session, audit.Ask{Server: d.Server, Tool: d.Tool, App: d.App, Channel: channel.Elicitation, Outcome: "answered", Option: choice})
 	return s.choose(ctx, rt, call, d, choice)
@@ -341,10 +341,10 @@ func refused(rt *route, err error) *mcp.CallToolResult {
 }
 
 // needsApproval explains an ask to a client that cannot show prompts.
-func (s *Server) needsApproval(rt *route, d *host.Decision) *mcp.CallToolResult {
+func (s *Server) needsApproval(rt *route, call host.Call, d *host.Decision) *mcp.CallToolResult {
 	var b strings.Builder
 	fmt.Fprintf(&b, "toolwarden: this call to %s needs the user's approval, but this MCP client cannot show approval prompts (it did not declare the elicitation capability). The call was not made.\n", rt.name)
-	toolresult.HowToAllow(&b, d, s.h.Approvals(), "use an MCP client that supports elicitation", false)
+	toolresult.HowToAllow(&b, d, toolresult.AlwaysFor(s.h, call.Session), "use an MCP client that supports elicitation", false)
 	return mcp.NewToolResultError(b.String())
 }
 

@@ -50,9 +50,9 @@ func (s *Server) startedElsewhere(ctx context.Context, c caller) bool {
 // askedElsewhere is the answer to a call that needs approval in a session
 // this replica cannot ask: the call is not made, and the tool error says
 // how to be asked.
-func (s *Server) askedElsewhere(rt *route, d *host.Decision) *mcp.CallToolResult {
+func (s *Server) askedElsewhere(rt *route, call host.Call, d *host.Decision) *mcp.CallToolResult {
 	var b strings.Builder
 	fmt.Fprintf(&b, "toolwarden: this call to %s needs the user's approval, but this session was started on another replica of the gateway (or before this replica restarted), and only the replica that started a session can ask its client. The call was not made.\n", rt.name)
-	toolresult.HowToAllow(&b, d, s.h.Approvals(), "call it again in a session whose requests reach one replica (a load balancer sticky on Mcp-Session-Id), or in a new session", false)
+	toolresult.HowToAllow(&b, d, toolresult.AlwaysFor(s.h, call.Session), "call it again in a session whose requests reach one replica (a load balancer sticky on Mcp-Session-Id), or in a new session", false)
 	return mcp.NewToolResultError(b.String())
 }

@@ -9,7 +9,6 @@ import (
 
 	"github.com/toolwarden/toolwarden/host"
 	"github.com/toolwarden/toolwarden/internal/policy"
-	"github.com/toolwarden/toolwarden/internal/session"
 	"github.com/toolwarden/toolwarden/internal/upstream"
 )
 
@@ -44,11 +43,11 @@ func Ended(res *mcp.ElicitationResult) bool {
 // the client ended with action (decline or cancel). Agents do that on
 // their own (Claude Code -p cancels every elicitation, codex exec declines
 // it), so the model must not read that a person refused: it is told what
-// the client did and how the call can be allowed. always is the approvals
-// file (nil: none), named in the advice; inbox says whether
-// approval_channel = "inbox" would ask elsewhere (not so for the sdk's
-// server, which asks an elicitation-capable client itself).
-func Unanswered(tool string, d *host.Decision, action mcp.ElicitationResponseAction, always *session.Persistent, inbox bool) *mcp.CallToolResult {
+// the client did and how the call can be allowed. always is where an
+// "always" approval would count (AlwaysFor), named in the advice; inbox
+// says whether approval_channel = "inbox" would ask elsewhere (not so for
+// the sdk's server, which asks an elicitation-capable client itself).
+func Unanswered(tool string, d *host.Decision, action mcp.ElicitationResponseAction, always Always, inbox bool) *mcp.CallToolResult {
 	var b strings.Builder
 	b.WriteString(unansweredWhat(tool, action))
 	HowToAllow(&b, d, always, "run the agent interactively and choose an allow option in the prompt", inbox)
@@ -74,7 +73,7 @@ func unansweredWhat(tool string, action mcp.ElicitationResponseAction) string {
 // with sdk.DenyAll"). The model must not read that a person refused; it
 // reads the proxy's and the hooks' words for why the call was asked and
 // how it can be allowed, first among them first.
-func NoOneAsked(tool string, d *host.Decision, instead, first string, always *session.Persistent) *mcp.CallToolResult {
+func NoOneAsked(tool string, d *host.Decision, instead, first string, always Always) *mcp.CallToolResult {
 	var b strings.Builder
 	fmt.Fprintf(&b, "toolwarden: this call to %s needs the user's approval, but no one was asked: %s. toolwarden denied the call: it was not made.\n", tool, instead)
 	HowToAllow(&b, d, always, first, true)
@@ -82,9 +81,9 @@ func NoOneAsked(tool string, d *host.Decision, instead, first string, always *se
 }
 
 // HowToAllow writes why the call was asked about and the ways the user can
-// allow it, first among them first; always is the approvals file (nil:
-// none), inbox whether the approval inbox is a way.
-func HowToAllow(b *strings.Builder, d *host.Decision, always *session.Persistent, first string, inbox bool) {
+// allow it, first among them first; always is where an "always" approval
+// would count (AlwaysFor), inbox whether the approval inbox is a way.
+func HowToAllow(b *strings.Builder, d *host.Decision, always Always, first string, inbox bool) {
 	fmt.Fprintf(b, "Why: %s\n", Reasons(d))
 	if hs := d.Hints.String(); hs != "" {
 		fmt.Fprintf(b, "Hints: %s\n", hs)
@@ -92,14 +91,17 @@ func HowToAllow(b *strings.Builder, d *host.Decision, always *session.Persistent
 	b.WriteString("To allow it, the user can:\n")
 	fmt.Fprintf(b, "  - %s;\n", first)
 	fmt.Fprintf(b, "  - or %s", policy.ApproveAdvice(d))
-	if d.Rememberable && always != nil {
-		fmt.Fprintf(b, ";\n  - or approve this exact definition permanently: toolwarden approvals add --approvals %q --server %s --tool %s --hash %s", always.Path(), d.Server, d.Tool, d.DefinitionHash)
+	if d.Rememberable && always.kept() {
+		b.WriteString(";\n  - or approve this exact definition permanently: ")
+		note := always.addCommand(b)
+		fmt.Fprintf(b, " --server %s --tool %s --hash %s", d.Server, d.Tool, d.DefinitionHash)
 		if d.App != d.Server {
 			fmt.Fprintf(b, " --app %s", d.App)
 		}
 		if d.Connector != "" {
 			fmt.Fprintf(b, " --connector %s", d.Connector)
 		}
+		b.WriteString(note)
 	}
 	if inbox {
 		b.WriteString(";\n  - or set approval_channel = \"inbox\" for this server and answer in the approval inbox (toolwarden inbox)")
