@@ -68,13 +68,14 @@ func TestTwoGuardsOnOneStoreOpenedThroughThePublicAPIShareAnAlwaysAndSeeARevokeO
 }
 
 // A guard's refusal tells the user how to approve the call for good: with
-// a store, in the store (its URL and the grant's scope), never in an
-// approvals file the host does not read.
+// a store, in the store, with the scope its own "always" would have had
+// (local: the guard has no caller), never in an approvals file the host
+// does not read.
 func TestAGuardOnAStoreAdvisesApprovingInThatStore(t *testing.T) {
 	url := "sqlite:" + filepath.Join(t.TempDir(), "store.db")
 	g := sdk.New(newHost(t, open(t, url)), sdk.WithApprover(sdk.DenyAll)).Client("files", newWriter().connect(t))
 	out, isErr := write(t, g, "/a")
-	want := "toolwarden approvals add --store " + url + " --scope "
+	want := "toolwarden approvals add --store " + url + " --scope local --server files --tool write_file --hash "
 	if !isErr || !strings.Contains(out, want) || strings.Contains(out, "--approvals") {
 		t.Fatalf("the refusal (error %v):\n%s\nwant it to advise %q and name no approvals file", isErr, out, want)
 	}
