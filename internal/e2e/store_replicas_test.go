@@ -2,8 +2,10 @@ package e2e
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
+	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -352,6 +354,53 @@ func TestAThousandConcurrentSessionsAcrossReplicasLoseNoCallAndAnswerNoneTwice(t
 	if len(l.answers) != sessions*calls {
 		t.Fatalf("%d distinct answers for %d calls", len(l.answers), sessions*calls)
 	}
+	// Server side too: the replicas decided each call once between them,
+	// each its share (their audit logs are written in batches: wait).
+	var per []int
+	eventually(t, 20*time.Second, "every call's check record in the replicas' audit logs", func() bool {
+		per = per[:0]
+		sum := 0
+		for _, s := range f.replicas {
+			n := storeCountChecks(t, s.audit, "up", "echo")
+			per = append(per, n)
+			sum += n
+		}
+		return sum >= sessions*calls
+	})
+	sum := 0
+	for i, n := range per {
+		sum += n
+		if n < sessions*calls/len(f.replicas)/2 {
+			t.Errorf("replica %d decided %d of the calls: the load was not spread", i, n)
+		}
+	}
+	if sum != sessions*calls {
+		t.Fatalf("the replicas decided %d calls (%v), want %d", sum, per, sessions*calls)
+	}
+}
+
+// storeCountChecks counts the check records of server's tool in the
+// audit log at path.
+func storeCountChecks(t testing.TB, path, server, tool string) int {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, line := range strings.Split(string(b), "\n") {
+		var r struct {
+			Event    string `json:"event"`
+			Decision struct {
+				Server string `json:"server"`
+				Tool   string `json:"tool"`
+			} `json:"decision"`
+		}
+		if json.Unmarshal([]byte(line), &r) == nil && r.Event == "check" && r.Decision.Server == server && r.Decision.Tool == tool {
+			n++
+		}
+	}
+	return n
 }
 
 // openAll runs open(i) for i < n, 32 at a time, and fails on the first
