@@ -13,7 +13,7 @@ import (
 //
 //	/mcp         body limit -> identity (refused credentials limited per address) -> rate limit -> MCPHandler
 //	/healthz     200 "ok" (no credential)
-//	/readyz      200 when every upstream is started, else 503 naming them (no credential)
+//	/readyz      200 when every upstream is started and the store answers, else 503 naming what is not (no credential)
 //	/.well-known/oauth-protected-resource[/mcp]   RFC 9728 metadata, when Options.Auth is set (no credential)
 //	/inbox       the team inbox page (no credential); /inbox/api/* identity -> the team inbox (teaminbox.go)
 func (s *Server) Handler() http.Handler { return s.handler(DefaultReadTimeout, nil) }
@@ -35,7 +35,7 @@ func (s *Server) handler(readTimeout time.Duration, f *Front) http.Handler {
 	// The team inbox's API takes the same credentials (teaminbox.go).
 	s.teamInboxRoutes(mux, func(h http.Handler) http.Handler { return f.gate(authenticate(s.opts.Auth, metaURL, refusals, h)) })
 	mux.HandleFunc("/healthz", healthz)
-	mux.Handle("/readyz", readyz(s.notReady, f.isDraining))
+	mux.Handle("/readyz", readyz(s.notReady, f.isDraining, s.storeDown()))
 	if s.opts.Auth != nil && s.opts.ResourceURL != "" {
 		meta := identity.MetadataHandler(s.opts.ResourceURL, issuersOf(s.opts.Auth))
 		for _, p := range identity.MetadataPaths(s.opts.ResourceURL) {

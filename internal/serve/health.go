@@ -10,7 +10,8 @@ import (
 // credential, so neither says anything a stranger should not read: the
 // liveness probe says "ok", the readiness probe names the upstreams that
 // are not serving yet (names from the config, never their commands, URLs,
-// headers or errors).
+// headers or errors) and says when the shared store is unreachable (never
+// its URL or the error: those go to serve's log).
 
 // healthz answers 200 "ok" while the process serves HTTP at all.
 func healthz(w http.ResponseWriter, r *http.Request) {
@@ -29,17 +30,24 @@ type readiness struct {
 	NotReady []string `json:"not_ready,omitempty"`
 	// Draining is set once a shutdown has begun: send no new work here.
 	Draining bool `json:"draining,omitempty"`
+	// Store is "unreachable" while the shared store does not answer: every
+	// call here would be denied.
+	Store string `json:"store,omitempty"`
 }
 
-// readyz answers 200 when notReady returns no names and the server is not
-// draining, and 503 with the names otherwise.
-func readyz(notReady func() []string, draining func() bool) http.HandlerFunc {
+// readyz answers 200 when notReady returns no names, the server is not
+// draining and storeDown (nil: serve has no store) is false, and 503
+// saying which otherwise.
+func readyz(notReady func() []string, draining func() bool, storeDown func() bool) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		if !probeMethod(w, r) {
 			return
 		}
 		st := readiness{NotReady: notReady(), Draining: draining()}
-		st.Ready = len(st.NotReady) == 0 && !st.Draining
+		if storeDown != nil && storeDown() {
+			st.Store = "unreachable"
+		}
+		st.Ready = len(st.NotReady) == 0 && !st.Draining && st.Store == ""
 		code := http.StatusOK
 		if !st.Ready {
 			code = http.StatusServiceUnavailable

@@ -42,7 +42,7 @@ func TestReadyzNamesTheUpstreamsNotStartedAndNothingElse(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			rec := httptest.NewRecorder()
-			readyz(func() []string { return c.notReady }, func() bool { return c.draining })(rec, httptest.NewRequest(http.MethodGet, "/readyz", nil))
+			readyz(func() []string { return c.notReady }, func() bool { return c.draining }, nil)(rec, httptest.NewRequest(http.MethodGet, "/readyz", nil))
 			if rec.Code != c.want {
 				t.Errorf("status %d, want %d", rec.Code, c.want)
 			}

@@ -54,7 +54,7 @@ func startFront(t *testing.T, inner http.Handler, fs frontSetup) *testFront {
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", chain)
 	mux.HandleFunc("/healthz", healthz)
-	mux.Handle("/readyz", readyz(func() []string { return nil }, f.isDraining))
+	mux.Handle("/readyz", readyz(func() []string { return nil }, f.isDraining, nil))
 	f.srv.Handler = closeUnread(f.o.ReadTimeout, mux)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
