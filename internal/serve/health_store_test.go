@@ -96,7 +96,7 @@ type fakePinger struct {
 }
 
 func (f *fakePinger) Ping(context.Context) error { f.looks++; return f.err }
-func (f *fakePinger) URL() string                 { return "postgres://u:xxxxx@db/tw" }
+func (f *fakePinger) URL() string                { return "postgres://u:xxxxx@db/tw" }
 
 // Many probes within a second cost the store one query: probes from
 // several load balancers must not hammer the database.
