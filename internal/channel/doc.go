@@ -24,7 +24,7 @@
 // approval_channel = "none" answers nobody: the ask is refused.
 //
 //	r := &channel.Runner{Setting: cfg.ApprovalChannel(d.Server, d.App), Webhook: cfg.Webhook}
-//	q := channel.NewQuestion("write_file", d, args, h.Approvals() != nil)
+//	q := channel.NewQuestion("write_file", d, args, h.CanRememberAlways())
 //	ans, err := r.Ask(ctx, channel.Prompt{Origin: "wrap", Session: sid, Question: &q, Timeout: channel.DefaultTimeout}, elicit)
 //	// ans.Option is one of q.Options; ans.Channel says who answered;
 //	// ScopeOf(ans.Option) says how long the allow lasts

@@ -60,7 +60,7 @@ func Ask(ctx context.Context, h *host.Host, cfg *config.Config, ev *Event, d *ho
 		Log:     o.Log,
 		Record:  func(a audit.Ask) { h.Audit(ev.Session, a) },
 	}
-	q := channel.NewQuestion(ev.ToolName, d, ev.Input, h.Approvals() != nil)
+	q := channel.NewQuestion(ev.ToolName, d, ev.Input, h.CanRememberAlways())
 	switch set.Effective() {
 	case config.ChannelNone, config.ChannelInbox, config.ChannelBoth:
 	default:

@@ -217,7 +217,7 @@ func (p *Proxy) proceed(ctx context.Context, req *callRequest, dc *decided, next
 // earlier clients (within the approval timeout), or, when the client cannot
 // elicit, as a tool error that says how to approve.
 func (p *Proxy) ask(ctx context.Context, rt *route, call host.Call, d *host.Decision, req *callRequest, drifted bool) outcome {
-	q := channel.NewQuestion(rt.name, d, call.Arguments, p.h.Approvals() != nil)
+	q := channel.NewQuestion(rt.name, d, call.Arguments, p.h.CanRememberAlways())
 	q.Drifted = drifted
 	// approval_channel (channels.go): anything but plain elicitation goes
 	// through the channel runner; plain elicitation is asked below, and so
@@ -313,7 +313,7 @@ func (p *Proxy) resume(ctx context.Context, rt *route, call host.Call, d *host.D
 		// call): nothing left to ask.
 		return p.forward(ctx, rt, call, d)
 	}
-	q := channel.NewQuestion(rt.name, d, call.Arguments, p.h.Approvals() != nil)
+	q := channel.NewQuestion(rt.name, d, call.Arguments, p.h.CanRememberAlways())
 	return p.answer(ctx, rt, call, d, &q, res)
 }
 

@@ -86,7 +86,7 @@ func (s *Server) decide(ctx context.Context, c caller, rt *route, call host.Call
 // stream to a 2025-era client; as a tool error that says how to approve
 // to a client that can do neither.
 func (s *Server) ask(ctx context.Context, c caller, rt *route, call host.Call, d *host.Decision) *mcp.CallToolResult {
-	q := channel.NewQuestion(rt.name, d, call.Arguments, s.h.Approvals() != nil)
+	q := channel.NewQuestion(rt.name, d, call.Arguments, s.h.CanRememberAlways())
 	pinned, seen := s.h.Session(call.Session).Pinned(call.Server, rt.tool.Name)
 	q.Drifted = seen && pinned != rt.tool.HashHex
 	// approval_channel: anything but plain elicitation goes through the
@@ -229,7 +229,7 @@ func (s *Server) resume(ctx context.Context, rt *route, call host.Call, d *host.
 		// Allowed meanwhile (approved for the session on a parallel call).
 		return s.forward(ctx, rt, call, d)
 	}
-	q := channel.NewQuestion(rt.name, d, call.Arguments, s.h.Approvals() != nil)
+	q := channel.NewQuestion(rt.name, d, call.Arguments, s.h.CanRememberAlways())
 	return s.answer(ctx, rt, call, d, &q, res, true)
 }
 
