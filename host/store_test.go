@@ -381,8 +381,10 @@ func TestACallThatChangesNothingSavesNothing(t *testing.T) {
 		if d := a.Check(ctx, c); d.Decision != host.Allow {
 			t.Fatalf("%s", d.Decision)
 		}
+		// A row's first revision is the clock's (store/sessions.go): only
+		// that it is saved, and does not move below, is checked.
 		_, rev, changed, err := sa.LoadSession(ctx, "s", 0)
-		if err != nil || !changed || rev != 1 {
+		if err != nil || !changed || rev <= 0 {
 			t.Fatalf("the first call's pin is not saved: rev %d changed=%v err=%v", rev, changed, err)
 		}
 		for range 3 {
