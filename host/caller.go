@@ -104,7 +104,8 @@ func (h *Host) callerOf(sessionID string) *Caller {
 // session's own caller answers its asks. Otherwise ApproveBy fails with
 // ErrNotApprover and records nothing. Always, with a shared store, is a
 // grant covering grant's calls (the zero GrantScope: the session caller's
-// own, or the team's when the session has none); without a store, grant
+// own, or the local front ends' (scope local) when the session has none;
+// local is refused for a session with a caller); without a store, grant
 // must be zero. The audit record names by.
 func (h *Host) ApproveBy(sessionID string, d *Decision, scope Scope, by Caller, grant session.GrantScope) error {
 	if by.Name == "" {

@@ -416,7 +416,8 @@ type observed struct {
 //
 // With a shared store (Settings.WithStore), Always is a grant in the store
 // instead, covering the calls of the session's caller (its principal), or
-// every caller of the store when the session has none (a local front end);
+// the local front ends' calls only (scope local: no caller of serve) when
+// the session has none (a local front end);
 // it fails, and remembers nothing, when the store cannot be written.
 func (h *Host) Approve(sessionID string, d *Decision, scope Scope) error {
 	return h.approve(sessionID, d, scope, nil, session.GrantScope{})
