@@ -167,6 +167,7 @@ func (sh *sharing) saveLogged(ctx context.Context, s *session.Session, after str
 func (h *Host) checkShared(ctx context.Context, g *generation, c Call, s *session.Session) Decision {
 	if err := h.shared.load(ctx, s); err != nil {
 		d := storeDenied(g, c, h.settings.noTrace, "loading this session's state", err)
+		h.shared.logRefused(c, "loading this session's state", err)
 		h.recordCheck(ctx, c, s, &d, nil)
 		return d
 	}
@@ -177,9 +178,12 @@ func (h *Host) checkShared(ctx context.Context, g *generation, c Call, s *sessio
 	d, added := h.decideIn(ctx, g, c, s, a)
 	if a.err != nil && d.Decision != policy.Allow {
 		noteUnconfirmed(&d, a.err, h.settings.noTrace)
+		h.shared.log.Warn(`shared store: remembered "always" approvals set aside, the store cannot confirm it is current`,
+			"session", c.Session, "server", c.Server, "tool", c.Tool.Name, "err", a.err)
 	}
 	if err := h.shared.save(ctx, s); err != nil {
 		denyUnsaved(&d, h.settings.noTrace, err)
+		h.shared.logRefused(c, "saving what this call changed in the session", err)
 	}
 	h.recordCheck(ctx, c, s, &d, added)
 	return d
@@ -188,22 +192,37 @@ func (h *Host) checkShared(ctx context.Context, g *generation, c Call, s *sessio
 // unreachableWords is the one sentence every store failure ends with.
 const unreachableWords = "the call was not made, since nothing is allowed on state that may be stale (another process may have tainted the session or revoked an approval); it is decided again once the store answers"
 
+// unreachableMessage is the reason a refused caller reads. It names no
+// store internals (host, port, database, session key): a caller of serve
+// learns only that the store is down and the call was not made. The
+// cause goes to the host's log and, in the trace, to the audit record.
+const unreachableMessage = "the shared store is unreachable: " + unreachableWords
+
+// unreachable is the cause of a store refusal, for the trace (audit) and
+// the log: what was being done and the store's error (its URL's password
+// hidden by the store).
 func unreachable(what string, err error) string {
-	return fmt.Sprintf("the shared store is unreachable (%s: %v): %s", what, err, unreachableWords)
+	return fmt.Sprintf("the shared store is unreachable (%s: %v)", what, err)
+}
+
+// logRefused logs the cause of a call refused because the store did not
+// answer: the refusal itself says only that the store is unreachable.
+func (sh *sharing) logRefused(c Call, what string, err error) {
+	sh.log.Error("shared store: a call is refused, the store did not answer; it is decided again once the store answers",
+		"session", c.Session, "server", c.Server, "tool", c.Tool.Name, "while", what, "err", err)
 }
 
 // storeDenied is the decision on a call whose session could not be
 // loaded: deny, before any step of the pipeline ran.
 func storeDenied(g *generation, c Call, noTrace bool, what string, err error) Decision {
 	app, connector := g.rules.Identity(c.Server, c.Tool)
-	msg := unreachable(what, err)
 	d := Decision{
 		Decision: policy.Deny, Server: c.Server, App: app, Connector: connector,
 		Tool: c.Tool.Name, DefinitionHash: c.Tool.HashHex,
-		Reasons: []policy.Reason{{Source: policy.StepStore, Code: policy.CodeStoreUnreachable, Message: msg}},
+		Reasons: []policy.Reason{{Source: policy.StepStore, Code: policy.CodeStoreUnreachable, Message: unreachableMessage}},
 	}
 	if !noTrace {
-		d.Trace = []policy.Step{{Step: policy.StepStore, Outcome: "deny", Detail: msg}, {Step: policy.StepDecision, Outcome: "deny"}}
+		d.Trace = []policy.Step{{Step: policy.StepStore, Outcome: "deny", Detail: unreachable(what, err)}, {Step: policy.StepDecision, Outcome: "deny"}}
 	}
 	return d
 }
@@ -212,11 +231,10 @@ func storeDenied(g *generation, c Call, noTrace bool, what string, err error) De
 // into a deny: another process would decide the session's next call
 // without them.
 func denyUnsaved(d *Decision, noTrace bool, err error) {
-	msg := unreachable("saving what this call changed in the session", err)
 	d.Decision, d.Rememberable, d.Prompt, d.Scopes = policy.Deny, false, nil, nil
-	d.Reasons = append(d.Reasons, policy.Reason{Source: policy.StepStore, Code: policy.CodeStoreUnreachable, Message: msg})
+	d.Reasons = append(d.Reasons, policy.Reason{Source: policy.StepStore, Code: policy.CodeStoreUnreachable, Message: unreachableMessage})
 	if !noTrace {
-		d.Trace = append(d.Trace, policy.Step{Step: policy.StepStore, Outcome: "deny", Detail: msg}, policy.Step{Step: policy.StepDecision, Outcome: "deny"})
+		d.Trace = append(d.Trace, policy.Step{Step: policy.StepStore, Outcome: "deny", Detail: unreachable("saving what this call changed in the session", err)}, policy.Step{Step: policy.StepDecision, Outcome: "deny"})
 	}
 }
 
@@ -224,7 +242,9 @@ func denyUnsaved(d *Decision, noTrace bool, err error) {
 // "always" approvals were set aside because the store could not confirm
 // it is current.
 func noteUnconfirmed(d *Decision, err error, noTrace bool) {
-	msg := fmt.Sprintf(`remembered "always" approvals were set aside: the shared store cannot confirm it is current (%v)`, err)
+	// The reason and prompt name no store internals (the caller reads
+	// them); the error goes to the trace (audit) and the log.
+	msg := `remembered "always" approvals were set aside: the shared store cannot confirm it is current`
 	d.Reasons = append(d.Reasons, policy.Reason{Source: policy.StepRemembered, Code: policy.CodeRememberedUnconfirmed, Message: msg})
 	if d.Prompt != nil {
 		p := *d.Prompt // the prompt is the decision's own, but a copy costs nothing here
@@ -232,7 +252,7 @@ func noteUnconfirmed(d *Decision, err error, noTrace bool) {
 		d.Prompt = &p
 	}
 	if !noTrace {
-		d.Trace = append(d.Trace, policy.Step{Step: policy.StepRemembered, Outcome: "set aside", Detail: msg})
+		d.Trace = append(d.Trace, policy.Step{Step: policy.StepRemembered, Outcome: "set aside", Detail: fmt.Sprintf("%s (%v)", msg, err)})
 	}
 }
 
