@@ -41,7 +41,27 @@ func parseURL(raw string) (target, error) {
 		}
 		return target{engine: EnginePostgres, dsn: raw}, nil
 	}
+	if !looksLikeScheme(scheme) {
+		// Not quoted: it may be a key=value connection string with a
+		// password in it.
+		return target{}, errors.New("this is not a store URL: use sqlite:PATH or postgres://URL (a key=value connection string is not taken)")
+	}
 	return target{}, fmt.Errorf("unknown store engine %q: use sqlite:PATH or postgres://URL", scheme)
+}
+
+// looksLikeScheme reports whether s could be a URL scheme (RFC 3986: a
+// letter, then letters, digits, "+", "-" or "."), short enough to quote.
+func looksLikeScheme(s string) bool {
+	if s == "" || len(s) > 20 {
+		return false
+	}
+	for i, c := range s {
+		letter := c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
+		if !letter && (i == 0 || !(c >= '0' && c <= '9' || c == '+' || c == '-' || c == '.')) {
+			return false
+		}
+	}
+	return true
 }
 
 // parseSQLite reads what follows "sqlite:": a path (relative to the
@@ -71,12 +91,20 @@ const redacted = "xxxxx"
 // that does not parse is not shown at all, since where its password
 // begins cannot be told.
 func Redact(raw string) string {
-	scheme, _, ok := strings.Cut(raw, ":")
+	scheme, rest, ok := strings.Cut(raw, ":")
 	if ok && strings.EqualFold(scheme, "sqlite") {
+		// A file name holds no password, but a URL meant for another
+		// engine pasted after sqlite: might.
+		if strings.ContainsAny(rest, "?@") || strings.Contains(strings.ToLower(rest), "password") {
+			return "sqlite:(a path that may hold a password, not shown)"
+		}
 		return raw
 	}
+	// Only scheme://... is shown: a key=value connection string
+	// ("host=db password=...") parses as a URL path and would be shown
+	// whole.
 	u, err := url.Parse(raw)
-	if err != nil || u.Opaque != "" {
+	if err != nil || u.Opaque != "" || !ok || !strings.HasPrefix(rest, "//") || !strings.EqualFold(u.Scheme, scheme) {
 		switch strings.ToLower(scheme) {
 		case "postgres", "postgresql":
 			return scheme + ":(a URL that does not parse, not shown)"
@@ -88,7 +116,12 @@ func Redact(raw string) string {
 			u.User = url.UserPassword(u.User.Username(), redacted)
 		}
 	}
-	q := u.Query()
+	u.Fragment, u.RawFragment = "", "" // no engine reads it; nothing to show
+	q, err := url.ParseQuery(u.RawQuery)
+	if err != nil {
+		// Which part of a malformed query is a password cannot be told.
+		return u.Scheme + "://(a URL whose parameters do not parse, not shown)"
+	}
 	changed := false
 	for k := range q {
 		if strings.Contains(strings.ToLower(k), "password") {
