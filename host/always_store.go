@@ -8,7 +8,7 @@ import "github.com/toolwarden/toolwarden/internal/session"
 // file beside it is not read). url names the store as `toolwarden
 // approvals --store` takes it, any password hidden ("" when the store
 // does not say), and scope is whose calls Approve's grant would cover
-// (the session caller's principal, else the team). A refusal's advice
+// (the session caller's principal, else "local": the local front ends). A refusal's advice
 // names both, so that the approval it suggests is one this host reads.
 func (h *Host) AlwaysStore(sessionID string) (url string, scope session.GrantScope, ok bool) {
 	if h.shared.st == nil {
