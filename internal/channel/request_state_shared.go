@@ -31,6 +31,29 @@ type StateStore interface {
 // still unused, so the answer is refused rather than risk using it twice.
 var ErrStateStore = errors.New("the shared store could not confirm that the approval was unused, so it was refused")
 
+// StoreError is a request state the shared store could not mint or
+// redeem. Its text is what a caller reads, so it names no store
+// internals (the store's host, port, database); Cause, the store's own
+// error with the password hidden, is for the front end's log.
+type StoreError struct {
+	// Redeem: the store could not redeem (errors.Is ErrStateStore);
+	// otherwise it could not record a new state.
+	Redeem bool
+	Cause  error
+}
+
+func (e *StoreError) Error() string {
+	if e.Redeem {
+		return ErrStateStore.Error() + " (the store is unreachable; try again once it answers)"
+	}
+	return "the shared store is unreachable, so no request state was recorded; try again once it answers"
+}
+
+// Is makes a redeem failure errors.Is ErrStateStore.
+func (e *StoreError) Is(target error) bool { return e.Redeem && target == ErrStateStore }
+
+func (e *StoreError) Unwrap() error { return e.Cause }
+
 // StateKeyLabel derives a shared Signer's key from a secret every replica
 // holds (serve's session secret): HMAC(secret, StateKeyLabel). The label
 // keeps a request state's MAC from being usable as any other MAC made
@@ -92,7 +115,7 @@ func (s *Signer) mintShared(b Binding) (string, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), storeTimeout)
 	defer cancel()
 	if err := s.states.MintState(ctx, hex.EncodeToString(payload[1:1+nonceLen]), expires, parts.text()); err != nil {
-		return "", fmt.Errorf("the shared store did not record the request state: %w", err)
+		return "", &StoreError{Cause: err}
 	}
 	minted := s.mintedMAC(payload[:])
 	bound := s.mac(payload[:], parts)
@@ -117,7 +140,7 @@ func (s *Signer) redeemShared(state string, b Binding) error {
 	defer cancel()
 	stored, live, err := s.states.RedeemState(ctx, hex.EncodeToString(payload[1:1+nonceLen]), s.now())
 	if err != nil {
-		return fmt.Errorf("%w: %v", ErrStateStore, err)
+		return &StoreError{Redeem: true, Cause: err}
 	}
 	if !live {
 		expires := time.Unix(0, int64(binary.BigEndian.Uint64(payload[1+nonceLen:])))

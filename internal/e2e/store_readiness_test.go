@@ -35,6 +35,13 @@ func TestAReplicaIsNotReadyButAliveWhileItsStoreIsDownAndTellsClientsNoStoreInte
 		t.Fatalf("a call with the store up: %s", r.body)
 	}
 
+	// An ask bob answers once the store is down (its request state is
+	// redeemed in the store).
+	pending := storeCall(t, s, "bob-token", "conv-pending", "gate__echo", map[string]any{"message": "pending"}, nil)
+	if !asked(pending) {
+		t.Fatalf("bob was not asked: %s", pending.body)
+	}
+
 	if err := cluster.Stop(); err != nil {
 		t.Fatal(err)
 	}
@@ -56,6 +63,13 @@ func TestAReplicaIsNotReadyButAliveWhileItsStoreIsDownAndTellsClientsNoStoreInte
 	if !r.isError() || !strings.Contains(text, "shared store is unreachable") || !strings.Contains(text, "not made") {
 		t.Fatalf("a call with the store down was not refused as one on an unreachable store: %s", r.body)
 	}
+	// The other ways a caller meets the outage: a call a remembered
+	// approval would decide (asked, or refused), and an answer whose
+	// request state cannot be redeemed.
+	others := map[string]coreHTTP{
+		"a call on remembered approvals": storeCall(t, s, "alice-token", "conv-readiness", "gate__echo", map[string]any{"message": "remembered"}, nil),
+		"an answer to an ask":            storeCall(t, s, "bob-token", "conv-pending", "gate__echo", map[string]any{"message": "pending"}, answered(pending, "allow_once")),
+	}
 	internals := map[string]string{
 		"the database host:port": "127.0.0.1:" + strconv.Itoa(cluster.Port()),
 		"the database name":      db,
@@ -71,12 +85,32 @@ func TestAReplicaIsNotReadyButAliveWhileItsStoreIsDownAndTellsClientsNoStoreInte
 		}
 	}
 	t.Logf("the refusal with the store down: %s", text)
+	for how, o := range others {
+		if !(o.isError() || asked(o)) || strings.Contains(o.text(), "(seen") {
+			t.Errorf("%s with the store down was neither refused nor asked: %s", how, o.body)
+		}
+		for what, v := range internals {
+			if strings.Contains(o.body, v) {
+				t.Errorf("%s with the store down: the answer names %s (%q): %s", how, what, v, o.body)
+			}
+		}
+		t.Logf("%s with the store down: %s", how, o.body)
+	}
 	// The cause is where an operator looks: serve's log and the audit file.
 	// (Other lines of the log name the store too: the line that counts is
 	// the refusal's, with the session it refused and the store's error.)
 	eventually(t, 5*time.Second, "serve's log to say which session's call was refused and why", func() bool {
 		for _, line := range strings.Split(s.log.String(), "\n") {
 			if strings.Contains(line, "a call is refused") && strings.Contains(line, "conv-readiness") &&
+				strings.Contains(line, "127.0.0.1:"+strconv.Itoa(cluster.Port())) {
+				return true
+			}
+		}
+		return false
+	})
+	eventually(t, 5*time.Second, "serve's log to say why bob's answer was refused", func() bool {
+		for _, line := range strings.Split(s.log.String(), "\n") {
+			if strings.Contains(line, "a request state was refused") && strings.Contains(line, "conv-pending") &&
 				strings.Contains(line, "127.0.0.1:"+strconv.Itoa(cluster.Port())) {
 				return true
 			}

@@ -293,6 +293,7 @@ func (p *Proxy) resume(ctx context.Context, rt *route, call host.Call, d *host.D
 		return made(refused(rt, channel.ErrForged))
 	}
 	if err := p.signer.Redeem(req.RequestState, channel.BindingFor(call, d)); err != nil {
+		logStoreCause(p.log, call, err)
 		return made(refused(rt, err))
 	}
 	var responses mcp.InputResponses
