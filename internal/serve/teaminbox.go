@@ -18,6 +18,7 @@ import (
 	"github.com/toolwarden/toolwarden/internal/channel"
 	"github.com/toolwarden/toolwarden/internal/identity"
 	"github.com/toolwarden/toolwarden/internal/inbox"
+	"github.com/toolwarden/toolwarden/internal/inbox/web"
 	"github.com/toolwarden/toolwarden/internal/policy"
 	"github.com/toolwarden/toolwarden/internal/session"
 	"github.com/toolwarden/toolwarden/internal/store"
@@ -93,13 +94,7 @@ func limitTeamInbox(l *rateLimits, next http.HandlerFunc) http.Handler {
 // runs only its own script and style, talks only to this origin, and is
 // framed by nobody.
 func teamInboxHeaders(h http.Header) {
-	h.Set("Content-Security-Policy", "default-src 'none'; script-src 'self'; style-src 'self'; img-src data:; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'")
-	h.Set("X-Content-Type-Options", "nosniff")
-	h.Set("X-Frame-Options", "DENY")
-	h.Set("Referrer-Policy", "no-referrer")
-	h.Set("Cross-Origin-Resource-Policy", "same-origin")
-	h.Set("Cross-Origin-Opener-Policy", "same-origin")
-	h.Set("Cache-Control", "no-store")
+	web.SecurityHeaders(h, "default-src 'none'; script-src 'self'; style-src 'self'; img-src data:; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'")
 }
 
 // teamInboxAsset serves one embedded file. The page holds no secret: it

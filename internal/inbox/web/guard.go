@@ -50,9 +50,19 @@ func allowedHosts(listen string) map[string]bool {
 	return map[string]bool{listen: true, net.JoinHostPort("localhost", port): true}
 }
 
+// pageCSP is the local inbox page's Content-Security-Policy.
+const pageCSP = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'; object-src 'none'"
+
 // securityHeaders go on every response.
-func securityHeaders(h http.Header) {
-	h.Set("Content-Security-Policy", "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'; object-src 'none'")
+func securityHeaders(h http.Header) { SecurityHeaders(h, pageCSP) }
+
+// SecurityHeaders sets the headers every answer of a toolwarden approval
+// page carries (this inbox, and serve's team inbox): csp is the page's own
+// Content-Security-Policy; the rest are the same for both, so a hardening
+// made for one page reaches the other: no sniffing, no framing, no
+// referrer, no cross-origin reads or window handles, no caching.
+func SecurityHeaders(h http.Header, csp string) {
+	h.Set("Content-Security-Policy", csp)
 	h.Set("X-Content-Type-Options", "nosniff")
 	h.Set("X-Frame-Options", "DENY")
 	h.Set("Referrer-Policy", "no-referrer")
