@@ -32,6 +32,18 @@ type coreHTTP struct {
 // nothing the server asks on the stream.
 func corePost(t testing.TB, url string, header map[string]string, body any) coreHTTP {
 	t.Helper()
+	out, err := postRPC(t, &http.Client{Timeout: 60 * time.Second}, url, header, body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// postRPC posts one JSON-RPC message over hc with the given headers and
+// reads the answer (JSON, or the last event of an SSE stream). The error
+// is the request's own failure: no answer came.
+func postRPC(t testing.TB, hc *http.Client, url string, header map[string]string, body any) (coreHTTP, error) {
+	t.Helper()
 	b, err := json.Marshal(body)
 	if err != nil {
 		t.Fatal(err)
@@ -45,10 +57,9 @@ func corePost(t testing.TB, url string, header map[string]string, body any) core
 	for k, v := range header {
 		req.Header.Set(k, v)
 	}
-	c := &http.Client{Timeout: 60 * time.Second}
-	resp, err := c.Do(req)
+	resp, err := hc.Do(req)
 	if err != nil {
-		t.Fatal(err)
+		return coreHTTP{}, err
 	}
 	defer resp.Body.Close()
 	raw, _ := io.ReadAll(resp.Body)
@@ -64,7 +75,7 @@ func corePost(t testing.TB, url string, header map[string]string, body any) core
 		}
 	}
 	_ = json.Unmarshal(data, &out.msg)
-	return out
+	return out, nil
 }
 
 // result is the response's result object (nil for an error).

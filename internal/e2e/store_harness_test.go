@@ -1,11 +1,8 @@
 package e2e
 
 import (
-	"bytes"
 	"crypto/rand"
-	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"os"
 	"os/exec"
@@ -193,35 +190,10 @@ func storeCall(t testing.TB, s *opsServe, token, conv, tool string, args map[str
 // kept), and reports a failed request as status 0 with the error as body.
 func storePostWith(t testing.TB, hc *http.Client, url string, header map[string]string, body any) coreHTTP {
 	t.Helper()
-	b, err := json.Marshal(body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	req, err := http.NewRequest("POST", url, bytes.NewReader(b))
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	for k, v := range header {
-		req.Header.Set(k, v)
-	}
-	resp, err := hc.Do(req)
+	out, err := postRPC(t, hc, url, header, body)
 	if err != nil {
 		return coreHTTP{body: err.Error()}
 	}
-	defer resp.Body.Close()
-	raw, _ := io.ReadAll(resp.Body)
-	out := coreHTTP{status: resp.StatusCode, header: resp.Header, body: string(raw)}
-	data := raw
-	if strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
-		for _, line := range strings.Split(string(raw), "\n") {
-			if d, ok := strings.CutPrefix(line, "data: "); ok {
-				data = []byte(d)
-			}
-		}
-	}
-	_ = json.Unmarshal(data, &out.msg)
 	return out
 }
 
