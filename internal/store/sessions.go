@@ -53,11 +53,11 @@ const (
 // error: the caller denies the session's calls rather than deciding them
 // without its taint.
 func (s *Store) LoadSession(ctx context.Context, id string, since int64) (st session.State, rev int64, changed bool, err error) {
-	var data string
-	var updated int64
 	// The state is read only when the revision moved; the revision and
-	// the time of last use always, for the touch below.
-	err = s.db.QueryRowContext(ctx, s.rebind("SELECT CASE WHEN rev > ? THEN state ELSE '' END, rev, updated_at FROM tw_sessions WHERE id = ?"), since, id).Scan(&data, &rev, &updated)
+	// the time of last use always, for the touch below. On Postgres the
+	// read shares a round trip with concurrent loads (sessions_load.go).
+	row, err := s.readSession(ctx, id, since)
+	data, rev, updated := row.data, row.rev, row.updated
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
 		return session.State{}, since, false, nil

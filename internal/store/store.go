@@ -87,6 +87,8 @@ type Store struct {
 
 	// grants is the snapshot of live grants Covers answers from (watch.go).
 	grants grantWatch
+	// sessionLoads batches concurrent session loads (sessions_load.go).
+	sessionLoads sessionLoads
 	// bg is cancelled by Close: background work (the grant watcher) ends.
 	bg context.Context
 
