@@ -372,7 +372,19 @@ func TestServeKeepsACallOpenWhileItWaitsForApprovalPastEveryTimeout(t *testing.T
 // with serve, answering asks with h.
 func opsClient(t *testing.T, url string, h client.ElicitationHandler) *goClient {
 	t.Helper()
-	tr, err := transport.NewStreamableHTTP(url, transport.WithHTTPTimeout(60*time.Second))
+	return legacyElicitingClient(t, url, "e2e-ops", 60*time.Second, nil, h)
+}
+
+// legacyElicitingClient is mcp-go's streamable HTTP client named name on
+// a 2025-11-25 session at url, sending header with every request (nil:
+// none), each request given timeout, answering asks with h.
+func legacyElicitingClient(t *testing.T, url, name string, timeout time.Duration, header map[string]string, h client.ElicitationHandler) *goClient {
+	t.Helper()
+	opts := []transport.StreamableHTTPCOption{transport.WithHTTPTimeout(timeout)}
+	if header != nil {
+		opts = append(opts, transport.WithHTTPHeaders(header))
+	}
+	tr, err := transport.NewStreamableHTTP(url, opts...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -382,7 +394,7 @@ func opsClient(t *testing.T, url string, h client.ElicitationHandler) *goClient 
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = c.Close() })
-	if _, err := c.Initialize(ctx, mcp.InitializeRequest{Params: mcp.InitializeParams{ClientInfo: mcp.Implementation{Name: "e2e-ops", Version: "1"}}}); err != nil {
+	if _, err := c.Initialize(ctx, mcp.InitializeRequest{Params: mcp.InitializeParams{ClientInfo: mcp.Implementation{Name: name, Version: "1"}}}); err != nil {
 		t.Fatalf("initialize: %v", err)
 	}
 	return &goClient{Client: c, notes: make(chan mcp.JSONRPCNotification, 64), log: &testkit.Buffer{}}

@@ -15,14 +15,11 @@ import (
 	"time"
 
 	"github.com/mark3labs/mcp-go/client"
-	"github.com/mark3labs/mcp-go/client/transport"
-	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/toolwarden/toolwarden/internal/browser"
 	"github.com/toolwarden/toolwarden/internal/identity"
 	"github.com/toolwarden/toolwarden/internal/identity/identitytest"
 	"github.com/toolwarden/toolwarden/internal/store/pgtest"
-	"github.com/toolwarden/toolwarden/internal/testkit"
 )
 
 // The team inbox (issue #25) through the real binary: replicas of
@@ -122,20 +119,7 @@ func (f *teamFleet) start(t *testing.T, extra ...string) *opsServe {
 // replica s as token, answering prompts with h.
 func teamLegacyClient(t *testing.T, s *opsServe, token string, h client.ElicitationHandler) *goClient {
 	t.Helper()
-	tr, err := transport.NewStreamableHTTP(s.url, transport.WithHTTPTimeout(90*time.Second), transport.WithHTTPHeaders(map[string]string{"Authorization": "Bearer " + token}))
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := client.NewClient(tr, client.WithProtocolVersion(mcp.ProtocolVersion20251125), client.WithElicitationHandler(h))
-	ctx := testContext(t)
-	if err := c.Start(ctx); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = c.Close() })
-	if _, err := c.Initialize(ctx, mcp.InitializeRequest{Params: mcp.InitializeParams{ClientInfo: mcp.Implementation{Name: "e2e-team", Version: "1"}}}); err != nil {
-		t.Fatalf("initialize: %v", err)
-	}
-	return &goClient{Client: c, notes: make(chan mcp.JSONRPCNotification, 64), log: &testkit.Buffer{}}
+	return legacyElicitingClient(t, s.url, "e2e-team", 90*time.Second, map[string]string{"Authorization": "Bearer " + token}, h)
 }
 
 // teamAskView is one ask as GET /inbox/api/asks shows it.
