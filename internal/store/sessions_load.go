@@ -38,6 +38,9 @@ type sessionLoads struct {
 	mu       sync.Mutex
 	open     *loadBatch // the batch new loads join; not started
 	inFlight int
+	// alone makes every load its own query, as before batching: for
+	// the benchmark that measures what batching buys (tests only).
+	alone bool
 }
 
 // loadKey is one load: a session and the revision its caller last saw.
@@ -66,9 +69,9 @@ type loadBatch struct {
 // readSession reads id's row for LoadSession: sql.ErrNoRows when none is
 // stored.
 func (s *Store) readSession(ctx context.Context, id string, since int64) (sessionRow, error) {
-	if s.engine != EnginePostgres {
+	if s.engine != EnginePostgres || s.sessionLoads.alone {
 		var r sessionRow
-		err := s.db.QueryRowContext(ctx, "SELECT CASE WHEN rev > ? THEN state ELSE '' END, rev, updated_at FROM tw_sessions WHERE id = ?", since, id).Scan(&r.data, &r.rev, &r.updated)
+		err := s.db.QueryRowContext(ctx, s.rebind("SELECT CASE WHEN rev > ? THEN state ELSE '' END, rev, updated_at FROM tw_sessions WHERE id = ?"), since, id).Scan(&r.data, &r.rev, &r.updated)
 		return r, err
 	}
 	k := loadKey{id, since}

@@ -16,6 +16,14 @@ import (
 // connections were closed because the idle pool was full.
 func PoolStats(s *Store) sql.DBStats { return s.db.Stats() }
 
+// Unbatched makes s load sessions as before batching (a query and a pool
+// connection per load) with the pool's old idle limit, so that one
+// benchmark run measures both.
+func Unbatched(s *Store) {
+	s.sessionLoads.alone = true
+	s.db.SetMaxIdleConns(8)
+}
+
 // Many sessions loaded at once each get their own row, at the revision
 // their caller asked about: a session whose row moved gets its state, one
 // whose row did not gets nothing, one never saved gets nothing, and the
