@@ -76,7 +76,14 @@ func openBenchLoads(b, owner *testing.B, cases []benchCase, n int, era string) [
 // runServeCallRounds warms every case up, runs b.N interleaved rounds, and
 // reports.
 func runServeCallRounds(b *testing.B, loads []*benchLoad, sessions int) {
-	k := max(8, 512/sessions) // calls per session per round: a round of at least ~500 calls
+	benchRounds(b, loads, max(8, 512/sessions)) // a round of at least ~500 calls
+	reportServeCall(b, loads, sessions)
+}
+
+// benchRounds warms every load up (two uncounted calls a session), then
+// times b.N rounds of k calls a session, the loads taking turns and each
+// round starting with the next, so no load always runs on a warm machine.
+func benchRounds(b *testing.B, loads []*benchLoad, k int) {
 	for _, l := range loads {
 		l.reset()
 		l.round(b, 2, false)
@@ -88,7 +95,6 @@ func runServeCallRounds(b *testing.B, loads []*benchLoad, sessions int) {
 		}
 	}
 	b.StopTimer()
-	reportServeCall(b, loads, sessions)
 }
 
 func reportServeCall(b *testing.B, loads []*benchLoad, sessions int) {

@@ -64,18 +64,7 @@ func BenchmarkStoreReplicasCalls(b *testing.B) {
 		open("one", []string{f.replicas[0].url}),
 		open("three", []string{f.replicas[0].url, f.replicas[1].url, f.replicas[2].url}),
 	}
-	const k = 16 // calls per session per round
-	for _, l := range loads {
-		l.reset()
-		l.round(b, 2, false)
-	}
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		for j := range loads {
-			loads[(i+j)%len(loads)].round(b, k, true)
-		}
-	}
-	b.StopTimer()
+	benchRounds(b, loads, 16) // 16 calls per session per round
 	perSec := map[string]float64{}
 	for _, l := range loads {
 		fig := l.figures(1)
