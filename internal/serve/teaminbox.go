@@ -193,10 +193,8 @@ func approverNames(levels [][]string) string {
 // listTeamAsks answers GET /inbox/api/asks: the open asks the viewer may
 // see (their own, and those they may answer), oldest first.
 func (s *Server) listTeamAsks(w http.ResponseWriter, r *http.Request) {
-	teamInboxHeaders(w.Header())
-	st := s.opts.Store
+	st := s.teamStore(w)
 	if st == nil {
-		writeTeamError(w, http.StatusNotFound, "this gateway has no shared store, so no team inbox: start serve with --store")
 		return
 	}
 	c := viewer(r)
@@ -218,6 +216,17 @@ func (s *Server) listTeamAsks(w http.ResponseWriter, r *http.Request) {
 	})
 }
 
+// teamStore sets the team inbox's headers on an API answer and gives the
+// shared store it answers from; a gateway with none has no team inbox, so
+// it answers 404 saying how to have one, and gives nil.
+func (s *Server) teamStore(w http.ResponseWriter) *store.Store {
+	teamInboxHeaders(w.Header())
+	if s.opts.Store == nil {
+		writeTeamError(w, http.StatusNotFound, "this gateway has no shared store, so no team inbox: start serve with --store")
+	}
+	return s.opts.Store
+}
+
 // teamAnswerBody is a POST /inbox/api/asks/{id} body.
 type teamAnswerBody struct {
 	Option string `json:"option"`
@@ -229,10 +238,8 @@ type teamAnswerBody struct {
 // answerTeamAsk answers POST /inbox/api/asks/{id}: the viewer's answer,
 // if it counts and is the first.
 func (s *Server) answerTeamAsk(w http.ResponseWriter, r *http.Request) {
-	teamInboxHeaders(w.Header())
-	st := s.opts.Store
+	st := s.teamStore(w)
 	if st == nil {
-		writeTeamError(w, http.StatusNotFound, "this gateway has no shared store, so no team inbox: start serve with --store")
 		return
 	}
 	var body teamAnswerBody
