@@ -34,11 +34,7 @@ func ownConfigDir(t *testing.T, bin string, args ...string) (string, []string) {
 func TestTwoWrapsOnOneStoreShareAnAlwaysApprovalAndSeeARevokeOnTheirNextCall(t *testing.T) {
 	t.Parallel()
 	fsBin := npmServer(t, "mcp-server-filesystem")
-	engines := map[string]func(t *testing.T) string{
-		"sqlite":   func(t *testing.T) string { return "sqlite:" + filepath.Join(t.TempDir(), "store.db") },
-		"postgres": func(t *testing.T) string { return pgtest.Shared(t).URL },
-	}
-	for engine, storeURL := range engines {
+	for engine, storeURL := range storeEngines {
 		t.Run(engine, func(t *testing.T) {
 			t.Parallel()
 			twoWrapsShareAndRevoke(t, fsBin, storeURL(t))
@@ -116,13 +112,7 @@ config = { mode = "deny" }
 		var out, errb bytes.Buffer
 		cmd.Stdout, cmd.Stderr = &out, &errb
 		err := cmd.Run()
-		code := 0
-		if ee, ok := err.(*exec.ExitError); ok {
-			code = ee.ExitCode()
-		} else if err != nil {
-			t.Fatal(err)
-		}
-		return out.String() + errb.String(), code
+		return out.String() + errb.String(), exitStatus(t, err)
 	}
 	leg := func(withStore bool, session, tool string) {
 		t.Helper()
@@ -238,11 +228,7 @@ const exitHookBlock = 2
 // store is not asked.
 func TestAnAlwaysGivenThroughWrapIsNotHonouredForAServeCallerOnTheSameStore(t *testing.T) {
 	t.Parallel()
-	engines := map[string]func(t *testing.T) string{
-		"sqlite":   func(t *testing.T) string { return "sqlite:" + filepath.Join(t.TempDir(), "store.db") },
-		"postgres": func(t *testing.T) string { return pgtest.Shared(t).URL },
-	}
-	for engine, storeURL := range engines {
+	for engine, storeURL := range storeEngines {
 		t.Run(engine, func(t *testing.T) {
 			t.Parallel()
 			wrapAlwaysIsNotServes(t, storeURL(t))
@@ -277,4 +263,12 @@ func wrapAlwaysIsNotServes(t *testing.T, storeURL string) {
 	if out, isErr := wrap(askOther).call(t, "echo", map[string]any{"message": "other"}); isErr || askOther.count() != 0 {
 		t.Fatalf("another local wrap on the store: %q (error %v, asked %d, want 0)", out, isErr, askOther.count())
 	}
+}
+
+// storeEngines gives, for each engine a local form may share a store on,
+// a fresh store's URL: a SQLite file of the test's own, or the suite's
+// pgtest Postgres.
+var storeEngines = map[string]func(t *testing.T) string{
+	"sqlite":   func(t *testing.T) string { return "sqlite:" + filepath.Join(t.TempDir(), "store.db") },
+	"postgres": func(t *testing.T) string { return pgtest.Shared(t).URL },
 }

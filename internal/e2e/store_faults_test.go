@@ -32,19 +32,7 @@ func TestAReplicaKilledMidCallLosesNothingItGrantedOrRecorded(t *testing.T) {
 	f := newStoreFleet(t, db.URL)
 	a, b, c := f.start(t), f.start(t), f.start(t)
 
-	ask := answers("always")
-	onA := storeClient(t, a, legacyEra, "alice-token", ask)
-	if out, isErr := onA.call(t, "gate__echo", map[string]any{"message": "granted-by-A"}); isErr || ask.count() != 1 {
-		t.Fatalf("alice's always on A: %q (error %v, asked %d)", out, isErr, ask.count())
-	}
-	for _, step := range []struct {
-		tool string
-		args map[string]any
-	}{{"tri__big", map[string]any{"n": 8}}, {"tri__headers", nil}} {
-		if r := storeCall(t, a, "alice-token", "tainted-on-A", step.tool, step.args, nil); r.isError() {
-			t.Fatalf("%s on A: %s", step.tool, r.body)
-		}
-	}
+	onA := alwaysAndTaint(t, a, "granted-by-A", "tainted-on-A")
 	// The store's audit sink batches; a second is well beyond its flush
 	// interval, so what A wrote until now must be in the store.
 	time.Sleep(time.Second)
@@ -236,18 +224,7 @@ func TestASQLiteStoreKeepsGrantsTaintAndAuditAcrossRestarts(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "store.db")
 	f := newStoreFleet(t, "sqlite:"+path)
 	first := f.start(t)
-	ask := answers("always")
-	if out, isErr := storeClient(t, first, legacyEra, "alice-token", ask).call(t, "gate__echo", map[string]any{"message": "sqlite-grant"}); isErr || ask.count() != 1 {
-		t.Fatalf("alice's always: %q (error %v, asked %d)", out, isErr, ask.count())
-	}
-	for _, step := range []struct {
-		tool string
-		args map[string]any
-	}{{"tri__big", map[string]any{"n": 8}}, {"tri__headers", nil}} {
-		if r := storeCall(t, first, "alice-token", "sqlite-taint", step.tool, step.args, nil); r.isError() {
-			t.Fatalf("%s: %s", step.tool, r.body)
-		}
-	}
+	alwaysAndTaint(t, first, "sqlite-grant", "sqlite-taint")
 	first.stop(t)
 	written := auditKeys(t, first.audit)
 

@@ -1,7 +1,6 @@
 package e2e
 
 import (
-	"crypto/rand"
 	"fmt"
 	"net/http"
 	"os"
@@ -83,19 +82,9 @@ burst = 1000000
 // upstream; no replica is started yet.
 func newStoreFleet(t testing.TB, storeURL string) *storeFleet {
 	t.Helper()
-	addr := benchFreeAddr(t)
-	startBenchProc(t, "upstream testserver", testServer, "-http", addr, "-count-echo", "-state", t.TempDir())
-	benchWaitDial(t, addr)
-	f := &storeFleet{store: storeURL, upstream: "http://" + addr + "/mcp"}
-	secret := make([]byte, 32)
-	if _, err := rand.Read(secret); err != nil {
-		t.Fatal(err)
-	}
+	f := &storeFleet{store: storeURL, upstream: startCountingUpstream(t)}
 	dir := t.TempDir()
-	secretFile := filepath.Join(dir, "session.secret")
-	if err := os.WriteFile(secretFile, secret, 0o600); err != nil {
-		t.Fatal(err)
-	}
+	secretFile := writeSessionSecret(t, dir)
 	tokens := identitytest.WriteTokens(t, dir, map[string]identity.Principal{
 		"alice-token": {Name: "alice", Groups: []string{"dev"}},
 		"bob-token":   {Name: "bob", Groups: []string{"dev"}},
@@ -247,12 +236,7 @@ func twRun(t testing.TB, env []string, args ...string) (string, int) {
 	cmd := exec.Command(twBin, args...)
 	cmd.Env = append(os.Environ(), env...)
 	out, err := cmd.CombinedOutput()
-	if ee, ok := err.(*exec.ExitError); ok {
-		return string(out), ee.ExitCode()
-	} else if err != nil {
-		t.Fatal(err)
-	}
-	return string(out), 0
+	return string(out), exitStatus(t, err)
 }
 
 // legacyEra and modernEra are the two protocol eras a client may speak.

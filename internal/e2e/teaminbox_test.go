@@ -2,7 +2,6 @@ package e2e
 
 import (
 	"bytes"
-	"crypto/rand"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -80,16 +79,9 @@ type teamFleet struct {
 
 func newTeamFleet(t *testing.T) *teamFleet {
 	t.Helper()
-	addr := benchFreeAddr(t)
-	startBenchProc(t, "upstream testserver", testServer, "-http", addr, "-count-echo", "-state", t.TempDir())
-	benchWaitDial(t, addr)
+	upstream := startCountingUpstream(t)
 	dir := t.TempDir()
-	secret := make([]byte, 32)
-	_, _ = rand.Read(secret)
-	secretFile := filepath.Join(dir, "session.secret")
-	if err := os.WriteFile(secretFile, secret, 0o600); err != nil {
-		t.Fatal(err)
-	}
+	secretFile := writeSessionSecret(t, dir)
 	tokens := identitytest.WriteTokens(t, dir, map[string]identity.Principal{
 		"dana-token":    {Name: "dana", Groups: []string{"dev"}},
 		"mallory-token": {Name: "mallory", Groups: []string{"dev"}},
@@ -97,7 +89,7 @@ func newTeamFleet(t *testing.T) *teamFleet {
 		"leo-token":     {Name: "leo", Groups: []string{"leads", "dev"}},
 	})
 	db := pgtest.Shared(t)
-	return &teamFleet{db: db, store: db.URL, cfg: writeFile(t, "team-inbox.toml", fmt.Sprintf(teamInboxConfig, "http://"+addr+"/mcp", secretFile, tokens))}
+	return &teamFleet{db: db, store: db.URL, cfg: writeFile(t, "team-inbox.toml", fmt.Sprintf(teamInboxConfig, upstream, secretFile, tokens))}
 }
 
 // start runs one replica with extra flags and waits until it lists the

@@ -56,13 +56,7 @@ func (r *syncRun) sync(t *testing.T, agent string) (int, string) {
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	err := cmd.Run()
-	code := 0
-	if ee, ok := err.(*exec.ExitError); ok {
-		code = ee.ExitCode()
-	} else if err != nil {
-		t.Fatal(err)
-	}
-	return code, out.String()
+	return exitStatus(t, err), out.String()
 }
 
 // listed is what `toolwarden tools list` shows of the catalog.
