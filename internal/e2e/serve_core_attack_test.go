@@ -412,7 +412,7 @@ func TestServeBoundsTheResultSize(t *testing.T) {
 
 // coreCallIn is a 2026-07-28 tools/call by token in conversation conv
 // ("": none), with extra params (requestState, inputResponses).
-func coreCallIn(t *testing.T, url, token, conv, tool string, args map[string]any, extra map[string]any) coreHTTP {
+func coreCallIn(t testing.TB, url, token, conv, tool string, args map[string]any, extra map[string]any) coreHTTP {
 	t.Helper()
 	params := map[string]any{"name": tool, "arguments": args}
 	if conv != "" {

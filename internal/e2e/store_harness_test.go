@@ -164,15 +164,7 @@ func (f *storeFleet) startN(t testing.TB, n int) []*opsServe {
 // extra params (requestState, inputResponses), to replica s.
 func storeCall(t testing.TB, s *opsServe, token, conv, tool string, args map[string]any, extra map[string]any) coreHTTP {
 	t.Helper()
-	params := map[string]any{"name": tool, "arguments": args}
-	if conv != "" {
-		params["_meta"] = map[string]any{"io.toolwarden/conversation": conv}
-	}
-	for k, v := range extra {
-		params[k] = v
-	}
-	h, body := coreModern(token, "tools/call", tool, params, true)
-	return corePost(t, s.url, h, body)
+	return coreCallIn(t, s.url, token, conv, tool, args, extra)
 }
 
 // storePostWith is corePost over the HTTP client hc (its connections
