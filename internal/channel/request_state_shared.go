@@ -10,6 +10,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"log/slog"
 	"strings"
 	"time"
 )
@@ -237,4 +238,17 @@ func decodeExact(dst []byte, s string) bool {
 	}
 	n, err := strictB64.Decode(dst, []byte(s))
 	return err == nil && n == len(dst)
+}
+
+// LogStoreCause logs why the shared store refused a request state, when
+// err is a *StoreError: the caller's refusal says only that the store is
+// unreachable (no store host, port or database), so the cause is kept in
+// the front end's log, with attrs saying which call it was.
+func LogStoreCause(log *slog.Logger, err error, attrs ...any) {
+	var se *StoreError
+	if log == nil || !errors.As(err, &se) {
+		return
+	}
+	log.Error("shared store: a request state was refused, the store did not answer; the caller is told to try again",
+		append(attrs, "redeem", se.Redeem, "err", se.Cause)...)
 }

@@ -293,7 +293,7 @@ func (p *Proxy) resume(ctx context.Context, rt *route, call host.Call, d *host.D
 		return made(refused(rt, channel.ErrForged))
 	}
 	if err := p.signer.Redeem(req.RequestState, channel.BindingFor(call, d)); err != nil {
-		logStoreCause(p.log, call, err)
+		channel.LogStoreCause(p.log, err, "session", call.Session, "server", call.Server, "tool", call.Tool.Name)
 		return made(refused(rt, err))
 	}
 	var responses mcp.InputResponses

@@ -110,7 +110,7 @@ func (s *Server) ask(ctx context.Context, c caller, rt *route, call host.Call, d
 	if c.modern {
 		state, err := s.signer.Mint(channel.BindingFor(call, d))
 		if err != nil {
-			logStoreCause(s.log, call, err)
+			channel.LogStoreCause(s.log, err, "session", call.Session, "server", call.Server, "tool", call.Tool.Name)
 			return toolresult.Error("toolwarden: cannot ask for approval: %v", err)
 		}
 		chans.Tell(channel.Prompt{Origin: "serve", Session: call.Session, Question: &q}, channel.Elicitation)
@@ -217,7 +217,7 @@ func (s *Server) resume(ctx context.Context, rt *route, call host.Call, d *host.
 		return refused(rt, channel.ErrForged)
 	}
 	if err := s.signer.Redeem(req.Params.RequestState, channel.BindingFor(call, d)); err != nil {
-		logStoreCause(s.log, call, err)
+		channel.LogStoreCause(s.log, err, "session", call.Session, "server", call.Server, "tool", call.Tool.Name)
 		return refused(rt, err)
 	}
 	res := server.ElicitationResponse(req.Params.InputResponses, channel.ElicitationID)
