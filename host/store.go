@@ -106,6 +106,13 @@ func (sh *sharing) load(ctx context.Context, s *session.Session) error {
 		}
 	}
 	if !changed {
+		if rev == 0 && y.rev > 0 {
+			// The row this process saved is gone (swept after a week
+			// unused): the store must get the whole live state back,
+			// not only what changed since, or a taint older than the
+			// last save would be lost to every other process.
+			y.base, y.rev, y.saved = session.State{ID: s.ID()}, 0, s.Changes()-1
+		}
 		return nil
 	}
 	s.Absorb(st, base)

@@ -98,7 +98,9 @@ type Shared interface {
 	// and returns it as stored.
 	AddGrant(ctx context.Context, g SharedGrant) (SharedGrant, error)
 	// LoadSession returns session id's stored state when its revision is
-	// newer than since (changed false otherwise, or when none is stored).
+	// newer than since (changed false otherwise); rev is 0 when no state
+	// is stored at all (never saved, or swept), so that a process holding
+	// a later revision can tell its row is gone and save it whole.
 	LoadSession(ctx context.Context, id string, since int64) (st State, rev int64, changed bool, err error)
 	// SaveSession merges st into the stored state of st.ID (MergeState:
 	// nothing another process added is lost) and returns the merged

@@ -60,7 +60,9 @@ func (s *Store) LoadSession(ctx context.Context, id string, since int64) (st ses
 	data, rev, updated := row.data, row.rev, row.updated
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
-		return session.State{}, since, false, nil
+		// rev 0: no row at all (never saved, or swept), which a holder
+		// of a later revision must tell from "unchanged".
+		return session.State{}, 0, false, nil
 	case err != nil:
 		return session.State{}, 0, false, s.sessionErr("load session", id, err)
 	}
