@@ -16,7 +16,7 @@ import (
 
 // BenchmarkStoreServeAB compares, in one run, a plain allowed call
 // through `toolwarden serve` on a Postgres store against the same call
-// through serve with no store, with 48 sessions in a closed loop each;
+// through serve on a SQLite store (its default) and with no store, with 48 sessions in a closed loop each;
 // with TOOLWARDEN_BENCH_STORE_B set to another toolwarden binary, a
 // third case runs that binary on the same store, so a change is measured
 // as a ratio against the build before it (rounds rotate between the
@@ -38,7 +38,12 @@ func BenchmarkStoreServeAB(b *testing.B) {
 		url  string
 		pid  int
 	}
-	targets := []target{{"store", a.url, a.cmd.Process.Pid}, {"nostore", alone.url, alone.cmd.Process.Pid}}
+	// serve's default engine: a SQLite file.
+	sq := launchServe(b, twBin, nil, "--listen", "127.0.0.1:0", "--config", f.cfg,
+		"--store", "sqlite:"+b.TempDir()+"/store.db", "--audit", b.TempDir()+"/audit.jsonl")
+	sq.waitListening(b)
+	f.waitReady(b, sq)
+	targets := []target{{"store", a.url, a.cmd.Process.Pid}, {"nostore", alone.url, alone.cmd.Process.Pid}, {"sqlite", sq.url, sq.cmd.Process.Pid}}
 	if alt := os.Getenv("TOOLWARDEN_BENCH_STORE_B"); alt != "" {
 		s := launchServe(b, alt, nil, "--listen", "127.0.0.1:0", "--config", f.cfg, "--store", f.store,
 			"--audit", b.TempDir()+"/audit.jsonl")
@@ -90,7 +95,7 @@ func BenchmarkStoreServeAB(b *testing.B) {
 		b.ReportMetric(fig.perSecPerCPU, l.c.name+"-calls/s")
 		b.ReportMetric(benchMS(fig.p50), l.c.name+"-p50-ms")
 		b.ReportMetric(float64(fig.cpuPerCall.Microseconds()), l.c.name+"-cpu-µs/call")
-		if l.c.name != "nostore" && l.calls > 0 {
+		if l.c.name != "nostore" && l.c.name != "sqlite" && l.calls > 0 {
 			b.ReportMetric(float64(pg[i].conns)/float64(l.calls), l.c.name+"-pg-conns/call")
 			b.ReportMetric(float64(pg[i].commits)/float64(l.calls), l.c.name+"-pg-commits/call")
 		}
@@ -102,6 +107,7 @@ func BenchmarkStoreServeAB(b *testing.B) {
 		}
 	}
 	b.ReportMetric(perSec["store"]/perSec["nostore"], "store/nostore")
+	b.ReportMetric(perSec["sqlite"]/perSec["nostore"], "sqlite/nostore")
 	if perSec["store-B"] > 0 {
 		b.ReportMetric(perSec["store"]/perSec["store-B"], "store/store-B")
 		b.ReportMetric(perSec["store-B"]/perSec["nostore"], "store-B/nostore")
