@@ -26,9 +26,9 @@ func TestAReplicaIsNotReadyButAliveWhileItsStoreIsDownAndTellsClientsNoStoreInte
 	f := newStoreFleet(t, cluster.URL(db))
 	s := f.start(t)
 	pid := s.cmd.Process.Pid
-	if code := readyz(s); code != http.StatusOK {
-		t.Fatalf("/readyz with the store up: %d", code)
-	}
+	// Ready once every upstream has started (listing their tools can come
+	// first) and the store answers.
+	eventually(t, 15*time.Second, "/readyz 200 with the store up", func() bool { return readyz(s) == http.StatusOK })
 	// The conversation's session is saved while the store is up, so the
 	// refused call below is one the store knows.
 	if r := storeCall(t, s, "alice-token", "conv-readiness", "up__echo", map[string]any{"message": "before"}, nil); r.isError() {
