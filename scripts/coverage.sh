@@ -9,7 +9,7 @@ bar="${1:-80}"
 dir="$(mktemp -d)"
 trap 'rm -rf "$dir"' EXIT
 mkdir -p "$dir/unit" "$dir/e2e"
-TOOLWARDEN_E2E_COVERDIR="$dir/e2e" go test -count=1 -cover -coverpkg=./... ./... -args -test.gocoverdir="$dir/unit" >"$dir/log" 2>&1 || {
+TOOLWARDEN_E2E_COVERDIR="$dir/e2e" go test -count=1 -timeout 40m -cover -coverpkg=./... ./... -args -test.gocoverdir="$dir/unit" >"$dir/log" 2>&1 || {
   cat "$dir/log"
   exit 1
 }

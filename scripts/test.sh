@@ -9,6 +9,6 @@ if [ "${CI:-}" = "true" ]; then
   export TOOLWARDEN_REQUIRE_TOOLCHAINS=1
 fi
 ./scripts/lint.sh
-go test -race -count=1 ./... "$@"
+go test -race -count=1 -timeout 40m ./... "$@"
 # The fallback build that lets wazero stop guests (docs/plugins.md, "Two ways to stop a guest").
 go test -count=1 -tags toolwarden_wazero_interrupt -run 'Hostile|Deadline|Timeout|Spin|CallerContext|Interrupt|Close|StartSection|EachBuild|SteadyState' ./internal/plugin/
