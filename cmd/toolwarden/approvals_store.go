@@ -50,7 +50,7 @@ func (a *approvalsCmd) onStore(sub approvalsSub) (code int, done bool) {
 		return 0, false
 	}
 	if a.path != "" {
-		return a.fs.usageError("--approvals and a shared store (--store or $%s) were both given: name one", storeEnv), true
+		return a.fs.usageError("%v", errStoreAndApprovals), true
 	}
 	if sub.runStore == nil {
 		fmt.Fprintf(a.e.stderr, "toolwarden approvals %s: a shared store keeps every approval as history and has no %s: `toolwarden approvals revoke --all --store URL` revokes every approval\n", sub.name, sub.name)

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"log/slog"
 
 	"github.com/toolwarden/toolwarden/host"
@@ -14,11 +13,6 @@ import (
 // keep "always" approvals in the approvals file and sessions in their
 // process (or the hook's state dir), as before stores existed.
 
-// errLocalStoreAndApprovals refuses --approvals beside a store: with a
-// store the decisions read "always" approvals from it, and a file named
-// on the command line would silently count for nothing.
-var errLocalStoreAndApprovals = errors.New("--approvals and a shared store (--store or $" + storeEnv + ") were both given: with a store, \"always\" approvals live in it; drop --approvals, or drop the store to keep the approvals file")
-
 // localStore opens the store named by flagValue or $TOOLWARDEN_STORE;
 // nil, nil when none is named. A store that is named but does not open
 // is an error: the command stops at start rather than deciding without
@@ -29,7 +23,7 @@ func localStore(ctx context.Context, flagValue, approvals string, log *slog.Logg
 		return nil, err
 	}
 	if approvals != "" {
-		return nil, errLocalStoreAndApprovals
+		return nil, errStoreAndApprovals
 	}
 	return openStore(ctx, url, log)
 }

@@ -65,10 +65,11 @@ func openStore(ctx context.Context, url string, log *slog.Logger) (*store.Store,
 	return st, nil
 }
 
-// errStoreAndApprovals refuses serve --approvals beside a store: the
-// store holds "always" approvals, and a file beside it would be a second
-// truth that other replicas never see.
-var errStoreAndApprovals = errors.New("--approvals and a shared store (--store or $" + storeEnv + ") were both given: with a store, \"always\" approvals live in it; drop --approvals, or drop the store to keep the approvals file (one replica only)")
+// errStoreAndApprovals refuses --approvals beside a store, in every
+// command that takes both: the store holds "always" approvals, and a file
+// named beside it would count for nothing (a second truth other
+// processes and replicas never see).
+var errStoreAndApprovals = errors.New("--approvals and a shared store (--store or $" + storeEnv + ") were both given: with a store, \"always\" approvals live in it; drop --approvals, or drop the store to keep the approvals file (for serve: one replica only)")
 
 // serveStore opens serve's store: the one named (flag, environment), else
 // the default SQLite file; none when --approvals alone is given, which
