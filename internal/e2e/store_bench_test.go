@@ -101,32 +101,11 @@ func BenchmarkStoreRevocationPropagation(b *testing.B) {
 	f := newStoreFleet(b, pgtest.Shared(b).URL)
 	a, bb := f.start(b), f.start(b)
 	var fromCommit, fromStart, grantSeen []time.Duration
-	var seq int
-	next := func() string { seq++; return fmt.Sprintf("rev-%d", seq) }
+	next := sequence("rev")
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		msg := next()
-		first := storeCall(b, a, "alice-token", "", "gate__echo", map[string]any{"message": msg}, nil)
-		if !asked(first) {
-			b.Fatalf("round %d: alice was not asked on A: %s", i, first.body)
-		}
-		granted := time.Now()
-		if r := storeCall(b, a, "alice-token", "", "gate__echo", map[string]any{"message": msg}, answered(first, "always")); !seenOnce(r, msg) {
-			b.Fatalf("round %d: the always answer on A: %s", i, r.body)
-		}
-		eventually(b, 10*time.Second, "B to serve alice on the grant", func() bool {
-			m := next()
-			return seenOnce(storeCall(b, bb, "alice-token", "", "gate__echo", map[string]any{"message": m}, nil), m)
-		})
-		grantSeen = append(grantSeen, time.Since(granted))
-		commit, refused, late := revokeWhilePolling(b, f, bb, next)
-		if late != "" {
-			b.Fatalf("round %d: %s", i, late)
-		}
-		// B may refuse before the command has exited (its commit comes
-		// first): that counts as no delay at all.
-		fromCommit = append(fromCommit, max(0, refused.Sub(commit.end)))
-		fromStart = append(fromStart, refused.Sub(commit.start))
+		c, s, g := revocationRound(b, f, a, bb, i, next)
+		fromCommit, fromStart, grantSeen = append(fromCommit, c), append(fromStart, s), append(grantSeen, g)
 	}
 	b.StopTimer()
 	for name, d := range map[string][]time.Duration{"commit-to-refusal": fromCommit, "revoke-to-refusal": fromStart, "grant-to-use": grantSeen} {
@@ -137,6 +116,58 @@ func BenchmarkStoreRevocationPropagation(b *testing.B) {
 	b.ReportMetric(0, "ns/op")
 }
 
+// A revoke raced against calls: while a client calls replica B in a loop,
+// `toolwarden approvals revoke --store` ends alice's grant; no call that
+// began after the command returned is served (each is asked again), on
+// every round.
+func TestARevokeRacedAgainstCallsOnAnotherReplicaServesNoCallBegunAfterIt(t *testing.T) {
+	t.Parallel()
+	f := newStoreFleet(t, pgtest.Shared(t).URL)
+	a, b := f.start(t), f.start(t)
+	next := sequence("race")
+	for round := range 3 {
+		revocationRound(t, f, a, b, round, next)
+	}
+}
+
+// sequence returns a maker of distinct messages (not safe for concurrent
+// use).
+func sequence(prefix string) func() string {
+	n := 0
+	return func() string { n++; return fmt.Sprintf("%s-%d", prefix, n) }
+}
+
+// revocationRound grants alice "always" through a prompt on A, waits for
+// B to serve her on it, then revokes it with the CLI while B is called in
+// a loop. It fails tb when a call to B that began after the revoke
+// returned was served, and returns the times from the revoke's commit and
+// from its start to B's first refusal, and from the grant to its first
+// use on B.
+func revocationRound(tb testing.TB, f *storeFleet, a, b *opsServe, round int, next func() string) (fromCommit, fromStart, grantSeen time.Duration) {
+	tb.Helper()
+	msg := next()
+	first := storeCall(tb, a, "alice-token", "", "gate__echo", map[string]any{"message": msg}, nil)
+	if !asked(first) {
+		tb.Fatalf("round %d: alice was not asked on A: %s", round, first.body)
+	}
+	granted := time.Now()
+	if r := storeCall(tb, a, "alice-token", "", "gate__echo", map[string]any{"message": msg}, answered(first, "always")); !seenOnce(r, msg) {
+		tb.Fatalf("round %d: the always answer on A: %s", round, r.body)
+	}
+	eventually(tb, 10*time.Second, "B to serve alice on the grant", func() bool {
+		m := next()
+		return seenOnce(storeCall(tb, b, "alice-token", "", "gate__echo", map[string]any{"message": m}, nil), m)
+	})
+	grantSeen = time.Since(granted)
+	commit, refused, late := revokeWhilePolling(tb, f, b, next)
+	if late != "" {
+		tb.Fatalf("round %d: %s", round, late)
+	}
+	// B may refuse before the command has exited (its commit comes
+	// first): that counts as no delay at all.
+	return max(0, refused.Sub(commit.end)), refused.Sub(commit.start), grantSeen
+}
+
 // revokeSpan is when the revoke command started and returned.
 type revokeSpan struct{ start, end time.Time }
 
@@ -144,7 +175,7 @@ type revokeSpan struct{ start, end time.Time }
 // calls replica s in a loop, and returns the command's span and when the
 // first refused call ended (every call before the revoke is served); late says what went wrong when a call that
 // began after the command returned was served.
-func revokeWhilePolling(b *testing.B, f *storeFleet, s *opsServe, next func() string) (span revokeSpan, refused time.Time, late string) {
+func revokeWhilePolling(b testing.TB, f *storeFleet, s *opsServe, next func() string) (span revokeSpan, refused time.Time, late string) {
 	type poll struct {
 		start, end time.Time
 		served     bool

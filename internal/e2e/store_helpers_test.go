@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"os"
 	"os/exec"
@@ -43,8 +44,10 @@ func writeSessionSecret(t testing.TB, dir string) string {
 	if _, err := rand.Read(secret); err != nil {
 		t.Fatal(err)
 	}
+	// Hex, as the docs advise (openssl rand -hex 32): raw bytes ending in
+	// whitespace would be trimmed by the loader below the 32 it wants.
 	path := filepath.Join(dir, "session.secret")
-	if err := os.WriteFile(path, secret, 0o600); err != nil {
+	if err := os.WriteFile(path, []byte(hex.EncodeToString(secret)), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	return path
